@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// The library products have zero external dependencies. Hummingbird serves the loopback test
+// server (TestSupport) only; SwiftPM does not resolve it for clients of the libraries.
+let package = Package(
+    name: "CachedImage",
+    platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
+    products: [
+        .library(name: "CachedImageCore", targets: ["CachedImageCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+    ],
+    targets: [
+        // The engine: caches, HTTP freshness, pipeline, prefetching. Platform-independent.
+        .target(name: "CachedImageCore"),
+
+        // Real PNG/JPEG/GIF files generated in code, for tests, the demo and benchmarks.
+        .target(name: "ImageFixtures"),
+
+        // The loopback HTTP server integration tests run against.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "CachedImageCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+            ],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "CachedImageCoreTests",
+            dependencies: ["CachedImageCore", "ImageFixtures", "TestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,23 @@
+import Foundation
+
+/// The source of wall-clock time for everything in the cache that ages: HTTP freshness,
+/// memory-cache entry lifetimes and disk-cache access order.
+///
+/// Inject your own clock to test time-dependent behaviour without sleeping:
+///
+/// ```swift
+/// final class ManualClock: CacheClock, @unchecked Sendable {
+///     var now = Date(timeIntervalSince1970: 0)
+/// }
+/// ```
+public protocol CacheClock: Sendable {
+    /// The current date.
+    var now: Date { get }
+}
+
+/// The real clock: `Date()`.
+public struct SystemClock: CacheClock {
+    public init() {}
+
+    public var now: Date { Date() }
+}

@@ -1,0 +1,78 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A non-recursive mutual-exclusion lock: `os_unfair_lock` on Apple platforms,
+/// `pthread_mutex_t` elsewhere. Heap-allocated so its address never moves.
+final class Lock: @unchecked Sendable {
+    #if canImport(Darwin)
+    private let mutex: UnsafeMutablePointer<os_unfair_lock>
+    #else
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    #endif
+
+    init() {
+        #if canImport(Darwin)
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: os_unfair_lock())
+        #else
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        #endif
+    }
+
+    deinit {
+        #if !canImport(Darwin)
+        pthread_mutex_destroy(mutex)
+        #endif
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    @inline(__always)
+    func lock() {
+        #if canImport(Darwin)
+        os_unfair_lock_lock(mutex)
+        #else
+        pthread_mutex_lock(mutex)
+        #endif
+    }
+
+    @inline(__always)
+    func unlock() {
+        #if canImport(Darwin)
+        os_unfair_lock_unlock(mutex)
+        #else
+        pthread_mutex_unlock(mutex)
+        #endif
+    }
+
+    @inline(__always)
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
+
+/// A value protected by a ``Lock``. The only way to touch the value is inside `withLock`.
+final class Locked<State>: @unchecked Sendable {
+    private let lock = Lock()
+    private var state: State
+
+    init(_ state: State) {
+        self.state = state
+    }
+
+    @inline(__always)
+    func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
+}
