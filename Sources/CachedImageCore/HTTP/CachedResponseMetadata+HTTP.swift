@@ -1,0 +1,145 @@
+import Foundation
+
+/// RFC 9111 freshness and validation rules for a private cache.
+///
+/// All functions are pure: times are passed in (from the pipeline's `CacheClock`), nothing is
+/// read from the system clock. Ages and lifetimes are never negative, never NaN/infinite, and
+/// header-derived durations are clamped to 2^31 seconds, so hostile headers and skewed clocks
+/// give "stale" at worst, never a crash.
+extension CachedResponseMetadata {
+    /// Metadata for a response received between `requestTime` and `responseTime`, or `nil`
+    /// when `Cache-Control: no-store` forbids storing it.
+    ///
+    /// - `freshnessLifetime`: `0` for `no-cache` (or `Pragma: no-cache` without any
+    ///   `Cache-Control`); else `max-age`; else `Expires - Date` (`Date` missing → the response
+    ///   time; an invalid `Expires` such as `0` → `0`, already stale); else `nil`, meaning the
+    ///   caller's heuristic lifetime applies.
+    /// - `initialAge` (RFC 9111 4.2.3): `max(apparent_age, Age + response_delay)`, where
+    ///   `apparent_age = max(0, responseTime - Date)`. A server `Date` in the future therefore
+    ///   adds no age.
+    init?(headers: HTTPHeaders, requestTime: Date, responseTime: Date) {
+        let cacheControl = CacheControl(headers["Cache-Control"])
+        guard !cacheControl.noStore else { return nil }
+        self.init(
+            contentType: Self.nonEmpty(headers["Content-Type"]),
+            etag: Self.nonEmpty(headers["ETag"]),
+            lastModified: Self.nonEmpty(headers["Last-Modified"]),
+            storedAt: responseTime,
+            initialAge: Self.initialAge(headers: headers, requestTime: requestTime, responseTime: responseTime),
+            freshnessLifetime: Self.explicitLifetime(headers: headers, cacheControl: cacheControl, responseTime: responseTime),
+            mustRevalidate: cacheControl.mustRevalidate,
+            isImmutable: cacheControl.isImmutable
+        )
+    }
+
+    /// The age of the stored response at `now` (RFC 9111 4.2.3):
+    /// `initialAge + (now - storedAt)`, where a clock that went backwards counts as no time.
+    func currentAge(at now: Date) -> TimeInterval {
+        Self.sanitized(initialAge) + Self.sanitized(now.timeIntervalSince(storedAt))
+    }
+
+    /// Whether the response may be used at `now` without revalidation: its lifetime (or
+    /// `heuristicLifetime` when the server gave none) is greater than its current age.
+    /// A lifetime of `0` (`no-cache`, invalid `Expires`) is never fresh.
+    func isFresh(at now: Date, heuristicLifetime: TimeInterval) -> Bool {
+        let lifetime = Self.sanitized(freshnessLifetime ?? heuristicLifetime)
+        return lifetime > currentAge(at: now)
+    }
+
+    /// Whether a conditional request can revalidate the response (it has an ETag or a
+    /// Last-Modified date).
+    var hasValidators: Bool {
+        etag != nil || lastModified != nil
+    }
+
+    /// The headers of a conditional request for this response: `If-None-Match` from the ETag
+    /// and `If-Modified-Since` from Last-Modified (verbatim), each only when known.
+    func conditionalHeaders() -> [String: String] {
+        var headers: [String: String] = [:]
+        if let etag { headers["If-None-Match"] = etag }
+        if let lastModified { headers["If-Modified-Since"] = lastModified }
+        return headers
+    }
+
+    /// The metadata after a `304 Not Modified` with `headers` (RFC 9111 4.3.4), or `nil`
+    /// when the 304 says `no-store` (the caller should then delete the entry).
+    ///
+    /// Header fields present in the 304 replace the stored ones; absent ones keep the stored
+    /// values: `ETag` and `Last-Modified` are replaced only when sent; `Cache-Control` (when
+    /// sent) replaces `mustRevalidate` and `isImmutable`; an explicit lifetime in the 304
+    /// (`max-age`, `no-cache`, `Expires`, or `Pragma: no-cache` without `Cache-Control`)
+    /// replaces the stored lifetime, otherwise the stored lifetime is kept. `contentType` is
+    /// kept. `storedAt` becomes `responseTime` and `initialAge` is recomputed from the 304's
+    /// `Date` and `Age`, so a 304 restarts the freshness period.
+    ///
+    /// Only derived values are stored, not raw headers, so when the 304 omits explicit
+    /// freshness the stored lifetime is reused as a duration even if it came from an `Expires`
+    /// date; servers should (RFC 9110 15.4.5) resend `Cache-Control`/`Expires` in a 304.
+    func revalidated(with headers: HTTPHeaders, requestTime: Date, responseTime: Date) -> CachedResponseMetadata? {
+        let cacheControlValue = headers["Cache-Control"]
+        let cacheControl = CacheControl(cacheControlValue)
+        guard !cacheControl.noStore else { return nil }
+        var updated = self
+        if let etag = Self.nonEmpty(headers["ETag"]) { updated.etag = etag }
+        if let lastModified = Self.nonEmpty(headers["Last-Modified"]) { updated.lastModified = lastModified }
+        if cacheControlValue != nil {
+            updated.mustRevalidate = cacheControl.mustRevalidate
+            updated.isImmutable = cacheControl.isImmutable
+        }
+        if let lifetime = Self.explicitLifetime(headers: headers, cacheControl: cacheControl, responseTime: responseTime) {
+            updated.freshnessLifetime = lifetime
+        }
+        updated.storedAt = responseTime
+        updated.initialAge = Self.initialAge(headers: headers, requestTime: requestTime, responseTime: responseTime)
+        return updated
+    }
+
+    // MARK: - Helpers
+
+    /// The lifetime the headers state explicitly, or `nil` when they say nothing.
+    private static func explicitLifetime(
+        headers: HTTPHeaders, cacheControl: CacheControl, responseTime: Date
+    ) -> TimeInterval? {
+        if cacheControl.noCache { return 0 }
+        if headers["Cache-Control"] == nil, let pragma = headers["Pragma"],
+           pragma.lowercased().split(separator: ",").contains(where: {
+               $0.trimmingCharacters(in: .whitespaces) == "no-cache"
+           }) {
+            return 0
+        }
+        if let maxAge = cacheControl.maxAge { return maxAge }
+        if let expiresValue = headers["Expires"] {
+            guard let expires = HTTPDate.parse(expiresValue) else { return 0 } // Invalid: stale.
+            let date = headers["Date"].flatMap { HTTPDate.parse($0) } ?? responseTime
+            return sanitized(expires.timeIntervalSince(date))
+        }
+        return nil
+    }
+
+    /// RFC 9111 4.2.3 corrected initial age.
+    private static func initialAge(headers: HTTPHeaders, requestTime: Date, responseTime: Date) -> TimeInterval {
+        let date = headers["Date"].flatMap { HTTPDate.parse($0) } ?? responseTime
+        let apparentAge = sanitized(responseTime.timeIntervalSince(date))
+        let responseDelay = sanitized(responseTime.timeIntervalSince(requestTime))
+        let ageValue = headers["Age"].flatMap(firstDeltaSeconds) ?? 0
+        let correctedAgeValue = ageValue + responseDelay
+        return max(apparentAge, correctedAgeValue)
+    }
+
+    /// The first value of a possibly combined `Age` field (`"10, 20"` → 10); `nil` if invalid.
+    private static func firstDeltaSeconds(_ value: String) -> TimeInterval? {
+        let first = value.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return CacheControl.deltaSeconds(first.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Clamps a duration to `0...2^31` seconds; NaN becomes 0.
+    private static func sanitized(_ seconds: TimeInterval) -> TimeInterval {
+        guard !seconds.isNaN else { return 0 }
+        return min(max(seconds, 0), CacheControl.maximumDeltaSeconds)
+    }
+
+    private static func nonEmpty(_ value: String?) -> String? {
+        guard let value, !value.isEmpty else { return nil }
+        return value
+    }
+}
