@@ -1,0 +1,33 @@
+import Foundation
+
+/// An image ready to display: what the memory cache holds and what every request returns.
+///
+/// On Apple platforms ``image`` holds the platform image (a `UIImage`, `NSImage` or `CGImage`)
+/// produced by the ImageIO decoder. On other platforms the default decoder keeps the original
+/// bytes in ``data`` and leaves ``image`` empty.
+public struct DecodedImage: Sendable {
+    /// The platform image, if the decoder made one. Cast it to the type your decoder produces.
+    public var image: (any Sendable)?
+    /// The original encoded bytes, if the decoder kept them.
+    public var data: Data?
+    /// The container format of the original bytes.
+    public var format: ImageFormat
+    /// The size of the decoded bitmap, after any downsampling.
+    public var pixelSize: PixelSize
+    /// The bytes this image occupies in memory; the memory cache's cost.
+    public var cost: Int
+
+    public init(image: (any Sendable)?, data: Data?, format: ImageFormat, pixelSize: PixelSize, cost: Int) {
+        self.image = image
+        self.data = data
+        self.format = format
+        self.pixelSize = pixelSize
+        self.cost = cost
+    }
+
+    /// The memory a decoded bitmap of `size` takes at 4 bytes per pixel.
+    public static func bitmapCost(of size: PixelSize) -> Int {
+        let (cost, overflow) = size.pixelCount.multipliedReportingOverflow(by: 4)
+        return overflow ? .max : cost
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Turns validated image bytes into a ``DecodedImage``. The pipeline calls it off the main
+/// thread, once per distinct (bytes, target size), after it has checked that the bytes are a
+/// complete image of a known format within the pixel limit.
+///
+/// Plug in your own to support more formats or to post-process images:
+///
+/// ```swift
+/// struct GrayscaleDecoder: ImageDecoding {
+///     func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage { ... }
+/// }
+/// var configuration = ImagePipeline.Configuration()
+/// configuration.decoder = GrayscaleDecoder()
+/// ```
+public protocol ImageDecoding: Sendable {
+    /// Decodes `data`, downsampling to fit inside `targetSize` when one is given (never upscaling).
+    ///
+    /// - Throws: Any error; the pipeline reports it as ``ImagePipeline/Error/decodingFailed(url:reason:)``.
+    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage
+}
+
+/// The decoder used where no platform decoder exists: it keeps the original bytes and reports
+/// the size a real decoder would produce (the header's size, fitted inside the target size), so
+/// memory-cache costs match what the image would take on screen.
+public struct HeaderImageDecoder: ImageDecoding {
+    public init() {}
+
+    public func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+        guard let size = info.pixelSize else {
+            // The format is known but its header did not say how large it is.
+            return DecodedImage(image: nil, data: data, format: info.format, pixelSize: PixelSize(width: 0, height: 0), cost: data.count)
+        }
+        let decodedSize = targetSize.map { size.fitted(into: $0) } ?? size
+        return DecodedImage(
+            image: nil,
+            data: data,
+            format: info.format,
+            pixelSize: decodedSize,
+            cost: max(DecodedImage.bitmapCost(of: decodedSize), data.count)
+        )
+    }
+}
+
+extension PixelSize {
+    /// The largest size with this aspect ratio that fits inside `bounds`; never larger than self.
+    public func fitted(into bounds: PixelSize) -> PixelSize {
+        guard width > 0, height > 0, bounds.width > 0, bounds.height > 0 else { return self }
+        let scale = min(Double(bounds.width) / Double(width), Double(bounds.height) / Double(height), 1)
+        guard scale < 1 else { return self }
+        return PixelSize(
+            width: max(1, Int((Double(width) * scale).rounded())),
+            height: max(1, Int((Double(height) * scale).rounded()))
+        )
+    }
+}

@@ -1,0 +1,18 @@
+/// A size in pixels (not points): what an image's header says, or the most a request wants decoded.
+public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// `width * height`, saturating instead of overflowing.
+    public var pixelCount: Int {
+        let (product, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? .max : product
+    }
+
+    public var description: String { "\(width)x\(height)" }
+}
