@@ -1,0 +1,158 @@
+import Foundation
+
+/// A thread-safe, size-bounded in-memory cache, typically of decoded images.
+///
+/// Entries carry a *cost* (usually their decoded byte size). The cache never holds more than
+/// ``costLimit`` total cost nor more than ``countLimit`` entries: storing a value evicts others
+/// first, and a value costing more than ``costLimit`` is not stored at all.
+///
+/// Eviction follows S3-FIFO (Yang et al., SOSP '23): new keys wait in a small probationary
+/// queue (about 10% of the budget) so one-hit wonders, such as images scrolled past once, leave
+/// quickly without pushing out images that are used again and again. Keys evicted recently from
+/// the probationary queue are remembered, and go straight to the protected queue when they come
+/// back. A cache hit takes one lock and only bumps a small counter.
+///
+/// ```swift
+/// let cache = MemoryCache<URL, DecodedImage>(costLimit: 100 * 1024 * 1024)
+/// cache.setValue(image, forKey: url, cost: image.cost)
+/// if let hit = cache.value(forKey: url) { show(hit) }
+///
+/// // On a memory warning:
+/// cache.trim(toCost: 0)
+/// ```
+public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
+    // @unchecked: every mutable field lives in `storage`, only touched inside its lock.
+    private let storage: Locked<MemoryCacheStorage<Key, Value>>
+    private let clock: any CacheClock
+
+    /// How long an entry stays valid after it was stored, or `nil` for no expiry.
+    /// An expired entry is reported as a miss and removed.
+    public let entryLifetime: TimeInterval?
+
+    /// Creates an empty cache.
+    ///
+    /// - Parameters:
+    ///   - costLimit: The maximum total cost of all entries (for images, bytes). Negative values
+    ///     are treated as zero.
+    ///   - countLimit: The maximum number of entries. Unlimited by default.
+    ///   - entryLifetime: How long an entry stays valid after it was stored; `nil` (the default)
+    ///     keeps entries until they are evicted. The clock is read only when this is set.
+    ///   - clock: The source of the current time, injectable for tests.
+    public convenience init(
+        costLimit: Int,
+        countLimit: Int = .max,
+        entryLifetime: TimeInterval? = nil,
+        clock: any CacheClock = SystemClock()
+    ) {
+        self.init(
+            costLimit: costLimit,
+            countLimit: countLimit,
+            entryLifetime: entryLifetime,
+            clock: clock,
+            tuning: MemoryCacheTuning()
+        )
+    }
+
+    init(
+        costLimit: Int,
+        countLimit: Int,
+        entryLifetime: TimeInterval?,
+        clock: any CacheClock,
+        tuning: MemoryCacheTuning
+    ) {
+        storage = Locked(MemoryCacheStorage(costLimit: costLimit, countLimit: countLimit, tuning: tuning))
+        self.clock = clock
+        self.entryLifetime = entryLifetime
+    }
+
+    /// Returns the value stored for `key`, or `nil` if there is none or it has expired.
+    public func value(forKey key: Key) -> Value? {
+        let now = currentTime()
+        return storage.withLock { $0.value(forKey: key, now: now) }
+    }
+
+    /// Stores `value` for `key`, replacing any previous value, and evicts other entries as
+    /// needed to respect ``costLimit`` and ``countLimit``.
+    ///
+    /// A value whose `cost` exceeds ``costLimit`` is not stored, and any previous value for
+    /// `key` is removed. Negative costs count as zero.
+    public func setValue(_ value: Value, forKey key: Key, cost: Int) {
+        let now = currentTime()
+        let expiry = entryLifetime.map { now + $0 } ?? .infinity
+        storage.withLock { $0.setValue(value, forKey: key, cost: cost, expiry: expiry, now: now) }
+    }
+
+    /// Removes the value stored for `key`.
+    ///
+    /// - Returns: The removed value, or `nil` if there was none (expired values included).
+    @discardableResult
+    public func removeValue(forKey key: Key) -> Value? {
+        let now = currentTime()
+        return storage.withLock { $0.removeValue(forKey: key, now: now) }
+    }
+
+    /// Removes every entry.
+    public func removeAll() {
+        storage.withLock { $0.removeAll() }
+    }
+
+    /// Evicts entries, least valuable first, until ``totalCost`` is at most `limit`.
+    /// Use `trim(toCost: 0)` to empty the cache on a memory warning, or a fraction of
+    /// ``costLimit`` to shed part of it. ``costLimit`` itself is unchanged.
+    public func trim(toCost limit: Int) {
+        let now = currentTime()
+        storage.withLock { $0.evict(untilCost: limit, count: $0.countLimit, now: now) }
+    }
+
+    /// Evicts entries, least valuable first, until ``count`` is at most `limit`.
+    /// ``countLimit`` itself is unchanged.
+    public func trim(toCount limit: Int) {
+        let now = currentTime()
+        storage.withLock { $0.evict(untilCost: $0.costLimit, count: limit, now: now) }
+    }
+
+    /// The total cost of the stored entries (expired entries not yet removed included).
+    public var totalCost: Int {
+        storage.withLock { $0.totalCost }
+    }
+
+    /// The number of stored entries (expired entries not yet removed included).
+    public var count: Int {
+        storage.withLock { $0.count }
+    }
+
+    /// The maximum total cost. Lowering it evicts entries immediately.
+    public var costLimit: Int {
+        get { storage.withLock { $0.costLimit } }
+        set {
+            let now = currentTime()
+            storage.withLock { $0.setCostLimit(newValue, now: now) }
+        }
+    }
+
+    /// The maximum number of entries. Lowering it evicts entries immediately.
+    public var countLimit: Int {
+        get { storage.withLock { $0.countLimit } }
+        set {
+            let now = currentTime()
+            storage.withLock { $0.setCountLimit(newValue, now: now) }
+        }
+    }
+
+    /// Which internal queue holds `key` (tests and measurements only).
+    func queue(of key: Key) -> MemoryCacheQueueID? {
+        storage.withLock { $0.queue(of: key) }
+    }
+
+    /// Broken structural invariants, empty when consistent (tests only).
+    func invariantViolations() -> [String] {
+        storage.withLock { $0.invariantViolations() }
+    }
+
+    /// Seconds since the reference date, or `-infinity` (nothing ever looks expired) when
+    /// entries have no lifetime, so the clock is not consulted.
+    @inline(__always)
+    private func currentTime() -> Double {
+        entryLifetime == nil ? -.infinity : clock.now.timeIntervalSinceReferenceDate
+    }
+}

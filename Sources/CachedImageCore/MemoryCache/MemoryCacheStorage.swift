@@ -1,0 +1,391 @@
+/// The S3-FIFO bookkeeping behind ``MemoryCache``, adapted to cost and count limits.
+///
+/// * New keys enter the **small** FIFO. When the small queue holds more than its share of the
+///   budget (``MemoryCacheTuning/smallRatio`` of the cost or count limit), eviction takes its head:
+///   an entry that was read while waiting is promoted to **main**, one that was not is dropped and
+///   its key hash is remembered as a **ghost** (``MemoryCacheGhosts``, bounded to
+///   ``MemoryCacheTuning/ghostRatio`` of the entry count).
+/// * A key that comes back while still a ghost is inserted straight into main.
+/// * Main is a FIFO with lazy reinsertion (CLOCK): its head is re-appended with a decremented
+///   counter while the counter is non-zero, otherwise evicted.
+/// * A hit only bumps a saturating counter; nothing is relinked. Every operation is amortised O(1).
+///
+/// Not thread-safe: ``MemoryCache`` keeps it behind a lock. Entries live in three parallel
+/// arrays with a shared free list: `nodes` (links, cost, counter; not generic, so it stays fast
+/// even where this type is not specialised), `keys` and `values`. Links are `Int32` indices.
+struct MemoryCacheStorage<Key: Hashable, Value> {
+    private typealias Node = MemoryCacheNode
+    private static var none: Int32 { MemoryCacheQueue.none }
+
+    private var nodes: [Node] = []
+    private var keys: [Key?] = []
+    private var values: [Value?] = []
+    private var freeHead: Int32 = MemoryCacheQueue.none
+    private var slots: [Key: Int32] = [:]
+    private(set) var small = MemoryCacheQueue()
+    private(set) var main = MemoryCacheQueue()
+    private(set) var ghosts = MemoryCacheGhosts()
+    let tuning: MemoryCacheTuning
+
+    private(set) var costLimit: Int
+    private(set) var countLimit: Int
+    private var smallCostTarget = 0
+    private var smallCountTarget = 0
+
+    init(costLimit: Int, countLimit: Int, tuning: MemoryCacheTuning = MemoryCacheTuning()) {
+        self.costLimit = max(0, costLimit)
+        self.countLimit = max(0, countLimit)
+        self.tuning = tuning
+        updateTargets()
+    }
+
+    var totalCost: Int { small.cost + main.cost }
+    var count: Int { slots.count }
+
+    // MARK: - Reading
+
+    /// The hit path: one hash lookup and a counter bump, no relinking. An entry whose expiry is
+    /// at or before `now` is removed and reported as a miss.
+    mutating func value(forKey key: Key, now: Double) -> Value? {
+        guard let slot = slots[key] else { return nil }
+        let i = Int(slot)
+        if nodes[i].expiry <= now {
+            unlinkAndFree(slot)
+            return nil
+        }
+        if nodes[i].frequency < tuning.maxFrequency {
+            nodes[i].frequency &+= 1
+        }
+        return values[i]
+    }
+
+    func contains(_ key: Key) -> Bool {
+        slots[key] != nil
+    }
+
+    /// Which queue holds `key`, for tests and measurements.
+    func queue(of key: Key) -> MemoryCacheQueueID? {
+        slots[key].map { nodes[Int($0)].queue }
+    }
+
+    // MARK: - Writing
+
+    /// Stores `value`, replacing any entry for `key`, then evicts until both limits hold.
+    /// A value costing more than the cost limit is not stored (and any old value is dropped).
+    mutating func setValue(_ value: Value, forKey key: Key, cost: Int, expiry: Double, now: Double) {
+        let cost = max(0, cost)
+        guard cost <= costLimit, countLimit > 0 else {
+            removeValue(forKey: key, now: now)
+            return
+        }
+        // One hash-table probe finds the key or claims the slot the new node will take.
+        let candidate = freeHead != Self.none ? freeHead : Int32(nodes.count)
+        let slot = Self.read(&slots[key, default: candidate])
+        if slot != candidate {
+            replace(slot, with: value, cost: cost, expiry: expiry, now: now)
+            return
+        }
+        let hash = key.hashValue
+        let queue: MemoryCacheQueueID = ghosts.remove(hash) ? .main : .small
+        let allocated = allocate(key: key, hash: hash, value: value, cost: cost, expiry: expiry)
+        assert(allocated == slot)
+        // The new node is in the key map but in no queue yet, so eviction cannot pick it;
+        // `slots.count` already includes it, hence `countLimit` rather than `countLimit - 1`.
+        if totalCost > costLimit - cost || slots.count > countLimit {
+            evict(untilCost: costLimit - cost, count: countLimit, now: now)
+        }
+        append(slot, to: queue)
+    }
+
+    @inline(__always)
+    private static func read(_ slot: inout Int32) -> Int32 {
+        slot
+    }
+
+    /// Replaces an entry in place, keeping its queue and counter (the standing the key has
+    /// earned). The node is detached while others are evicted to make room, so the value just
+    /// stored is never the one evicted.
+    private mutating func replace(_ slot: Int32, with value: Value, cost: Int, expiry: Double, now: Double) {
+        let i = Int(slot)
+        let queue = nodes[i].queue
+        unlink(slot)
+        nodes[i].queue = .free // detached: in no list until re-appended below
+        values[i] = value
+        nodes[i].cost = cost
+        nodes[i].expiry = expiry
+        if totalCost > costLimit - cost {
+            // `slots.count` still includes this key, hence `countLimit` rather than `- 1`.
+            evict(untilCost: costLimit - cost, count: countLimit, now: now)
+        }
+        append(slot, to: queue)
+    }
+
+    /// Removes the entry for `key`; returns its value unless it had expired by `now`.
+    @discardableResult
+    mutating func removeValue(forKey key: Key, now: Double) -> Value? {
+        guard let slot = slots[key] else { return nil }
+        let expired = nodes[Int(slot)].expiry <= now
+        let value = unlinkAndFree(slot)
+        return expired ? nil : value
+    }
+
+    /// Drops every entry and every ghost, releasing the storage.
+    mutating func removeAll() {
+        nodes = []
+        keys = []
+        values = []
+        freeHead = Self.none
+        slots = [:]
+        small = MemoryCacheQueue()
+        main = MemoryCacheQueue()
+        ghosts.removeAll()
+    }
+
+    // MARK: - Limits
+
+    mutating func setCostLimit(_ limit: Int, now: Double) {
+        costLimit = max(0, limit)
+        updateTargets()
+        evict(untilCost: costLimit, count: countLimit, now: now)
+    }
+
+    mutating func setCountLimit(_ limit: Int, now: Double) {
+        countLimit = max(0, limit)
+        updateTargets()
+        evict(untilCost: costLimit, count: countLimit, now: now)
+    }
+
+    /// Evicts, in policy order, until `totalCost <= limit` and `count <= countLimit`.
+    /// Expired entries met on the way are dropped first.
+    mutating func evict(untilCost limit: Int, count limitCount: Int, now: Double) {
+        let limit = max(0, limit)
+        let limitCount = max(0, limitCount)
+        if limitCount == 0 {
+            clearEntries()
+            return
+        }
+        guard totalCost > limit || slots.count > limitCount else { return }
+        // The small queue's share is taken of the budget being evicted down to, so trimming
+        // to a fraction of the limit sheds probationary entries before protected ones.
+        let smallCost = limit == costLimit ? smallCostTarget : share(of: limit)
+        let smallCount = limitCount == countLimit ? smallCountTarget : share(of: limitCount)
+        while totalCost > limit || slots.count > limitCount {
+            if small.isEmpty && main.isEmpty { break } // only detached nodes left
+            evictOne(smallCost: smallCost, smallCount: smallCount, now: now)
+        }
+    }
+
+    private func share(of limit: Int) -> Int {
+        limit == .max ? .max : Int((Double(limit) * tuning.smallRatio).rounded(.up))
+    }
+
+    private mutating func updateTargets() {
+        smallCostTarget = share(of: costLimit)
+        smallCountTarget = share(of: countLimit)
+    }
+
+    // MARK: - Eviction
+
+    private mutating func evictOne(smallCost: Int, smallCount: Int, now: Double) {
+        if !small.isEmpty
+            && (small.cost >= smallCost || small.count >= smallCount || main.isEmpty)
+            && evictFromSmall(now: now) {
+            return
+        }
+        evictFromMain(now: now)
+    }
+
+    /// Promotes accessed heads of the small queue to main until it drops one. Returns false
+    /// when the small queue emptied without an eviction (everything was promoted).
+    private mutating func evictFromSmall(now: Double) -> Bool {
+        while !small.isEmpty {
+            let slot = small.head
+            let i = Int(slot)
+            if nodes[i].expiry <= now {
+                unlinkAndFree(slot)
+                return true
+            }
+            if nodes[i].frequency >= tuning.promotionThreshold {
+                unlink(slot)
+                if tuning.resetsFrequencyOnPromotion {
+                    nodes[i].frequency = 0
+                }
+                append(slot, to: .main)
+            } else {
+                let limit = max(
+                    tuning.minimumGhostCapacity,
+                    Int(Double(slots.count) * tuning.ghostRatio)
+                )
+                ghosts.insert(nodes[i].hash, limit: limit)
+                unlinkAndFree(slot)
+                return true
+            }
+        }
+        return false
+    }
+
+    /// CLOCK over the main FIFO: re-append heads with a non-zero counter (decremented), evict
+    /// the first head whose counter is zero. Terminates within `maxFrequency + 1` passes.
+    private mutating func evictFromMain(now: Double) {
+        while !main.isEmpty {
+            let slot = main.head
+            let i = Int(slot)
+            if nodes[i].frequency == 0 || nodes[i].expiry <= now {
+                unlinkAndFree(slot)
+                return
+            }
+            nodes[i].frequency -= 1
+            if main.count > 1 {
+                unlink(slot)
+                append(slot, to: .main)
+            }
+        }
+    }
+
+    private mutating func clearEntries() {
+        nodes.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
+        values.removeAll(keepingCapacity: true)
+        freeHead = Self.none
+        slots.removeAll(keepingCapacity: true)
+        small = MemoryCacheQueue()
+        main = MemoryCacheQueue()
+    }
+
+    // MARK: - Self-check
+
+    /// Describes every broken structural invariant (links, totals, key map, limits); empty when
+    /// the storage is consistent. O(n); used by tests.
+    func invariantViolations() -> [String] {
+        var problems: [String] = []
+        var seen = 0
+        for (id, queue) in [(MemoryCacheQueueID.small, small), (.main, main)] {
+            var count = 0
+            var cost = 0
+            var previous = Self.none
+            var slot = queue.head
+            while slot != Self.none, count <= nodes.count {
+                let node = nodes[Int(slot)]
+                if node.queue != id { problems.append("\(id): node \(slot) tagged \(node.queue)") }
+                if node.previous != previous { problems.append("\(id): bad back link at \(slot)") }
+                if let key = keys[Int(slot)] {
+                    if slots[key] != slot { problems.append("\(id): key map disagrees at \(slot)") }
+                } else {
+                    problems.append("\(id): keyless node \(slot)")
+                }
+                count += 1
+                cost += node.cost
+                previous = slot
+                slot = node.next
+            }
+            if previous != queue.tail { problems.append("\(id): tail mismatch") }
+            if count != queue.count { problems.append("\(id): count \(queue.count), linked \(count)") }
+            if cost != queue.cost { problems.append("\(id): cost \(queue.cost), linked \(cost)") }
+            seen += count
+        }
+        if seen != slots.count { problems.append("linked \(seen) nodes, \(slots.count) keys") }
+        if totalCost > costLimit { problems.append("totalCost \(totalCost) > costLimit \(costLimit)") }
+        if slots.count > countLimit { problems.append("count \(slots.count) > countLimit \(countLimit)") }
+        return problems
+    }
+
+    // MARK: - Intrusive lists
+
+    private mutating func allocate(key: Key, hash: Int, value: Value, cost: Int, expiry: Double) -> Int32 {
+        guard freeHead != Self.none else {
+            nodes.append(Node(
+                hash: hash, cost: cost, expiry: expiry,
+                previous: Self.none, next: Self.none, frequency: 0, queue: .free
+            ))
+            keys.append(key)
+            values.append(value)
+            return Int32(nodes.count - 1)
+        }
+        let slot = freeHead
+        let i = Int(slot)
+        freeHead = nodes[i].next
+        keys[i] = key
+        values[i] = value
+        nodes[i].hash = hash
+        nodes[i].cost = cost
+        nodes[i].expiry = expiry
+        nodes[i].frequency = 0
+        return slot
+    }
+
+    /// Unlinks the node, removes its key and returns its slot to the free list.
+    @discardableResult
+    private mutating func unlinkAndFree(_ slot: Int32) -> Value? {
+        unlink(slot)
+        let i = Int(slot)
+        if let key = keys[i] {
+            slots.removeValue(forKey: key)
+        }
+        let value = values[i]
+        keys[i] = nil
+        values[i] = nil
+        nodes[i].queue = .free
+        nodes[i].next = freeHead
+        freeHead = slot
+        return value
+    }
+
+    private mutating func append(_ slot: Int32, to queue: MemoryCacheQueueID) {
+        let i = Int(slot)
+        nodes[i].queue = queue
+        nodes[i].next = Self.none
+        let cost = nodes[i].cost
+        switch queue {
+        case .small: small = linked(slot, cost: cost, atTailOf: small)
+        case .main: main = linked(slot, cost: cost, atTailOf: main)
+        case .free: break
+        }
+    }
+
+    private mutating func linked(
+        _ slot: Int32, cost: Int, atTailOf queue: MemoryCacheQueue
+    ) -> MemoryCacheQueue {
+        var queue = queue
+        nodes[Int(slot)].previous = queue.tail
+        if queue.tail == Self.none {
+            queue.head = slot
+        } else {
+            nodes[Int(queue.tail)].next = slot
+        }
+        queue.tail = slot
+        queue.count += 1
+        queue.cost += cost
+        return queue
+    }
+
+    private mutating func unlink(_ slot: Int32) {
+        let i = Int(slot)
+        switch nodes[i].queue {
+        case .small: small = unlinked(slot, from: small)
+        case .main: main = unlinked(slot, from: main)
+        case .free: break
+        }
+    }
+
+    private mutating func unlinked(_ slot: Int32, from queue: MemoryCacheQueue) -> MemoryCacheQueue {
+        var queue = queue
+        let i = Int(slot)
+        let previous = nodes[i].previous
+        let next = nodes[i].next
+        if previous == Self.none {
+            queue.head = next
+        } else {
+            nodes[Int(previous)].next = next
+        }
+        if next == Self.none {
+            queue.tail = previous
+        } else {
+            nodes[Int(next)].previous = previous
+        }
+        nodes[i].previous = Self.none
+        nodes[i].next = Self.none
+        queue.count -= 1
+        queue.cost -= nodes[i].cost
+        return queue
+    }
+}
