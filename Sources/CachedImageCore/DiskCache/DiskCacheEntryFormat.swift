@@ -1,0 +1,253 @@
+import Foundation
+
+/// The on-disk layout of one cache entry: a small binary header, then the original bytes.
+///
+/// All integers are little-endian. Layout of version 1:
+///
+/// | offset | size | field                                                      |
+/// |--------|------|------------------------------------------------------------|
+/// | 0      | 4    | magic `"CIDK"`                                             |
+/// | 4      | 2    | format version (1)                                         |
+/// | 6      | 2    | reserved, 0                                                |
+/// | 8      | 4    | header length `H`, including the trailing header checksum  |
+/// | 12     | 8    | body length `B` (the file is exactly `H + B` bytes)        |
+/// | 20     | 8    | body checksum (``FastChecksum``)                           |
+/// | 28     | 4    | key length `K`                                             |
+/// | 32     | K    | key, UTF-8                                                 |
+/// | 32+K   | ...  | metadata (see below)                                       |
+/// | H-8    | 8    | header checksum over bytes `0..<H-8`                       |
+/// | H      | B    | body                                                       |
+///
+/// Metadata: one flags byte (bit 0 content type, 1 ETag, 2 Last-Modified, 3 freshness lifetime
+/// present, 4 must-revalidate, 5 immutable), `storedAt` and `initialAge` as IEEE-754 bit
+/// patterns (8 bytes each), the freshness lifetime (8 bytes) if present, then each present
+/// string as a 4-byte length plus UTF-8. Binary fields instead of `JSONEncoder` keep a read
+/// within a few microseconds of a raw file read; bump ``version`` whenever
+/// `CachedResponseMetadata` gains a field (a test guards its field count).
+enum DiskCacheEntryFormat {
+    /// The parsed, validated header of an entry file.
+    struct Header {
+        var headerLength: Int
+        var bodyLength: Int
+        var bodyChecksum: UInt64
+        /// Where the key's UTF-8 bytes are inside the header bytes.
+        var keyRange: Range<Int>
+        var metadata: CachedResponseMetadata
+    }
+
+    static let magic: UInt32 = 0x4B44_4943 // "CIDK" as little-endian bytes
+    static let version: UInt16 = 1
+    /// Bytes before the key.
+    static let fixedLength = 32
+    static let checksumLength = 8
+    private static let minimumMetadataLength = 17
+    /// The smallest possible valid file.
+    static let minimumHeaderLength = fixedLength + minimumMetadataLength + checksumLength
+    /// Headers larger than this are rejected as corrupt (protects against huge allocations).
+    static let maximumHeaderLength = 1 << 20
+    /// How many bytes a reader fetches first, enough for the header of any ordinary key.
+    static let readAheadLength = 4096
+
+    private static let headerSeed: UInt64 = 0x4844_5243
+    private static let bodySeed: UInt64 = 0x4244_5943
+
+    private enum Flag {
+        static let contentType: UInt8 = 1 << 0
+        static let etag: UInt8 = 1 << 1
+        static let lastModified: UInt8 = 1 << 2
+        static let freshnessLifetime: UInt8 = 1 << 3
+        static let mustRevalidate: UInt8 = 1 << 4
+        static let immutable: UInt8 = 1 << 5
+        static let all: UInt8 = 0x3F
+    }
+
+    // MARK: Checksums
+
+    static func bodyChecksum(_ body: UnsafeRawBufferPointer) -> UInt64 {
+        FastChecksum.checksum(body, seed: bodySeed)
+    }
+
+    static func bodyChecksum(_ body: Data) -> UInt64 {
+        body.withUnsafeBytes { bodyChecksum($0) }
+    }
+
+    // MARK: Encoding
+
+    /// The header length an entry with this key and metadata will have.
+    static func headerLength(keyByteCount: Int, metadata: CachedResponseMetadata) -> Int {
+        var length = fixedLength + keyByteCount + minimumMetadataLength + checksumLength
+        if metadata.freshnessLifetime != nil { length += 8 }
+        for string in [metadata.contentType, metadata.etag, metadata.lastModified] {
+            if let string { length += 4 + string.utf8.count }
+        }
+        return length
+    }
+
+    /// The complete header for `key`, `metadata` and a body of `bodyLength` bytes.
+    static func encodeHeader(
+        key: String,
+        metadata: CachedResponseMetadata,
+        bodyLength: Int,
+        bodyChecksum: UInt64
+    ) -> [UInt8] {
+        let keyBytes = Array(key.utf8)
+        let length = headerLength(keyByteCount: keyBytes.count, metadata: metadata)
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(length)
+        append(magic, to: &bytes)
+        append(version, to: &bytes)
+        append(UInt16(0), to: &bytes)
+        append(UInt32(truncatingIfNeeded: length), to: &bytes)
+        append(UInt64(bodyLength), to: &bytes)
+        append(bodyChecksum, to: &bytes)
+        append(UInt32(truncatingIfNeeded: keyBytes.count), to: &bytes)
+        bytes.append(contentsOf: keyBytes)
+
+        var flags: UInt8 = 0
+        if metadata.contentType != nil { flags |= Flag.contentType }
+        if metadata.etag != nil { flags |= Flag.etag }
+        if metadata.lastModified != nil { flags |= Flag.lastModified }
+        if metadata.freshnessLifetime != nil { flags |= Flag.freshnessLifetime }
+        if metadata.mustRevalidate { flags |= Flag.mustRevalidate }
+        if metadata.isImmutable { flags |= Flag.immutable }
+        bytes.append(flags)
+        append(metadata.storedAt.timeIntervalSinceReferenceDate.bitPattern, to: &bytes)
+        append(metadata.initialAge.bitPattern, to: &bytes)
+        if let lifetime = metadata.freshnessLifetime { append(lifetime.bitPattern, to: &bytes) }
+        for string in [metadata.contentType, metadata.etag, metadata.lastModified] {
+            guard let string else { continue }
+            let utf8 = Array(string.utf8)
+            append(UInt32(truncatingIfNeeded: utf8.count), to: &bytes)
+            bytes.append(contentsOf: utf8)
+        }
+        append(FastChecksum.checksum(bytes, seed: headerSeed), to: &bytes)
+        return bytes
+    }
+
+    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    // MARK: Decoding
+
+    /// The header length a file declares, if its first bytes carry the right magic and version
+    /// and the length is plausible for a file of `fileSize` bytes.
+    static func declaredHeaderLength(_ prefix: UnsafeRawBufferPointer, fileSize: Int) -> Int? {
+        var reader = Reader(prefix)
+        guard reader.read(UInt32.self) == magic,
+              reader.read(UInt16.self) == version,
+              reader.read(UInt16.self) == 0,
+              let declared = reader.read(UInt32.self)
+        else { return nil }
+        let length = Int(declared)
+        guard length >= minimumHeaderLength, length <= maximumHeaderLength, length <= fileSize else {
+            return nil
+        }
+        return length
+    }
+
+    /// Parses and validates a complete header. `bytes` must start at the beginning of the file
+    /// and hold at least the declared header length. Returns `nil` for anything inconsistent:
+    /// wrong magic or version, bad header checksum, a body length that does not match
+    /// `fileSize`, malformed metadata or trailing garbage in the header.
+    static func parseHeader(_ bytes: UnsafeRawBufferPointer, fileSize: Int) -> Header? {
+        guard let headerLength = declaredHeaderLength(bytes, fileSize: fileSize),
+              headerLength <= bytes.count
+        else { return nil }
+        let checksummed = UnsafeRawBufferPointer(rebasing: bytes[0..<(headerLength - checksumLength)])
+        var trailer = Reader(UnsafeRawBufferPointer(rebasing: bytes[(headerLength - checksumLength)..<headerLength]))
+        guard trailer.read(UInt64.self) == FastChecksum.checksum(checksummed, seed: headerSeed) else {
+            return nil
+        }
+
+        var reader = Reader(checksummed)
+        reader.offset = 12
+        guard let bodyLength64 = reader.read(UInt64.self),
+              bodyLength64 == UInt64(fileSize - headerLength),
+              let bodyChecksum = reader.read(UInt64.self),
+              let keyLength = reader.read(UInt32.self),
+              let keyRange = reader.skip(Int(keyLength)),
+              let flags = reader.read(UInt8.self),
+              flags & ~Flag.all == 0,
+              let storedAtBits = reader.read(UInt64.self),
+              let initialAgeBits = reader.read(UInt64.self)
+        else { return nil }
+
+        var lifetime: TimeInterval?
+        if flags & Flag.freshnessLifetime != 0 {
+            guard let bits = reader.read(UInt64.self) else { return nil }
+            lifetime = TimeInterval(bitPattern: bits)
+        }
+        var strings: [String?] = []
+        for flag in [Flag.contentType, Flag.etag, Flag.lastModified] {
+            guard flags & flag != 0 else {
+                strings.append(nil)
+                continue
+            }
+            guard let string = reader.readString() else { return nil }
+            strings.append(string)
+        }
+        guard reader.offset == checksummed.count else { return nil }
+
+        let metadata = CachedResponseMetadata(
+            contentType: strings[0],
+            etag: strings[1],
+            lastModified: strings[2],
+            storedAt: Date(timeIntervalSinceReferenceDate: TimeInterval(bitPattern: storedAtBits)),
+            initialAge: TimeInterval(bitPattern: initialAgeBits),
+            freshnessLifetime: lifetime,
+            mustRevalidate: flags & Flag.mustRevalidate != 0,
+            isImmutable: flags & Flag.immutable != 0
+        )
+        return Header(
+            headerLength: headerLength,
+            bodyLength: Int(bodyLength64),
+            bodyChecksum: bodyChecksum,
+            keyRange: keyRange,
+            metadata: metadata
+        )
+    }
+
+    /// Whether the key stored in `header` is exactly `key` (byte-for-byte UTF-8).
+    static func storedKey(of header: Header, in bytes: UnsafeRawBufferPointer, equals key: String) -> Bool {
+        let stored = UnsafeRawBufferPointer(rebasing: bytes[header.keyRange])
+        var key = key
+        return key.withUTF8 { utf8 in
+            utf8.count == stored.count && utf8.elementsEqual(stored)
+        }
+    }
+
+    /// The key stored in `header`, if it is valid UTF-8.
+    static func storedKey(of header: Header, in bytes: UnsafeRawBufferPointer) -> String? {
+        String(bytes: UnsafeRawBufferPointer(rebasing: bytes[header.keyRange]), encoding: .utf8)
+    }
+
+    /// A bounds-checked little-endian cursor over raw bytes.
+    private struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var offset = 0
+
+        init(_ bytes: UnsafeRawBufferPointer) {
+            self.bytes = bytes
+        }
+
+        mutating func read<T: FixedWidthInteger>(_: T.Type) -> T? {
+            let size = MemoryLayout<T>.size
+            guard let base = bytes.baseAddress, bytes.count - offset >= size else { return nil }
+            let value = T(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: T.self))
+            offset += size
+            return value
+        }
+
+        mutating func skip(_ count: Int) -> Range<Int>? {
+            guard count >= 0, bytes.count - offset >= count else { return nil }
+            defer { offset += count }
+            return offset..<(offset + count)
+        }
+
+        mutating func readString() -> String? {
+            guard let length = read(UInt32.self), let range = skip(Int(length)) else { return nil }
+            return String(bytes: UnsafeRawBufferPointer(rebasing: bytes[range]), encoding: .utf8)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+extension DiskCache {
+    /// A disk-cache operation that failed. Delivered to the cache's error handler (never thrown
+    /// from reads or writes); the entry involved is dropped from the cache.
+    ///
+    /// ```swift
+    /// let cache = try DiskCache(directory: url) { error in
+    ///     logger.warning("\(error)")   // e.g. "DiskCache write failed for key …: No space left on device"
+    /// }
+    /// ```
+    public struct Error: Swift.Error, Sendable, CustomStringConvertible {
+        /// What the cache was doing.
+        public enum Operation: String, Sendable, Hashable {
+            /// Creating the cache directory (or its `tmp` subdirectory).
+            case createDirectory
+            /// Listing the cache directory when opening the cache.
+            case open
+            /// Writing a new entry.
+            case write
+            /// Rewriting an entry's header after ``DiskCache/updateMetadata(_:forKey:)``.
+            case updateMetadata
+            /// Deleting an entry file (removal, eviction or a corrupt file).
+            case remove
+            /// Deleting everything in ``DiskCache/removeAll()``.
+            case removeAll
+        }
+
+        /// What the cache was doing.
+        public let operation: Operation
+        /// The key involved, when the operation concerned one entry and its key is known.
+        public let key: String?
+        /// The file or directory involved.
+        public let path: String
+        /// The underlying error, usually a `POSIXError` or a `CocoaError`.
+        public let underlying: any Swift.Error
+
+        /// Creates an error value.
+        public init(operation: Operation, key: String?, path: String, underlying: any Swift.Error) {
+            self.operation = operation
+            self.key = key
+            self.path = path
+            self.underlying = underlying
+        }
+
+        public var description: String {
+            let subject = key.map { " for key \(String($0.prefix(200)).debugDescription)" } ?? ""
+            return "DiskCache \(operation.rawValue) failed\(subject) at \(path): \(underlying)"
+        }
+    }
+}

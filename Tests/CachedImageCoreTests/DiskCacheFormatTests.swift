@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import CachedImageCore
+
+@Suite("DiskCache internals")
+struct DiskCacheFormatTests {
+    @Test("File names are FNV-1a-128 in lowercase hex")
+    func keyHashVectors() {
+        #expect(KeyHasher.fileName(for: "") == "6c62272e07bb014262b821756295c58d")
+        #expect(KeyHasher.fileName(for: "a") == "d228cb696f1a8caf78912b704e4a8964")
+        #expect(KeyHasher.fileName(for: "foobar") == "343e1662793c64bf6f0d3597ba446f18")
+        #expect(KeyHasher.fileName(for: "https://example.com/a.png") == "cd659f5a4af1714ebdb91d8e12fc814e")
+        #expect(KeyHasher.isFileName(KeyHasher.fileName(for: "../\u{0}")))
+        #expect(!KeyHasher.isFileName("CD659F5A4AF1714EBDB91D8E12FC814E"))
+        #expect(!KeyHasher.isFileName("tmp"))
+    }
+
+    @Test("Every field of CachedResponseMetadata is encoded (update the format when one is added)")
+    func metadataFieldCount() {
+        let metadata = CachedResponseMetadata(storedAt: Date())
+        #expect(Mirror(reflecting: metadata).children.count == 8)
+    }
+
+    @Test("Headers round-trip every metadata combination", arguments: [false, true])
+    func headerRoundTrip(_ full: Bool) throws {
+        let metadata = full
+            ? CachedResponseMetadata(
+                contentType: "image/webp", etag: "W/\"1\"", lastModified: "yesterday",
+                storedAt: Date(timeIntervalSinceReferenceDate: -12.75), initialAge: 3,
+                freshnessLifetime: 0, mustRevalidate: false, isImmutable: true
+            )
+            : CachedResponseMetadata(storedAt: Date(timeIntervalSinceReferenceDate: 1e9))
+        let key = "ключ\u{0}key"
+        let header = DiskCacheEntryFormat.encodeHeader(key: key, metadata: metadata, bodyLength: 42, bodyChecksum: 7)
+        #expect(header.count == DiskCacheEntryFormat.headerLength(keyByteCount: key.utf8.count, metadata: metadata))
+        try header.withUnsafeBytes { raw in
+            let parsed = try #require(DiskCacheEntryFormat.parseHeader(raw, fileSize: header.count + 42))
+            #expect(parsed.metadata == metadata)
+            #expect(parsed.bodyLength == 42)
+            #expect(parsed.bodyChecksum == 7)
+            #expect(DiskCacheEntryFormat.storedKey(of: parsed, in: raw) == key)
+            #expect(DiskCacheEntryFormat.storedKey(of: parsed, in: raw, equals: key))
+            #expect(!DiskCacheEntryFormat.storedKey(of: parsed, in: raw, equals: "ключ"))
+            #expect(DiskCacheEntryFormat.parseHeader(raw, fileSize: header.count + 41) == nil)
+        }
+        // Every single-byte change of the header is rejected.
+        for index in header.indices {
+            var damaged = header
+            damaged[index] ^= 0x10
+            let parsed = damaged.withUnsafeBytes { DiskCacheEntryFormat.parseHeader($0, fileSize: damaged.count + 42) }
+            #expect(parsed == nil, "byte \(index)")
+        }
+    }
+
+    @Test("The checksum changes with any single byte and with the length")
+    func checksumSensitivity() {
+        let base = (0..<203).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        let reference = FastChecksum.checksum(base)
+        for index in base.indices {
+            var changed = base
+            changed[index] &+= 1
+            #expect(FastChecksum.checksum(changed) != reference, "byte \(index)")
+        }
+        var seen = Set<UInt64>()
+        for length in 0..<100 {
+            seen.insert(FastChecksum.checksum([UInt8](repeating: 0, count: length)))
+        }
+        #expect(seen.count == 100)
+    }
+}
