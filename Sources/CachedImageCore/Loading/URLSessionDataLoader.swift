@@ -1,0 +1,93 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default ``DataLoading`` implementation, backed by its own `URLSession`.
+///
+/// The loader never caches: its session has no `URLCache` and ignores local cache data, because
+/// the pipeline's memory and disk caches are the only caches (bytes are never stored twice).
+/// Progress is reported as data arrives, and cancelling the calling task cancels the underlying
+/// `URLSessionTask` and throws `CancellationError` at once.
+///
+/// ```swift
+/// let loader = URLSessionDataLoader()
+/// let (data, response) = try await loader.loadData(for: URLRequest(url: url)) { received, expected in
+///     print("\(received) of \(expected.map(String.init) ?? "?") bytes")
+/// }
+/// ```
+///
+/// Non-2xx responses are returned, not thrown; transport failures throw the session's `URLError`.
+public final class URLSessionDataLoader: DataLoading {
+    /// The session used for every request. It is invalidated when the loader is released.
+    let session: URLSession
+    private let delegate: DataLoaderSessionDelegate
+
+    /// A configuration suited to image downloads: no `URLCache`, local cache data ignored,
+    /// a 30 s request (idle) timeout, a 120 s resource timeout and up to 6 connections per host.
+    ///
+    /// Each access returns a new instance, so you can adjust it before passing it to
+    /// ``init(configuration:)``:
+    ///
+    /// ```swift
+    /// let configuration = URLSessionDataLoader.defaultConfiguration
+    /// configuration.httpAdditionalHeaders = ["User-Agent": "MyApp/1.0"]
+    /// let loader = URLSessionDataLoader(configuration: configuration)
+    /// ```
+    public static var defaultConfiguration: URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.default
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = 30
+        configuration.timeoutIntervalForResource = 120
+        configuration.httpMaximumConnectionsPerHost = 6
+        return configuration
+    }
+
+    /// Creates a loader with its own session.
+    ///
+    /// - Parameter configuration: The session configuration. The loader works on a copy and
+    ///   always sets `urlCache` to `nil` and `requestCachePolicy` to
+    ///   `.reloadIgnoringLocalCacheData` on it, whatever the configuration passed says.
+    public init(configuration: URLSessionConfiguration = URLSessionDataLoader.defaultConfiguration) {
+        let ownConfiguration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+        ownConfiguration.urlCache = nil
+        ownConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let delegate = DataLoaderSessionDelegate()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "CachedImage.URLSessionDataLoader"
+        self.delegate = delegate
+        self.session = URLSession(configuration: ownConfiguration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Loads the body for `request`, reporting progress as bytes arrive.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled, otherwise the session's
+    ///   error (usually a `URLError`) when the transfer fails.
+    public func loadData(
+        for request: URLRequest,
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
+    ) async throws -> (Data, URLResponse) {
+        let operation = DataLoadOperation(progress: progress)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request)
+                guard operation.attach(task: task, continuation: continuation) else {
+                    // The calling task was cancelled before the request started.
+                    task.cancel()
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                delegate.register(operation, for: task.taskIdentifier)
+                task.resume()
+            }
+        } onCancel: {
+            operation.cancel()
+        }
+    }
+}
