@@ -1,0 +1,49 @@
+/// Counters for everything a pipeline did since it was created (or last reset).
+/// Read a consistent snapshot with ``ImagePipeline/statistics``.
+///
+/// ```swift
+/// let stats = pipeline.statistics
+/// print("memory hit ratio:", stats.memoryHitRatio, "network:", stats.networkRequests)
+/// ```
+public struct PipelineStatistics: Sendable, Hashable, Codable {
+    /// Image lookups answered by the memory cache.
+    public var memoryHits = 0
+    /// Image lookups the memory cache could not answer.
+    public var memoryMisses = 0
+    /// Data lookups answered by the disk cache (fresh, allowed stale, or revalidated).
+    public var diskHits = 0
+    /// Data lookups the disk cache could not answer.
+    public var diskMisses = 0
+    /// Requests sent to the network (full and conditional).
+    public var networkRequests = 0
+    /// Of those, conditional requests revalidating a stale entry.
+    public var revalidations = 0
+    /// Revalidations the server answered with `304 Not Modified`.
+    public var notModifiedResponses = 0
+    /// Body bytes received from the network.
+    public var bytesDownloaded = 0
+    /// Requests that joined a download or decode already in flight instead of starting one.
+    public var coalescedRequests = 0
+    /// Stale entries served because revalidation failed (offline, 5xx) and the entry allowed it.
+    public var staleResponsesServed = 0
+    /// Requests that failed with an error.
+    public var failures = 0
+    /// Requests cancelled by their caller.
+    public var cancellations = 0
+
+    public init() {}
+
+    /// Memory hits over memory lookups, 0 when there were none.
+    public var memoryHitRatio: Double {
+        Self.ratio(memoryHits, memoryHits + memoryMisses)
+    }
+
+    /// Disk hits over disk lookups, 0 when there were none.
+    public var diskHitRatio: Double {
+        Self.ratio(diskHits, diskHits + diskMisses)
+    }
+
+    private static func ratio(_ part: Int, _ whole: Int) -> Double {
+        whole == 0 ? 0 : Double(part) / Double(whole)
+    }
+}

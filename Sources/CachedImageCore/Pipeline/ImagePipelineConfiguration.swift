@@ -1,0 +1,90 @@
+import Foundation
+
+extension ImagePipeline {
+    /// Everything that shapes a pipeline, as plain values. Defaults suit a typical app; see the
+    /// README's defaults table.
+    ///
+    /// ```swift
+    /// var configuration = ImagePipeline.Configuration()
+    /// configuration.diskCacheSizeLimit = 500 * 1024 * 1024
+    /// configuration.freshnessPolicy = .ignoreHTTPHeaders   // keep images until evicted
+    /// let pipeline = ImagePipeline(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// Loads bytes from the network. Default: ``URLSessionDataLoader`` with its own `URLCache`
+        /// disabled, so bytes are never cached twice.
+        public var dataLoader: any DataLoading
+
+        /// Decodes validated bytes. Default: ``HeaderImageDecoder`` (the Apple layer installs
+        /// its ImageIO decoder).
+        public var decoder: any ImageDecoding
+
+        /// Total cost (decoded bytes) the memory cache may hold; `0` disables it.
+        /// Default: 10% of physical memory, at most 256 MB.
+        public var memoryCacheCostLimit: Int
+
+        /// The most decoded images the memory cache may hold. Default: unlimited (cost bounds it).
+        public var memoryCacheCountLimit: Int = .max
+
+        /// How long a decoded image may stay in memory; `nil` (the default) means until evicted.
+        public var memoryCacheEntryLifetime: TimeInterval?
+
+        /// Where original bytes are kept across launches; `nil` disables the disk cache.
+        /// Default: `Caches/CachedImage`.
+        public var diskCacheDirectory: URL?
+
+        /// The most bytes the disk cache may hold. Default: 150 MB.
+        public var diskCacheSizeLimit: Int = 150 * 1024 * 1024
+
+        /// How long cached bytes are used before asking the server again.
+        public var freshnessPolicy: FreshnessPolicy = .http(heuristicLifetime: 7 * 24 * 60 * 60)
+
+        /// The most downloads in flight at once; more wait in a priority-ordered queue. Default: 6.
+        public var maxConcurrentDownloads: Int = 6
+
+        /// Images whose header declares more pixels are refused before decoding
+        /// (decompression bombs). Default: 64 megapixels (256 MB decoded).
+        public var maxPixelCount: Int = 64_000_000
+
+        /// URL schemes the pipeline loads; others fail with ``ImagePipeline/Error/invalidURL(_:)``.
+        public var allowedSchemes: Set<String> = ["http", "https", "file"]
+
+        /// Whether the network is constrained right now (Low Data Mode), consulted for requests
+        /// with a ``ImageRequest/ConstrainedNetworkPolicy``. Default: never.
+        public var isNetworkConstrained: @Sendable () -> Bool = { false }
+
+        /// The clock used for HTTP freshness, memory lifetimes and disk access order.
+        public var clock: any CacheClock = SystemClock()
+
+        /// A configuration with the default loader, decoder and caches.
+        public init() {
+            self.dataLoader = URLSessionDataLoader()
+            self.decoder = HeaderImageDecoder()
+            self.memoryCacheCostLimit = Configuration.defaultMemoryCacheCostLimit
+            self.diskCacheDirectory = Configuration.defaultDiskCacheDirectory
+        }
+
+        /// 10% of physical memory, at most 256 MB.
+        public static var defaultMemoryCacheCostLimit: Int {
+            let tenth = ProcessInfo.processInfo.physicalMemory / 10
+            return Int(min(tenth, 256 * 1024 * 1024))
+        }
+
+        /// `<Caches>/CachedImage` (on Linux, `~/.cache/CachedImage`).
+        public static var defaultDiskCacheDirectory: URL? {
+            FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first?
+                .appendingPathComponent("CachedImage", isDirectory: true)
+        }
+    }
+
+    /// How long cached bytes stay fresh.
+    public enum FreshnessPolicy: Sendable, Hashable {
+        /// Follow the server's HTTP caching headers (`Cache-Control`, `Expires`, `Age`, `Date`),
+        /// revalidating stale entries with `If-None-Match` / `If-Modified-Since`. When a response
+        /// says nothing about freshness it stays fresh for `heuristicLifetime` seconds.
+        case http(heuristicLifetime: TimeInterval)
+        /// Ignore freshness headers: cached bytes are used until the disk cache evicts them, and
+        /// the network is only asked on a miss (fewest requests). `no-store` is still honoured.
+        case ignoreHTTPHeaders
+    }
+}

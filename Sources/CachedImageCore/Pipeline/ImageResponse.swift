@@ -1,0 +1,56 @@
+import Foundation
+
+/// A loaded image, where it came from, and how long it took.
+public struct ImageResponse: Sendable {
+    /// The decoded image.
+    public var image: DecodedImage
+    /// The request that was served (after any Low Data Mode fallback).
+    public var request: ImageRequest
+    /// Where the image came from.
+    public var source: Source
+    /// Timings and counts for this request.
+    public var metrics: TaskMetrics
+
+    /// Where a response's bytes came from.
+    public enum Source: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The memory cache of decoded images: no I/O, no decoding.
+        case memory
+        /// The disk cache, fresh (or allowed stale, offline): no network.
+        case disk
+        /// A full download.
+        case network
+        /// The disk cache after the server confirmed it with `304 Not Modified`: no body downloaded.
+        case revalidated
+    }
+}
+
+/// Per-request measurements.
+public struct TaskMetrics: Sendable, Hashable {
+    /// When the request started (pipeline clock).
+    public var startDate: Date
+    /// Wall time from start to result, in seconds (monotonic).
+    public var duration: TimeInterval
+    /// `true` when the request joined a download or decode another request had already started.
+    public var isCoalesced: Bool
+    /// Body bytes received from the network for this image (shared with coalesced requests).
+    public var bytesDownloaded: Int
+
+    public init(startDate: Date, duration: TimeInterval, isCoalesced: Bool, bytesDownloaded: Int) {
+        self.startDate = startDate
+        self.duration = duration
+        self.isCoalesced = isCoalesced
+        self.bytesDownloaded = bytesDownloaded
+    }
+}
+
+/// Original bytes loaded through the pipeline's disk cache and network, without decoding.
+public struct ImageDataResponse: Sendable {
+    /// The image's encoded bytes.
+    public var data: Data
+    /// The format and size read from the bytes' header.
+    public var info: ImageInfo
+    /// Where the bytes came from (never `.memory`).
+    public var source: ImageResponse.Source
+    /// Body bytes received from the network to produce this response.
+    public var bytesDownloaded: Int
+}

@@ -1,0 +1,237 @@
+import Foundation
+
+/// Runs at most one job per key: callers asking for a key that is already in flight subscribe to
+/// the running job instead of starting another. A job's priority is the highest of its
+/// subscribers', it reports progress to all of them, and it is cancelled only when its last
+/// subscriber leaves.
+///
+/// One lock guards the registry and every job's state, so joining a job and the last subscriber
+/// leaving it can never interleave badly. Callbacks (priority observers, continuations) always
+/// run outside the lock.
+final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
+    typealias Priority = ImageRequest.Priority
+    typealias ProgressHandler = @Sendable (_ received: Int64, _ expected: Int64?) -> Void
+    typealias Work = @Sendable (JobContext) async throws -> Value
+
+    private let lock = Lock()
+    private var jobs: [Key: Job] = [:]
+
+    /// The number of jobs in flight (for tests and statistics).
+    var activeJobCount: Int { lock.withLock { jobs.count } }
+
+    /// Subscribes to the job for `key`, starting it with `work` when none is in flight.
+    /// Await ``Subscription/value()`` for the result.
+    func subscribe(
+        to key: Key,
+        priority: Priority,
+        progress: ProgressHandler? = nil,
+        work: @escaping Work
+    ) -> Subscription {
+        var observers: [@Sendable (Priority) -> Void] = []
+        var newPriority = priority
+        var isNew = false
+        let (job, id): (Job, Int) = lock.withLock {
+            let job: Job
+            if let existing = jobs[key] {
+                job = existing
+            } else {
+                job = Job(key: key, priority: priority)
+                jobs[key] = job
+                isNew = true
+            }
+            let id = job.nextSubscriberID
+            job.nextSubscriberID += 1
+            job.subscribers[id] = Subscriber(priority: priority, progress: progress)
+            if !isNew, priority > job.priority {
+                job.priority = priority
+                newPriority = priority
+                observers = job.priorityObservers
+            }
+            return (job, id)
+        }
+        for observer in observers { observer(newPriority) }
+        if isNew {
+            let context = JobContext(coalescer: self, job: job)
+            let task = Task {
+                let result: Result<Value, any Error>
+                do {
+                    result = .success(try await work(context))
+                } catch {
+                    result = .failure(error)
+                }
+                self.finish(job, with: result)
+            }
+            let cancelled = lock.withLock {
+                job.task = task
+                return job.isCancelled
+            }
+            if cancelled { task.cancel() }
+        }
+        return Subscription(coalescer: self, job: job, id: id, isCoalesced: !isNew)
+    }
+
+    // MARK: Subscriber operations
+
+    fileprivate func attach(_ continuation: CheckedContinuation<Value, any Error>, to job: Job, id: Int) {
+        let result: Result<Value, any Error>? = lock.withLock {
+            guard job.subscribers[id] != nil else { return .failure(CancellationError()) }
+            if let result = job.result {
+                job.subscribers[id] = nil
+                return result
+            }
+            job.subscribers[id]?.continuation = continuation
+            return nil
+        }
+        if let result { continuation.resume(with: result) }
+    }
+
+    fileprivate func unsubscribe(_ job: Job, id: Int) {
+        var continuation: CheckedContinuation<Value, any Error>?
+        var taskToCancel: Task<Void, Never>?
+        var observers: [@Sendable (Priority) -> Void] = []
+        var newPriority = Priority.veryLow
+        lock.withLock {
+            guard let subscriber = job.subscribers.removeValue(forKey: id) else { return }
+            continuation = subscriber.continuation
+            guard job.result == nil else { return }
+            if job.subscribers.isEmpty {
+                job.isCancelled = true
+                taskToCancel = job.task
+                if jobs[job.key] === job { jobs[job.key] = nil }
+            } else if let highest = job.subscribers.values.map(\.priority).max(), highest != job.priority {
+                job.priority = highest
+                newPriority = highest
+                observers = job.priorityObservers
+            }
+        }
+        continuation?.resume(throwing: CancellationError())
+        taskToCancel?.cancel()
+        for observer in observers { observer(newPriority) }
+    }
+
+    fileprivate func setPriority(_ priority: Priority, of job: Job, id: Int) {
+        var observers: [@Sendable (Priority) -> Void] = []
+        var newPriority = priority
+        lock.withLock {
+            guard job.result == nil, job.subscribers[id] != nil else { return }
+            job.subscribers[id]?.priority = priority
+            let highest = job.subscribers.values.map(\.priority).max() ?? priority
+            if highest != job.priority {
+                job.priority = highest
+                newPriority = highest
+                observers = job.priorityObservers
+            }
+        }
+        for observer in observers { observer(newPriority) }
+    }
+
+    // MARK: Job operations
+
+    private func finish(_ job: Job, with result: Result<Value, any Error>) {
+        let continuations: [CheckedContinuation<Value, any Error>] = lock.withLock {
+            job.result = result
+            job.priorityObservers = []
+            if jobs[job.key] === job { jobs[job.key] = nil }
+            var waiting: [CheckedContinuation<Value, any Error>] = []
+            for (id, subscriber) in job.subscribers {
+                if let continuation = subscriber.continuation {
+                    waiting.append(continuation)
+                    job.subscribers[id] = nil
+                }
+            }
+            return waiting
+        }
+        for continuation in continuations { continuation.resume(with: result) }
+    }
+
+    fileprivate func priority(of job: Job) -> Priority {
+        lock.withLock { job.priority }
+    }
+
+    fileprivate func addPriorityObserver(_ observer: @escaping @Sendable (Priority) -> Void, to job: Job) {
+        lock.withLock {
+            guard job.result == nil else { return }
+            job.priorityObservers.append(observer)
+        }
+    }
+
+    fileprivate func reportProgress(_ received: Int64, _ expected: Int64?, of job: Job) {
+        let handlers = lock.withLock { job.subscribers.values.compactMap(\.progress) }
+        for handler in handlers { handler(received, expected) }
+    }
+}
+
+extension TaskCoalescer {
+    /// A subscriber's handle on a job: await its value, change its priority, or leave.
+    struct Subscription: Sendable {
+        fileprivate let coalescer: TaskCoalescer
+        fileprivate let job: Job
+        fileprivate let id: Int
+        /// `true` when this subscriber joined a job another caller had already started.
+        let isCoalesced: Bool
+
+        /// Waits for the job's result. Cancelling the waiting task unsubscribes; the job itself
+        /// is cancelled only when no subscribers remain.
+        func value() async throws -> Value {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    coalescer.attach(continuation, to: job, id: id)
+                }
+            } onCancel: {
+                coalescer.unsubscribe(job, id: id)
+            }
+        }
+
+        /// Changes this subscriber's priority; the job follows the highest of its subscribers.
+        func setPriority(_ priority: Priority) {
+            coalescer.setPriority(priority, of: job, id: id)
+        }
+
+        /// Leaves the job (throwing `CancellationError` to a pending ``value()``).
+        func cancel() {
+            coalescer.unsubscribe(job, id: id)
+        }
+    }
+
+    /// What a running job sees of itself: its current priority, and a way to report progress.
+    struct JobContext: Sendable {
+        fileprivate let coalescer: TaskCoalescer
+        fileprivate let job: Job
+
+        /// The highest priority among the job's subscribers right now.
+        var priority: Priority { coalescer.priority(of: job) }
+
+        /// Calls `observer` whenever the job's priority changes, until the job finishes.
+        func onPriorityChange(_ observer: @escaping @Sendable (Priority) -> Void) {
+            coalescer.addPriorityObserver(observer, to: job)
+        }
+
+        /// Forwards download progress to every subscriber.
+        func reportProgress(_ received: Int64, _ expected: Int64?) {
+            coalescer.reportProgress(received, expected, of: job)
+        }
+    }
+
+    fileprivate struct Subscriber {
+        var priority: Priority
+        var progress: ProgressHandler?
+        var continuation: CheckedContinuation<Value, any Error>?
+    }
+
+    /// A job's mutable state; guarded by the coalescer's lock.
+    fileprivate final class Job: @unchecked Sendable {
+        let key: Key
+        var priority: Priority
+        var subscribers: [Int: Subscriber] = [:]
+        var nextSubscriberID = 0
+        var priorityObservers: [@Sendable (Priority) -> Void] = []
+        var task: Task<Void, Never>?
+        var isCancelled = false
+        var result: Result<Value, any Error>?
+
+        init(key: Key, priority: Priority) {
+            self.key = key
+            self.priority = priority
+        }
+    }
+}

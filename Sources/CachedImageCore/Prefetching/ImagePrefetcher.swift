@@ -1,0 +1,164 @@
+import Foundation
+
+/// Loads images before they are needed, at low priority, so they show instantly later.
+///
+/// Prefetches join identical live requests instead of downloading twice, yield the download
+/// queue to visible images (which run at higher priority), and can be stopped when the user
+/// scrolls away.
+///
+/// ```swift
+/// let prefetcher = ImagePrefetcher()
+///
+/// // A feed: show the first three images as soon as possible, warm the disk with the rest.
+/// let first = await prefetcher.prefetch(requests, waitingForFirst: 3)
+///
+/// // A list: follow what is about to scroll into view.
+/// prefetcher.startPrefetching(with: upcoming)
+/// prefetcher.stopPrefetching(with: passed)
+/// ```
+public final class ImagePrefetcher: Sendable {
+    /// Where prefetched images end up.
+    public enum Destination: Sendable, Hashable {
+        /// Original bytes in the disk cache only: no decoding, no memory. The default.
+        case diskCache
+        /// Decoded in the memory cache (and the disk cache): ready for the first frame.
+        case memoryCache
+    }
+
+    /// The pipeline that loads and caches.
+    public let pipeline: ImagePipeline
+    /// Where prefetched images end up.
+    public let destination: Destination
+    /// The priority prefetches run at. Default: `.low`, below anything visible.
+    public let priority: ImageRequest.Priority
+
+    private let tasks = Locked<[PrefetchKey: (token: Int, task: Task<Void, Never>)]>([:])
+    private let nextToken = Locked(0)
+
+    public init(pipeline: ImagePipeline = .shared, destination: Destination = .diskCache, priority: ImageRequest.Priority = .low) {
+        self.pipeline = pipeline
+        self.destination = destination
+        self.priority = priority
+    }
+
+    deinit {
+        stopPrefetching()
+    }
+
+    /// Starts prefetching `requests` in the background. Requests already being prefetched are
+    /// not started twice.
+    public func startPrefetching(with requests: [ImageRequest]) {
+        for request in requests {
+            let key = PrefetchKey(request)
+            let token = nextToken.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            // The task is created under the lock, so its own removal always happens after this insert.
+            tasks.withLock { tasks in
+                guard tasks[key] == nil else { return }
+                tasks[key] = (token, makeTask(for: request, key: key, token: token))
+            }
+        }
+    }
+
+    /// Stops prefetching `requests`. Live requests for the same images are not affected.
+    public func stopPrefetching(with requests: [ImageRequest]) {
+        let cancelled = tasks.withLock { tasks in
+            requests.compactMap { tasks.removeValue(forKey: PrefetchKey($0))?.task }
+        }
+        for task in cancelled { task.cancel() }
+    }
+
+    /// Stops every prefetch.
+    public func stopPrefetching() {
+        let cancelled = tasks.withLock { tasks -> [Task<Void, Never>] in
+            defer { tasks.removeAll() }
+            return tasks.values.map(\.task)
+        }
+        for task in cancelled { task.cancel() }
+    }
+
+    /// How many prefetches are still running.
+    public var pendingCount: Int {
+        tasks.withLock { $0.count }
+    }
+
+    /// Loads the first `count` requests at their own priority into the memory cache, returns
+    /// once they are ready (or failed), and then prefetches the rest in the background.
+    /// "Show the first image now, load the rest behind it": the first images get the whole
+    /// network to themselves.
+    ///
+    /// - Returns: The results of the first `count` requests, in order.
+    @discardableResult
+    public func prefetch(
+        _ requests: [ImageRequest],
+        waitingForFirst count: Int
+    ) async -> [Result<ImageResponse, any Error>] {
+        let first = requests.prefix(max(0, count))
+        let tasks = first.map { pipeline.imageTask(with: $0) }
+        var results: [Result<ImageResponse, any Error>] = []
+        await withTaskCancellationHandler {
+            for task in tasks {
+                do {
+                    results.append(.success(try await task.response))
+                } catch {
+                    results.append(.failure(error))
+                }
+            }
+        } onCancel: {
+            for task in tasks { task.cancel() }
+        }
+        // The rest start once the first are ready, so they never compete with them for bandwidth.
+        if !Task.isCancelled {
+            startPrefetching(with: Array(requests.dropFirst(first.count)))
+        }
+        return results
+    }
+
+    /// Waits until every prefetch started so far has finished (for tests and command-line tools).
+    public func waitUntilFinished() async {
+        while let task = tasks.withLock({ $0.values.first?.task }) {
+            await task.value
+        }
+    }
+
+    /// Joins (or starts) the pipeline's shared work synchronously, so a live request arriving
+    /// right after `stopPrefetching` still finds the download in flight, then waits in a task.
+    private func makeTask(for request: ImageRequest, key: PrefetchKey, token: Int) -> Task<Void, Never> {
+        var prefetchRequest = request
+        prefetchRequest.priority = priority
+        let wait: @Sendable () async -> Void
+        switch destination {
+        case .diskCache:
+            let subscription = try? pipeline.dataSubscription(for: prefetchRequest)
+            wait = { _ = try? await subscription?.value() }
+        case .memoryCache:
+            let imageTask = pipeline.imageTask(with: prefetchRequest)
+            wait = {
+                _ = try? await withTaskCancellationHandler {
+                    try await imageTask.response
+                } onCancel: {
+                    imageTask.cancel()
+                }
+            }
+        }
+        return Task { [tasks] in
+            await wait()
+            tasks.withLock { tasks in
+                if tasks[key]?.token == token { tasks[key] = nil }
+            }
+        }
+    }
+}
+
+/// Prefetches are deduplicated by what they would put in the cache.
+private struct PrefetchKey: Hashable, Sendable {
+    var cacheKey: String
+    var targetSize: PixelSize?
+
+    init(_ request: ImageRequest) {
+        cacheKey = request.cacheKey
+        targetSize = request.targetSize
+    }
+}

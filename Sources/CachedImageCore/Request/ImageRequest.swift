@@ -1,0 +1,153 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What to load and how: the URL (or a full `URLRequest`), the cache key, the priority, the size
+/// the image is shown at, and options that change how caches are used.
+///
+/// ```swift
+/// let request = ImageRequest(
+///     url: URL(string: "https://example.com/photo.jpg"),
+///     priority: .high,
+///     targetSize: PixelSize(width: 600, height: 600)
+/// )
+/// let response = try await ImagePipeline.shared.image(for: request)
+/// ```
+public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
+    /// The request sent to the server (when one is sent at all).
+    public var urlRequest: URLRequest
+
+    /// Identifies the image's bytes in the memory and disk caches. Defaults to the URL's
+    /// absolute string; override it to share one cache entry between URLs that differ only in,
+    /// say, a signed query string.
+    public var cacheKey: String
+
+    /// The request's priority. Visible images should use `.normal` or higher, prefetches `.low`.
+    public var priority: Priority
+
+    /// The largest size, in pixels, worth decoding: decoders downsample to fit inside it, so a
+    /// 4000x3000 photo shown in a 300x300 point view (900x900 pixels at 3x) costs ~3 MB, not 48 MB.
+    /// Part of the decoded image's cache key, not of the original bytes'.
+    public var targetSize: PixelSize?
+
+    /// Options that change how caches and the network are used.
+    public var options: Options
+
+    /// What to do when the system reports a constrained network (Low Data Mode).
+    public var constrainedNetworkPolicy: ConstrainedNetworkPolicy
+
+    /// Creates a request for a URL. A `nil` URL gives a request that fails with
+    /// ``ImagePipeline/Error/invalidURL(_:)``, mirroring `AsyncImage(url: nil)`.
+    public init(
+        url: URL?,
+        cacheKey: String? = nil,
+        priority: Priority = .normal,
+        targetSize: PixelSize? = nil,
+        options: Options = [],
+        constrainedNetworkPolicy: ConstrainedNetworkPolicy = .allow
+    ) {
+        self.init(
+            urlRequest: URLRequest(url: url ?? ImageRequest.missingURL),
+            cacheKey: cacheKey,
+            priority: priority,
+            targetSize: targetSize,
+            options: options,
+            constrainedNetworkPolicy: constrainedNetworkPolicy
+        )
+    }
+
+    /// Creates a request from a `URLRequest`, for custom headers, timeouts or methods.
+    public init(
+        urlRequest: URLRequest,
+        cacheKey: String? = nil,
+        priority: Priority = .normal,
+        targetSize: PixelSize? = nil,
+        options: Options = [],
+        constrainedNetworkPolicy: ConstrainedNetworkPolicy = .allow
+    ) {
+        self.urlRequest = urlRequest
+        self.cacheKey = cacheKey ?? urlRequest.url?.absoluteString ?? ""
+        self.priority = priority
+        self.targetSize = targetSize
+        self.options = options
+        self.constrainedNetworkPolicy = constrainedNetworkPolicy
+    }
+
+    /// The request's URL (`nil` for a request created with a `nil` URL).
+    public var url: URL? {
+        guard let url = urlRequest.url, url != ImageRequest.missingURL else { return nil }
+        return url
+    }
+
+    public var description: String {
+        "ImageRequest(\(url?.absoluteString ?? "nil"), priority: \(priority)"
+            + (targetSize.map { ", targetSize: \($0)" } ?? "") + ")"
+    }
+
+    /// Placeholder for `init(url: nil)`, so the request stays a plain value.
+    static let missingURL = URL(string: "cachedimage-missing-url:")!
+}
+
+extension ImageRequest {
+    /// How urgently a request is served. The pipeline starts queued downloads highest first.
+    public enum Priority: Int, Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible {
+        case veryLow = 0
+        case low
+        case normal
+        case high
+        case veryHigh
+
+        public static func < (lhs: Priority, rhs: Priority) -> Bool {
+            lhs.rawValue < rhs.rawValue
+        }
+
+        public var description: String {
+            switch self {
+            case .veryLow: "veryLow"
+            case .low: "low"
+            case .normal: "normal"
+            case .high: "high"
+            case .veryHigh: "veryHigh"
+            }
+        }
+    }
+
+    /// Options that change how caches and the network are used.
+    public struct Options: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+
+        public init(rawValue: Int) {
+            self.rawValue = rawValue
+        }
+
+        /// Skip the memory and disk caches and download again; the result still refreshes them.
+        public static let reloadIgnoringCachedData = Options(rawValue: 1 << 0)
+
+        /// Offline: serve cached bytes even when stale and never touch the network; a miss fails
+        /// with ``ImagePipeline/Error/notCached(_:)``.
+        public static let returnCacheDataDontLoad = Options(rawValue: 1 << 1)
+
+        /// Neither read nor write the memory cache of decoded images.
+        public static let skipMemoryCache = Options(rawValue: 1 << 2)
+
+        /// Neither read nor write the disk cache of original bytes.
+        public static let skipDiskCache = Options(rawValue: 1 << 3)
+
+        /// Revalidate a cached entry with the server (a conditional request) even while it is
+        /// fresh, unless the server marked it `immutable`. Like `URLRequest`'s
+        /// `.reloadRevalidatingCacheData`: a pull-to-refresh.
+        public static let reloadRevalidatingCachedData = Options(rawValue: 1 << 4)
+    }
+
+    /// What to load when the system says the network is constrained (Low Data Mode).
+    public enum ConstrainedNetworkPolicy: Sendable, Hashable {
+        /// Load as usual.
+        case allow
+        /// Load this lower-resolution URL instead (it is cached under its own key).
+        case fallback(URL)
+        /// Serve only what is cached; a miss fails with ``ImagePipeline/Error/notCached(_:)``.
+        case cacheOnly
+    }
+}
+

@@ -1,0 +1,200 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import CachedImageCore
+
+@Suite("Pipeline: HTTP freshness, revalidation, offline")
+struct PipelineFreshnessTests {
+    /// Loads bypassing memory, so every load exercises the disk cache and the network.
+    private func load(_ pipeline: ImagePipeline, _ url: URL, options: ImageRequest.Options = []) async throws -> ImageResponse {
+        try await pipeline.image(for: ImageRequest(url: url, options: options.union(.skipMemoryCache)))
+    }
+
+    @Test("a fresh entry is served from disk; once stale, an ETag revalidation costs a 304 and no body")
+    @available(macOS 14.0, *)
+    func staleEntryRevalidatesWithETag() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = fixture.servePNG("/v.png", headers: ["Cache-Control": "max-age=60", "ETag": "\"v1\""])
+        let pipeline = fixture.makePipeline()
+        let url = fixture.url("/v.png")
+
+        #expect(try await load(pipeline, url).source == .network)
+        #expect(try await load(pipeline, url).source == .disk)
+        #expect(fixture.server.requestCount(for: "/v.png") == 1)
+        let bytesAfterDownload = fixture.server.bytesSent
+
+        fixture.clock.advance(by: 120)
+        let revalidated = try await load(pipeline, url)
+        #expect(revalidated.source == .revalidated)
+        #expect(revalidated.image.data == png)
+        #expect(fixture.server.requestCount(for: "/v.png") == 2)
+        #expect(fixture.server.requests(for: "/v.png").last?.header("If-None-Match") == "\"v1\"")
+        #expect(fixture.server.bytesSent == bytesAfterDownload)
+        #expect(pipeline.statistics.notModifiedResponses == 1)
+
+        // The 304 refreshed the entry: fresh again for another 60 s, without the network.
+        #expect(try await load(pipeline, url).source == .disk)
+        #expect(fixture.server.requestCount(for: "/v.png") == 2)
+        await fixture.tearDown()
+    }
+
+    @Test("a stale entry whose content changed is replaced by the new download")
+    @available(macOS 14.0, *)
+    func staleEntryChanged() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/c.png", seed: 1, headers: ["Cache-Control": "max-age=10", "ETag": "\"v1\""])
+        let pipeline = fixture.makePipeline()
+        let url = fixture.url("/c.png")
+        _ = try await load(pipeline, url)
+        let newer = fixture.servePNG("/c.png", seed: 2, headers: ["Cache-Control": "max-age=10", "ETag": "\"v2\""])
+        fixture.clock.advance(by: 60)
+        let response = try await load(pipeline, url)
+        #expect(response.source == .network)
+        #expect(response.image.data == newer)
+        pipeline.diskCache?.flush()
+        #expect(pipeline.diskCache?.entry(forKey: url.absoluteString)?.data == newer)
+        await fixture.tearDown()
+    }
+
+    @Test("no-store responses never touch the disk")
+    @available(macOS 14.0, *)
+    func noStoreNeverTouchesDisk() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/secret.png", headers: ["Cache-Control": "no-store"])
+        let pipeline = fixture.makePipeline()
+        let url = fixture.url("/secret.png")
+        #expect(try await load(pipeline, url).source == .network)
+        pipeline.diskCache?.flush()
+        #expect(pipeline.diskCache?.entryCount == 0)
+        #expect(pipeline.diskCache?.totalSize == 0)
+        #expect(try await load(pipeline, url).source == .network)
+        #expect(fixture.server.requestCount(for: "/secret.png") == 2)
+        await fixture.tearDown()
+    }
+
+    @Test("offline mode serves cached bytes, even stale, and fails cleanly on a miss")
+    @available(macOS 14.0, *)
+    func offlineMode() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = fixture.servePNG("/cached.png", headers: ["Cache-Control": "max-age=1"])
+        fixture.servePNG("/never.png")
+        let pipeline = fixture.makePipeline()
+        _ = try await load(pipeline, fixture.url("/cached.png"))
+        fixture.clock.advance(by: 3600)
+
+        let offline = try await load(pipeline, fixture.url("/cached.png"), options: .returnCacheDataDontLoad)
+        #expect(offline.source == .disk)
+        #expect(offline.image.data == png)
+        await #expect {
+            try await load(pipeline, fixture.url("/never.png"), options: .returnCacheDataDontLoad)
+        } throws: { error in
+            guard case .notCached(let url) = error as? ImagePipeline.Error else { return false }
+            return url == fixture.url("/never.png")
+        }
+        #expect(fixture.server.requestCount(for: "/cached.png") == 1)
+        #expect(fixture.server.requestCount(for: "/never.png") == 0)
+        await fixture.tearDown()
+    }
+
+    @Test("ignoring HTTP headers keeps images until evicted, with no revalidation")
+    @available(macOS 14.0, *)
+    func ignoreHTTPHeaders() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/i.png", headers: ["Cache-Control": "max-age=0, must-revalidate", "ETag": "\"x\""])
+        let pipeline = fixture.makePipeline { $0.freshnessPolicy = .ignoreHTTPHeaders }
+        _ = try await load(pipeline, fixture.url("/i.png"))
+        fixture.clock.advance(by: 30 * 24 * 3600)
+        #expect(try await load(pipeline, fixture.url("/i.png")).source == .disk)
+        #expect(fixture.server.requestCount(for: "/i.png") == 1)
+        await fixture.tearDown()
+    }
+
+    @Test("with no freshness headers the heuristic lifetime applies")
+    @available(macOS 14.0, *)
+    func heuristicLifetime() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/h.png", headers: ["ETag": "\"h\""])
+        let pipeline = fixture.makePipeline { $0.freshnessPolicy = .http(heuristicLifetime: 3600) }
+        _ = try await load(pipeline, fixture.url("/h.png"))
+        fixture.clock.advance(by: 3000)
+        #expect(try await load(pipeline, fixture.url("/h.png")).source == .disk)
+        fixture.clock.advance(by: 1000)
+        #expect(try await load(pipeline, fixture.url("/h.png")).source == .revalidated)
+        await fixture.tearDown()
+    }
+
+    @Test("a failed revalidation serves the stale image, unless the server said must-revalidate")
+    @available(macOS 14.0, *)
+    func staleIfError() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = fixture.servePNG("/lenient.png", headers: ["Cache-Control": "max-age=10", "ETag": "\"1\""])
+        fixture.servePNG("/strict.png", headers: ["Cache-Control": "max-age=10, must-revalidate", "ETag": "\"1\""])
+        let pipeline = fixture.makePipeline()
+        _ = try await load(pipeline, fixture.url("/lenient.png"))
+        _ = try await load(pipeline, fixture.url("/strict.png"))
+        fixture.server.serve("/lenient.png", .status(503))
+        fixture.server.serve("/strict.png", .status(503))
+        fixture.clock.advance(by: 60)
+
+        let lenient = try await load(pipeline, fixture.url("/lenient.png"))
+        #expect(lenient.source == .disk)
+        #expect(lenient.image.data == png)
+        #expect(pipeline.statistics.staleResponsesServed == 1)
+        await #expect {
+            try await load(pipeline, fixture.url("/strict.png"))
+        } throws: { error in
+            guard case .badStatusCode(_, 503) = error as? ImagePipeline.Error else { return false }
+            return true
+        }
+        await fixture.tearDown()
+    }
+
+    @Test("pull to refresh revalidates a fresh entry, except an immutable one")
+    @available(macOS 14.0, *)
+    func reloadRevalidating() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/mutable.png", headers: ["Cache-Control": "max-age=600", "ETag": "\"m\""])
+        fixture.servePNG("/immutable.png", headers: ["Cache-Control": "max-age=600, immutable", "ETag": "\"i\""])
+        let pipeline = fixture.makePipeline()
+        _ = try await load(pipeline, fixture.url("/mutable.png"))
+        _ = try await load(pipeline, fixture.url("/immutable.png"))
+        #expect(try await load(pipeline, fixture.url("/mutable.png"), options: .reloadRevalidatingCachedData).source == .revalidated)
+        #expect(try await load(pipeline, fixture.url("/immutable.png"), options: .reloadRevalidatingCachedData).source == .disk)
+        #expect(fixture.server.requestCount(for: "/immutable.png") == 1)
+        await fixture.tearDown()
+    }
+
+    @Test("reloading ignores the caches and refreshes them")
+    @available(macOS 14.0, *)
+    func reloadIgnoringCachedData() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/n.png", headers: ["Cache-Control": "max-age=600"])
+        let pipeline = fixture.makePipeline()
+        let url = fixture.url("/n.png")
+        _ = try await pipeline.image(for: url)
+        let reloaded = try await pipeline.image(for: ImageRequest(url: url, options: .reloadIgnoringCachedData))
+        #expect(reloaded.source == .network)
+        #expect(fixture.server.requestCount(for: "/n.png") == 2)
+        await fixture.tearDown()
+    }
+
+    @Test("Low Data Mode loads the fallback URL, or serves only the cache")
+    @available(macOS 14.0, *)
+    func constrainedNetwork() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/full.png", width: 800, height: 800)
+        fixture.servePNG("/small.png", width: 80, height: 80)
+        let pipeline = fixture.makePipeline { $0.isNetworkConstrained = { true } }
+
+        let fallback = ImageRequest(url: fixture.url("/full.png"), constrainedNetworkPolicy: .fallback(fixture.url("/small.png")))
+        let response = try await pipeline.image(for: fallback)
+        #expect(response.image.pixelSize == PixelSize(width: 80, height: 80))
+        #expect(fixture.server.requestCount(for: "/full.png") == 0)
+        #expect(fixture.server.requestCount(for: "/small.png") == 1)
+
+        let cacheOnly = ImageRequest(url: fixture.url("/full.png"), constrainedNetworkPolicy: .cacheOnly)
+        await #expect(throws: ImagePipeline.Error.self) { try await pipeline.image(for: cacheOnly) }
+        #expect(fixture.server.requestCount(for: "/full.png") == 0)
+        await fixture.tearDown()
+    }
+}
