@@ -1,4 +1,4 @@
-import Dispatch
+@preconcurrency import Dispatch
 import Foundation
 
 /// A persistent, size-bounded cache of original image bytes on disk.
@@ -559,7 +559,7 @@ public final class DiskCache: Sendable {
         do {
             files = try FileIO.listFiles(atPath: directoryPath)
         } catch {
-            if error.code != .ENOENT {
+            if (error as? POSIXError)?.code != .ENOENT {
                 report(Error(operation: .removeAll, key: nil, path: directoryPath, underlying: error))
             }
             return

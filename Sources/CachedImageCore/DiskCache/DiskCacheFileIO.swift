@@ -161,7 +161,7 @@ enum DiskCacheFileIO {
         modificationDate: Date,
         temporaryPath: String,
         finalPath: String
-    ) throws(POSIXError) {
+    ) throws {
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw posixError() }
         var failure = header.withUnsafeBytes { writeAll(descriptor, $0) }
@@ -212,7 +212,7 @@ enum DiskCacheFileIO {
     }
 
     /// Deletes the file at `path`. A file that is already gone is not an error.
-    static func removeFile(atPath path: String) throws(POSIXError) {
+    static func removeFile(atPath path: String) throws {
         guard unlink(path) == 0 else {
             let code = errno
             if code == ENOENT { return }
@@ -224,7 +224,7 @@ enum DiskCacheFileIO {
 
     /// The regular files directly inside `path` with their sizes and modification dates, from
     /// `readdir` and `fstatat` only: no file is opened.
-    static func listFiles(atPath path: String) throws(POSIXError) -> [ListedFile] {
+    static func listFiles(atPath path: String) throws -> [ListedFile] {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw posixError() }
         guard let directory = fdopendir(descriptor) else {
