@@ -1,8 +1,8 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// The library products have zero external dependencies. Hummingbird serves the loopback test
-// server (TestSupport) only; SwiftPM does not resolve it for clients of the libraries.
+// The library products have zero external dependencies. Hummingbird serves the loopback image
+// server (LoopbackServer) only; SwiftPM does not resolve it for clients of the libraries.
 let package = Package(
     name: "CachedImage",
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
@@ -19,19 +19,18 @@ let package = Package(
         // Real PNG/JPEG/GIF files generated in code, for tests, the demo and benchmarks.
         .target(name: "ImageFixtures"),
 
-        // The loopback HTTP server integration tests run against.
+        // A loopback HTTP image server that counts every request and byte: integration tests,
+        // the demo and the benchmarks run against it. Not a product.
         .target(
-            name: "TestSupport",
+            name: "LoopbackServer",
             dependencies: [
-                "CachedImageCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
-            ],
-            path: "Tests/TestSupport"
+            ]
         ),
         .testTarget(
             name: "CachedImageCoreTests",
-            dependencies: ["CachedImageCore", "ImageFixtures", "TestSupport"]
+            dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer"]
         ),
     ],
     swiftLanguageModes: [.v6]

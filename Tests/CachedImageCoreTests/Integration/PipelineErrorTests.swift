@@ -1,7 +1,7 @@
 import Foundation
 import ImageFixtures
 import Testing
-import TestSupport
+import LoopbackServer
 @testable import CachedImageCore
 
 @Suite("Pipeline: bad input gives typed errors and stores nothing")

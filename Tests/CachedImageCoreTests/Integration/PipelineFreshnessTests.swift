@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import LoopbackServer
 @testable import CachedImageCore
 
 @Suite("Pipeline: HTTP freshness, revalidation, offline")

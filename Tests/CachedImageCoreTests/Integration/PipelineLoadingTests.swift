@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import ImageFixtures
-import TestSupport
+import LoopbackServer
 @testable import CachedImageCore
 
 @Suite("Pipeline: loading, coalescing, relaunch")
@@ -151,7 +151,7 @@ struct PipelineLoadingTests {
     func reportsProgress() async throws {
         let fixture = try await PipelineFixture.start()
         let png = ImageFixtures.png(width: 300, height: 300, seed: 3)
-        fixture.server.serve("/p.png", TestResponse(headers: ["Content-Type": "image/png"], body: png, chunkSize: 16_384, chunkDelay: .milliseconds(2)))
+        fixture.server.serve("/p.png", LoopbackResponse(headers: ["Content-Type": "image/png"], body: png, chunkSize: 16_384, chunkDelay: .milliseconds(2)))
         let pipeline = fixture.makePipeline()
         let seen = Recorder<Int64>()
         let task = pipeline.imageTask(with: ImageRequest(url: fixture.url("/p.png"))) { received, _ in

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-import TestSupport
+import LoopbackServer
 @testable import CachedImageCore
 
 /// Collects progress callbacks from the loader's delegate queue.
@@ -46,7 +46,7 @@ private func waitUntil(_ condition: () -> Bool) async throws {
     }
 }
 
-@Suite("URLSessionDataLoader against the loopback TestServer")
+@Suite("URLSessionDataLoader against the loopback LoopbackServer")
 struct URLSessionDataLoaderTests {
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func defaultConfigurationNeverCaches() {
@@ -67,9 +67,9 @@ struct URLSessionDataLoaderTests {
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func okResponseReturnsBodyAndMonotonicProgress() async throws {
-        let server = try await TestServer.start()
+        let server = try await LoopbackServer.start()
         let body = bytes(50_000)
-        server.serve("/a.png", TestResponse(headers: ["Content-Type": "image/png"], body: body, chunkSize: 8_192))
+        server.serve("/a.png", LoopbackResponse(headers: ["Content-Type": "image/png"], body: body, chunkSize: 8_192))
         let loader = URLSessionDataLoader()
         let recorder = ProgressRecorder()
 
@@ -88,7 +88,7 @@ struct URLSessionDataLoaderTests {
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func eachLoadReachesTheServerEvenWhenCacheable() async throws {
-        let server = try await TestServer.start()
+        let server = try await LoopbackServer.start()
         server.serve("/fresh.png", .ok(bytes(100), headers: ["Cache-Control": "public, max-age=3600"]))
         let loader = URLSessionDataLoader()
 
@@ -102,7 +102,7 @@ struct URLSessionDataLoaderTests {
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test(arguments: [404, 410, 500, 503])
     func nonSuccessStatusIsReturnedNotThrown(status: Int) async throws {
-        let server = try await TestServer.start()
+        let server = try await LoopbackServer.start()
         server.serve("/bad.png", .status(status, body: Data("nope".utf8)))
         let loader = URLSessionDataLoader()
 
@@ -115,7 +115,7 @@ struct URLSessionDataLoaderTests {
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func unknownPathIs404() async throws {
-        let server = try await TestServer.start()
+        let server = try await LoopbackServer.start()
         let (_, response) = try await get(URLSessionDataLoader(), server.url("/missing.png"))
         #expect(response.statusCode == 404)
         #expect(server.requestCount(for: "/missing.png") == 1)
@@ -124,7 +124,7 @@ struct URLSessionDataLoaderTests {
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func matchingIfNoneMatchGets304WithoutBody() async throws {
-        let server = try await TestServer.start()
+        let server = try await LoopbackServer.start()
         let headers = ["ETag": "\"v1\"", "Cache-Control": "max-age=60", "Content-Type": "image/png"]
         server.serve("/e.png", .ok(bytes(5_000), headers: headers))
         let loader = URLSessionDataLoader()
@@ -146,7 +146,7 @@ struct URLSessionDataLoaderTests {
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func ifModifiedSinceAgainstLastModified() async throws {
-        let server = try await TestServer.start()
+        let server = try await LoopbackServer.start()
         server.serve("/m.png", .ok(bytes(10), headers: ["Last-Modified": "Tue, 15 Nov 1994 12:45:26 GMT"]))
         let loader = URLSessionDataLoader()
 
@@ -162,8 +162,8 @@ struct URLSessionDataLoaderTests {
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func serverIgnoringValidatorsSends200() async throws {
-        let server = try await TestServer.start()
-        var response = TestResponse.ok(bytes(10), headers: ["ETag": "\"v1\""])
+        let server = try await LoopbackServer.start()
+        var response = LoopbackResponse.ok(bytes(10), headers: ["ETag": "\"v1\""])
         response.honorsConditionalRequests = false
         server.serve("/i.png", response)
 
@@ -182,7 +182,7 @@ struct URLSessionDataLoaderTests {
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test(arguments: [0, 1_000, 19_999])
     func truncatedBodyIsNeverReturnedAsComplete(sentBytes: Int) async throws {
-        let server = try await TestServer.start()
+        let server = try await LoopbackServer.start()
         let body = bytes(20_000)
         server.serve("/t.png", .ok(body, truncatedAfter: sentBytes))
         let recorder = ProgressRecorder()
@@ -202,7 +202,7 @@ struct URLSessionDataLoaderTests {
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func cancellingTheCallerCancelsTheRequest() async throws {
-        let server = try await TestServer.start()
+        let server = try await LoopbackServer.start()
         server.serve("/slow.png", .ok(bytes(1_000), latency: .seconds(60)))
         let loader = URLSessionDataLoader()
         let url = server.url("/slow.png")
@@ -220,7 +220,7 @@ struct URLSessionDataLoaderTests {
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func cancelledBeforeStartSendsNothing() async throws {
-        let server = try await TestServer.start()
+        let server = try await LoopbackServer.start()
         server.serve("/never.png", .ok(bytes(10)))
         server.serve("/after.png", .ok(bytes(10)))
         let loader = URLSessionDataLoader()
@@ -241,7 +241,7 @@ struct URLSessionDataLoaderTests {
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func countsRequestsAndBytes() async throws {
-        let server = try await TestServer.start()
+        let server = try await LoopbackServer.start()
         server.serve("/a.png", .ok(bytes(300)))
         server.serve("/b.png", .ok(bytes(200)))
         let loader = URLSessionDataLoader()
@@ -268,7 +268,7 @@ struct URLSessionDataLoaderTests {
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func handlerRouteSeesTheRequest() async throws {
-        let server = try await TestServer.start()
+        let server = try await LoopbackServer.start()
         server.serve("/echo") { request in
             .ok(Data((request.header("X-Token") ?? "none").utf8))
         }
@@ -280,7 +280,7 @@ struct URLSessionDataLoaderTests {
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func latencyDelaysTheResponse() async throws {
-        let server = try await TestServer.start()
+        let server = try await LoopbackServer.start()
         server.serve("/late.png", .ok(bytes(10), latency: .milliseconds(300)))
         let clock = ContinuousClock()
         let start = clock.now
@@ -294,7 +294,7 @@ struct URLSessionDataLoaderTests {
     /// 200 sequential 50 KB GETs on one loader: every one reaches the server, whole.
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func sequentialRequestsAllReachTheServer() async throws {
-        let server = try await TestServer.start()
+        let server = try await LoopbackServer.start()
         let body = bytes(50 * 1_024)
         server.serve("/bulk.png", .ok(body, contentType: "image/png"))
         let loader = URLSessionDataLoader()

@@ -1,20 +1,20 @@
 import Foundation
 import ImageFixtures
-import TestSupport
+import LoopbackServer
 @testable import CachedImageCore
 
 /// A loopback server, a temporary cache directory and a clock: everything a pipeline
 /// integration test needs. Call `tearDown()` at the end.
 @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
 struct PipelineFixture {
-    let server: TestServer
+    let server: LoopbackServer
     let directory: URL
     let clock = ManualClock()
 
     static func start() async throws -> PipelineFixture {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("CachedImageTests-\(UUID().uuidString)", isDirectory: true)
-        return PipelineFixture(server: try await TestServer.start(), directory: directory)
+        return PipelineFixture(server: try await LoopbackServer.start(), directory: directory)
     }
 
     /// A pipeline over the fixture's directory and clock; each call is a "launch".

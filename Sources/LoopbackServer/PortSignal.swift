@@ -1,4 +1,4 @@
-/// Hands the bound port from the server's start-up callback to ``TestServer/start()``, or the
+/// Hands the bound port from the server's start-up callback to ``LoopbackServer/start()``, or the
 /// error that stopped the server from starting. Resolved once; later calls are ignored.
 final class PortSignal: Sendable {
     private struct State {

@@ -1,10 +1,10 @@
 import Foundation
 
-/// A canned HTTP response served by ``TestServer``, plus the behaviours tests need: latency,
+/// A canned HTTP response served by ``LoopbackServer``, plus the behaviours tests need: latency,
 /// chunked delivery, truncation and conditional (`304 Not Modified`) handling.
 ///
 /// ```swift
-/// server.serve("/cat.png", TestResponse(
+/// server.serve("/cat.png", LoopbackResponse(
 ///     body: pngData,
 ///     headers: ["Content-Type": "image/png", "Cache-Control": "max-age=60", "ETag": "\"v1\""]
 /// ))
@@ -15,7 +15,7 @@ import Foundation
 /// The server adds `Content-Length` (the full body size) and nothing else: no `Date` header unless
 /// you put one in ``headers``, so freshness tests fully control what the pipeline sees.
 @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
-public struct TestResponse: Sendable {
+public struct LoopbackResponse: Sendable {
     /// The status code. Default `200`.
     public var status: Int
     /// Response headers, for example `Content-Type`, `Cache-Control`, `ETag`, `Last-Modified`,
@@ -72,12 +72,12 @@ public struct TestResponse: Sendable {
         headers: [String: String] = [:],
         latency: Duration = .zero,
         truncatedAfter: Int? = nil
-    ) -> TestResponse {
+    ) -> LoopbackResponse {
         var allHeaders = headers
-        if TestResponse.value(of: "Content-Type", in: headers) == nil {
+        if LoopbackResponse.value(of: "Content-Type", in: headers) == nil {
             allHeaders["Content-Type"] = contentType
         }
-        return TestResponse(headers: allHeaders, body: body, latency: latency, truncatedAfter: truncatedAfter)
+        return LoopbackResponse(headers: allHeaders, body: body, latency: latency, truncatedAfter: truncatedAfter)
     }
 
     /// A response with `status`, a short text body and no caching headers.
@@ -85,13 +85,13 @@ public struct TestResponse: Sendable {
     /// ```swift
     /// server.serve("/gone.png", .status(410))
     /// ```
-    public static func status(_ status: Int, body: Data = Data(), headers: [String: String] = [:]) -> TestResponse {
-        TestResponse(status: status, headers: headers, body: body)
+    public static func status(_ status: Int, body: Data = Data(), headers: [String: String] = [:]) -> LoopbackResponse {
+        LoopbackResponse(status: status, headers: headers, body: body)
     }
 
     /// The value of header `name`, compared case-insensitively.
     public func header(_ name: String) -> String? {
-        TestResponse.value(of: name, in: headers)
+        LoopbackResponse.value(of: name, in: headers)
     }
 
     static func value(of name: String, in headers: [String: String]) -> String? {

@@ -3,13 +3,13 @@ import HummingbirdCore
 import HTTPTypes
 import NIOCore
 
-/// Routes, request log and byte counters of one ``TestServer``, and the code that answers a
+/// Routes, request log and byte counters of one ``LoopbackServer``, and the code that answers a
 /// request. Shared by the server's connection handlers, so everything is behind one lock.
 @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
-final class TestServerState: Sendable {
+final class LoopbackServerState: Sendable {
     enum Route: Sendable {
-        case fixed(TestResponse)
-        case handler(@Sendable (RecordedRequest) async -> TestResponse)
+        case fixed(LoopbackResponse)
+        case handler(@Sendable (RecordedRequest) async -> LoopbackResponse)
     }
 
     private struct State {
@@ -81,7 +81,7 @@ final class TestServerState: Sendable {
             return state.routes[target] ?? state.routes[record.path]
         }
 
-        let response: TestResponse
+        let response: LoopbackResponse
         switch route {
         case .fixed(let fixed):
             response = fixed
@@ -149,12 +149,12 @@ final class TestServerState: Sendable {
     }
 
     /// The headers a 304 repeats from the full response (RFC 9110, section 15.4.5).
-    private static func notModifiedFields(of response: TestResponse) -> HTTPFields {
+    private static func notModifiedFields(of response: LoopbackResponse) -> HTTPFields {
         let kept: Set<String> = ["cache-control", "content-location", "date", "etag", "expires", "vary", "last-modified", "age"]
         return fields(from: response.headers.filter { kept.contains($0.key.lowercased()) })
     }
 
-    static func isNotModified(request: RecordedRequest, response: TestResponse) -> Bool {
+    static func isNotModified(request: RecordedRequest, response: LoopbackResponse) -> Bool {
         guard response.honorsConditionalRequests,
               (200 ..< 300).contains(response.status),
               request.method == "GET" || request.method == "HEAD"

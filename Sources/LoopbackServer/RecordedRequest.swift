@@ -1,6 +1,6 @@
 import Foundation
 
-/// A request as ``TestServer`` received it, so tests can check what the client sent
+/// A request as ``LoopbackServer`` received it, so tests can check what the client sent
 /// (for example that a revalidation carried `If-None-Match`).
 ///
 /// ```swift

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A value guarded by an `NSLock` (TestSupport cannot see CachedImageCore's internal `Locked`).
+/// A value guarded by an `NSLock` (this module cannot see CachedImageCore's internal `Locked`).
 final class ServerLocked<State>: @unchecked Sendable {
     private let lock = NSLock()
     private var state: State

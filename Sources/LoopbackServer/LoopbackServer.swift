@@ -11,7 +11,7 @@ import NIOCore
 /// the network.
 ///
 /// ```swift
-/// let server = try await TestServer.start()
+/// let server = try await LoopbackServer.start()
 /// server.serve("/a.png", .ok(png, contentType: "image/png", headers: ["ETag": "\"v1\""]))
 /// let (data, _) = try await loader.loadData(for: URLRequest(url: server.url("/a.png"))) { _, _ in }
 /// #expect(server.requestCount(for: "/a.png") == 1)
@@ -21,13 +21,13 @@ import NIOCore
 /// Always call ``shutdown()`` at the end of a test: it closes the listening socket and every
 /// connection, cutting short any response still waiting out its latency.
 @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
-public final class TestServer: Sendable {
+public final class LoopbackServer: Sendable {
     /// The port the server listens on.
     public let port: Int
     /// `http://127.0.0.1:<port>`.
     public let baseURL: URL
 
-    private let state: TestServerState
+    private let state: LoopbackServerState
     private let server: Server<HTTP1Channel>
     private let runTask: Task<Void, Never>
 
@@ -39,7 +39,7 @@ public final class TestServer: Sendable {
         case invalidBaseURL(port: Int)
     }
 
-    private init(port: Int, baseURL: URL, state: TestServerState, server: Server<HTTP1Channel>, runTask: Task<Void, Never>) {
+    private init(port: Int, baseURL: URL, state: LoopbackServerState, server: Server<HTTP1Channel>, runTask: Task<Void, Never>) {
         self.port = port
         self.baseURL = baseURL
         self.state = state
@@ -52,10 +52,10 @@ public final class TestServer: Sendable {
     }
 
     /// Starts a server on `127.0.0.1` with an ephemeral port and returns once it is listening.
-    public static func start() async throws -> TestServer {
-        let state = TestServerState()
+    public static func start() async throws -> LoopbackServer {
+        let state = LoopbackServerState()
         let portSignal = PortSignal()
-        var logger = Logger(label: "CachedImage.TestServer")
+        var logger = Logger(label: "CachedImage.LoopbackServer")
         logger.logLevel = .critical  // shutdown by cancellation logs an expected error
         let server = Server(
             childChannelSetup: HTTP1Channel(responder: { request, writer, _ in
@@ -97,7 +97,7 @@ public final class TestServer: Sendable {
             await runTask.value
             throw StartError.invalidBaseURL(port: port)
         }
-        return TestServer(port: port, baseURL: baseURL, state: state, server: server, runTask: runTask)
+        return LoopbackServer(port: port, baseURL: baseURL, state: state, server: server, runTask: runTask)
     }
 
     /// The URL of `path` (which may carry a query) on this server.
@@ -114,7 +114,7 @@ public final class TestServer: Sendable {
     ///
     /// A route registered with a query (`"/a.png?v=2"`) matches only that query; a route without
     /// one matches the path with any query.
-    public func serve(_ path: String, _ response: TestResponse) {
+    public func serve(_ path: String, _ response: LoopbackResponse) {
         state.setRoute(.fixed(response), for: path)
     }
 
@@ -126,7 +126,7 @@ public final class TestServer: Sendable {
     ///     request.header("If-None-Match") == "\"v1\"" ? .status(304) : .ok(png, headers: ["ETag": "\"v1\""])
     /// }
     /// ```
-    public func serve(_ path: String, handler: @escaping @Sendable (RecordedRequest) async -> TestResponse) {
+    public func serve(_ path: String, handler: @escaping @Sendable (RecordedRequest) async -> LoopbackResponse) {
         state.setRoute(.handler(handler), for: path)
     }
 
