@@ -124,4 +124,46 @@ struct PipelineErrorTests {
         }
         try? FileManager.default.removeItem(at: fixture.directory)
     }
+
+    @Test("a disk that cannot be written is reported through events; images still load from the network")
+    @available(macOS 14.0, *)
+    func diskWriteFailure() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/a.png")
+        let pipeline = fixture.makePipeline()
+        let events = pipeline.events()
+        // Replace the cache directory with a regular file: every write now fails.
+        try FileManager.default.removeItem(at: fixture.directory)
+        try Data("not a directory".utf8).write(to: fixture.directory)
+
+        let response = try await pipeline.image(for: fixture.url("/a.png"))
+        #expect(response.source == .network)
+        pipeline.diskCache?.flush()
+
+        var diskError: DiskCache.Error?
+        for await event in events {
+            if case .diskCacheFailed(let error) = event {
+                diskError = error
+                break
+            }
+        }
+        #expect(diskError?.operation == .write)
+        #expect(pipeline.diskCache?.entryCount == 0)
+        await fixture.server.shutdown()
+        try? FileManager.default.removeItem(at: fixture.directory)
+    }
+
+    @Test("a disk cache directory that cannot be created disables the disk cache, not the pipeline")
+    @available(macOS 14.0, *)
+    func unusableDiskDirectory() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/a.png")
+        let blocker = fixture.directory.appendingPathComponent("file")
+        try FileManager.default.createDirectory(at: fixture.directory, withIntermediateDirectories: true)
+        try Data().write(to: blocker)
+        let pipeline = fixture.makePipeline { $0.diskCacheDirectory = blocker.appendingPathComponent("cache") }
+        #expect(pipeline.diskCache == nil)
+        #expect(try await pipeline.image(for: fixture.url("/a.png")).source == .network)
+        await fixture.tearDown()
+    }
 }

@@ -11,7 +11,8 @@ struct PipelineLoadingTests {
     func coalescesIdenticalRequests() async throws {
         let fixture = try await PipelineFixture.start()
         fixture.servePNG("/a.png", latency: .milliseconds(100))
-        let pipeline = fixture.makePipeline()
+        let decoder = CountingDecoder()
+        let pipeline = fixture.makePipeline { $0.decoder = decoder }
         let request = ImageRequest(url: fixture.url("/a.png"))
 
         let responses = try await withThrowingTaskGroup(of: ImageResponse.self) { group in
@@ -24,6 +25,7 @@ struct PipelineLoadingTests {
         #expect(responses.count == 100)
         #expect(fixture.server.requestCount(for: "/a.png") == 1)
         #expect(pipeline.statistics.networkRequests == 1)
+        #expect(decoder.decodeCount == 1)
         #expect(responses.allSatisfy { $0.image.pixelSize == PixelSize(width: 64, height: 48) })
         #expect(responses.filter { $0.source == .network }.count >= 1)
         #expect(responses.filter { $0.metrics.isCoalesced || $0.source == .memory }.count == 99)
@@ -64,7 +66,8 @@ struct PipelineLoadingTests {
     func memoryHitAndTargetSizes() async throws {
         let fixture = try await PipelineFixture.start()
         fixture.servePNG("/big.png", width: 400, height: 200)
-        let pipeline = fixture.makePipeline()
+        let decoder = CountingDecoder()
+        let pipeline = fixture.makePipeline { $0.decoder = decoder }
         let full = ImageRequest(url: fixture.url("/big.png"))
         let thumbnail = ImageRequest(url: fixture.url("/big.png"), targetSize: PixelSize(width: 100, height: 100))
 
@@ -76,7 +79,10 @@ struct PipelineLoadingTests {
         #expect(large.image.pixelSize == PixelSize(width: 400, height: 200))
         #expect(small.image.pixelSize == PixelSize(width: 100, height: 50))
         #expect(small.image.cost < large.image.cost)
+        // One download shared by both sizes; one decode per size.
         #expect(fixture.server.requestCount(for: "/big.png") == 1)
+        #expect(Set(decoder.targetSizes) == [nil, PixelSize(width: 100, height: 100)])
+        #expect(decoder.decodeCount == 2)
         #expect(pipeline.cachedImage(for: full)?.pixelSize == PixelSize(width: 400, height: 200))
         #expect(pipeline.cachedImage(for: thumbnail)?.pixelSize == PixelSize(width: 100, height: 50))
         #expect(try await pipeline.image(for: thumbnail).source == .memory)
