@@ -52,20 +52,19 @@ struct JPEGWriter {
     /// Collects entropy-coded bits most-significant first, stuffing a zero byte after each 0xFF.
     struct BitWriter {
         var bytes: [UInt8] = []
-        private var accumulator: UInt32 = 0
-        private var pending = 0
+        private var accumulator: UInt64 = 0
+        private var pending = 0 // Bits in `accumulator` not yet emitted; always < 8 between calls.
 
+        /// Appends the low `count` bits of `bits` (at most 32).
         mutating func write(_ bits: UInt32, count: Int) {
             guard count > 0 else { return }
-            for shift in stride(from: count - 1, through: 0, by: -1) {
-                accumulator = accumulator << 1 | (bits >> UInt32(shift) & 1)
-                pending += 1
-                if pending == 8 {
-                    emit(UInt8(accumulator))
-                    accumulator = 0
-                    pending = 0
-                }
+            accumulator = accumulator << UInt64(count) | UInt64(bits) & ((1 << UInt64(count)) - 1)
+            pending += count
+            while pending >= 8 {
+                pending -= 8
+                emit(UInt8(truncatingIfNeeded: accumulator >> UInt64(pending)))
             }
+            accumulator &= (1 << UInt64(pending)) - 1
         }
 
         /// Pads the last byte with one bits, as T.81 requires.

@@ -12,8 +12,10 @@ extension ImageInfo {
     /// - GIF: the block chain (extensions and images with their sub-blocks) reaches the `0x3B`
     ///   trailer.
     /// - WebP: the RIFF size field plus 8 equals `data.count` (one pad byte more is allowed).
-    /// - HEIC/AVIF: the file starts with `ftyp` and the top-level box sizes add up to exactly
-    ///   `data.count`; a box of size 0 runs to the end and so completes the file.
+    /// - HEIC/AVIF: the file starts with `ftyp`, the top-level box sizes add up to exactly
+    ///   `data.count` (a box of size 0 runs to the end), there is a `meta` box (or `moov`, for
+    ///   image sequences), and every item extent that `meta`'s `iloc` places in the file ends
+    ///   within the data. The last check catches a file cut exactly at a box boundary.
     ///
     /// ```swift
     /// guard ImageInfo.isComplete(body, format: info.format) else { throw MyError.truncated }
@@ -120,10 +122,8 @@ extension ImageInfo {
                         let next = raw[index + 1]
                         if next == 0x00 || (0xD0...0xD7).contains(next) {
                             index += 2
-                        } else if next == 0xFF {
-                            index += 1
                         } else {
-                            break
+                            break // A marker, possibly after fill bytes: the outer walk reads it.
                         }
                     }
                 }
@@ -185,24 +185,44 @@ extension ImageInfo {
 
     private static func isobmffIsComplete(_ bytes: HeaderBytes) -> Bool {
         guard bytes.u32be(4) == HeaderBytes.fourCC("ftyp") else { return false }
+        var meta: Box?
+        var hasMovie = false
+        /// A file cut exactly at a box boundary still adds up, so the item data must be there
+        /// too: there must be a `meta` (or, for sequences, `moov`) box, and every extent `iloc`
+        /// places in the file must end within it.
+        func contentArrived() -> Bool {
+            if let meta {
+                return (itemDataEnd(in: meta, bytes) ?? 0) <= bytes.count
+            }
+            return hasMovie
+        }
         var offset = 0
         while offset < bytes.count {
-            guard let size32 = bytes.u32be(offset), bytes.contains(offset, length: 8) else { return false }
+            guard let size32 = bytes.u32be(offset), let type = bytes.u32be(offset + 4) else { return false }
+            let headerLength: Int
             let size: Int
             switch size32 {
-            case 0:
-                return true // The last box runs to the end of the file.
+            case 0: // The last box runs to the end of the file.
+                headerLength = 8
+                size = bytes.count - offset
             case 1:
                 guard let large = bytes.u64be(offset + 8), let value = Int(exactly: large), value >= 16
                 else { return false }
+                headerLength = 16
                 size = value
             default:
                 guard let value = Int(exactly: size32), value >= 8 else { return false }
+                headerLength = 8
                 size = value
             }
             guard let next = HeaderBytes.end(of: offset, length: size) else { return false }
+            if type == HeaderBytes.fourCC("meta"), meta == nil {
+                meta = Box(type: type, contentStart: offset + headerLength, contentEnd: min(next, bytes.count))
+            } else if type == HeaderBytes.fourCC("moov") {
+                hasMovie = true
+            }
             offset = next
         }
-        return offset == bytes.count
+        return offset == bytes.count && contentArrived()
     }
 }

@@ -170,6 +170,66 @@ extension ImageInfo {
         return result
     }
 
+    /// The end offset of the furthest item data that `meta`'s `iloc` box places in the file
+    /// itself (construction method 0, data reference 0), or `nil` when there is no readable iloc.
+    ///
+    /// An extent length of 0 means "to the end of the file" and adds no requirement.
+    static func itemDataEnd(in meta: Box, _ bytes: HeaderBytes) -> Int? {
+        var iloc: Box?
+        forEachBox(in: bytes, (meta.contentStart + 4)..<max(meta.contentStart + 4, meta.contentEnd)) { child in
+            if child.type == HeaderBytes.fourCC("iloc") { iloc = child }
+            return iloc == nil
+        }
+        guard let iloc,
+              let version = bytes.u8(iloc.contentStart), version <= 2,
+              let sizes1 = bytes.u8(iloc.contentStart + 4), let sizes2 = bytes.u8(iloc.contentStart + 5)
+        else { return nil }
+        let offsetSize = Int(sizes1 >> 4), lengthSize = Int(sizes1 & 0x0F)
+        let baseOffsetSize = Int(sizes2 >> 4), indexSize = version >= 1 ? Int(sizes2 & 0x0F) : 0
+        let validSizes: Set<Int> = [0, 4, 8]
+        guard validSizes.isSuperset(of: [offsetSize, lengthSize, baseOffsetSize, indexSize]) else { return nil }
+
+        var offset = iloc.contentStart + 6
+        /// Reads a 0-, 2-, 4- or 8-byte big-endian field and moves past it; `nil` if truncated.
+        func field(_ size: Int) -> UInt64? {
+            defer { offset += size }
+            switch size {
+            case 0: return 0
+            case 2: return bytes.u16be(offset).map(UInt64.init)
+            case 4: return bytes.u32be(offset).map(UInt64.init)
+            default: return bytes.u64be(offset)
+            }
+        }
+        guard let itemCount = field(version < 2 ? 2 : 4) else { return nil }
+        var furthest = 0
+        var item: UInt64 = 0
+        while item < itemCount {
+            item += 1
+            guard field(version < 2 ? 2 : 4) != nil else { return nil } // item_ID
+            var constructionMethod: UInt64 = 0
+            if version >= 1 {
+                guard let packed = field(2) else { return nil }
+                constructionMethod = packed & 0x0F
+            }
+            guard let dataReference = field(2), let baseOffset = field(baseOffsetSize),
+                  let extentCount = field(2)
+            else { return nil }
+            for _ in 0..<extentCount {
+                guard field(indexSize) != nil,
+                      let extentOffset = field(offsetSize), let extentLength = field(lengthSize)
+                else { return nil }
+                // Only data in this file (method 0, same file) bounds the file's length.
+                guard constructionMethod == 0, dataReference == 0 else { continue }
+                let (start, overflow1) = baseOffset.addingReportingOverflow(extentOffset)
+                let (end, overflow2) = start.addingReportingOverflow(extentLength)
+                guard !overflow1, !overflow2 else { return Int.max }
+                furthest = max(furthest, Int(exactly: end) ?? Int.max)
+            }
+            guard offset <= iloc.contentEnd else { return nil }
+        }
+        return furthest
+    }
+
     private static func codecFormat(ofProperty type: UInt32) -> ImageFormat? {
         switch type {
         case HeaderBytes.fourCC("hvcC"): .heic
