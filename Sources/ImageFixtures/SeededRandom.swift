@@ -1,13 +1,13 @@
 /// A small deterministic generator (SplitMix64): the same seed always yields the same sequence,
 /// on every platform, which keeps fixture bytes stable across runs.
-struct SeededRandom {
+public struct SeededRandom: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,7 +16,7 @@ struct SeededRandom {
     }
 
     /// A value in `0..<bound` (`bound` > 0); the slight modulo bias does not matter here.
-    mutating func next(below bound: Int) -> Int {
+    public mutating func next(below bound: Int) -> Int {
         Int(next() % UInt64(bound))
     }
 }

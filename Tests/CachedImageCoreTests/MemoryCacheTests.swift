@@ -1,4 +1,5 @@
 import Foundation
+import ImageFixtures
 import Testing
 @testable import CachedImageCore
 
@@ -17,19 +18,6 @@ private final class CountingClock: CacheClock, Sendable {
 
     func advance(by seconds: TimeInterval) {
         state.withLock { $0.now += seconds }
-    }
-}
-
-/// A deterministic generator (SplitMix64) so a failing random test can be replayed.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
@@ -113,7 +101,7 @@ struct MemoryCacheTests {
 
     @Test(arguments: [1, 2, 3, 4, 5])
     func randomOperationsKeepLimitsAndAgreeWithAModel(seed: UInt64) {
-        var random = SplitMix64(state: seed)
+        var random = SeededRandom(seed: seed)
         let cache = MemoryCache<Int, String>(costLimit: 1_000, countLimit: 40)
         // The model knows the last value written per key; the cache may have evicted it, but
         // must never return anything else, nor anything after a removal.
@@ -332,7 +320,7 @@ struct MemoryCacheTests {
         await withTaskGroup(of: Bool.self) { group in
             for task in 0..<16 {
                 group.addTask {
-                    var random = SplitMix64(state: UInt64(task))
+                    var random = SeededRandom(seed: UInt64(task))
                     var withinLimits = true
                     for _ in 0..<4_000 {
                         let key = Int.random(in: 0..<500, using: &random)
