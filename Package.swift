@@ -46,6 +46,7 @@ let package = Package(
             name: "CachedImageCoreTests",
             dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer"]
         ),
+        .testTarget(name: "CachedImageTests", dependencies: ["CachedImage"]),
     ],
     swiftLanguageModes: [.v6]
 )
