@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import CachedImageCore
 
 /// Every phase an `ImageLoader` reports, in order, reduced to what a view would show; tests
@@ -46,27 +47,54 @@ final class PhaseRecorder {
         }
     }
 
+    private struct Waiter {
+        var id: Int
+        var from: Int
+        var condition: (Seen) -> Bool
+        var continuation: CheckedContinuation<Void, Never>
+    }
+
     private(set) var seen: [Seen] = []
-    private var waiters: [(from: Int, condition: (Seen) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters: [Waiter] = []
+    private var nextWaiterID = 0
 
     init(_ loader: ImageLoader) {
         loader.onChange = { [weak self] phase in self?.record(phase) }
     }
 
-    /// Returns once a phase matching `condition` has been recorded at index `from` or later.
-    /// (The suite's time limit turns a phase that never comes into a failure, not a hang.)
+    /// Returns once a phase matching `condition` has been recorded at index `from` or later, or
+    /// when the waiting task is cancelled (the suite's time limit cancels it, so a phase that
+    /// never comes fails the test instead of hanging the run).
     func wait(from index: Int = 0, until condition: @escaping (Seen) -> Bool) async {
         if seen.dropFirst(index).contains(where: condition) { return }
-        await withCheckedContinuation { continuation in
-            waiters.append((index, condition, continuation))
+        nextWaiterID += 1
+        let id = nextWaiterID
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    waiters.append(Waiter(id: id, from: index, condition: condition, continuation: continuation))
+                }
+            }
+        } onCancel: {
+            Task { @MainActor [weak self] in self?.stopWaiting(id) }
         }
+        if !seen.dropFirst(index).contains(where: condition) {
+            Issue.record("cancelled before a matching phase; seen: \(seen)")
+        }
+    }
+
+    private func stopWaiting(_ id: Int) {
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
+        waiters.remove(at: index).continuation.resume()
     }
 
     private func record(_ phase: ImageLoader.Phase) {
         let value = Seen(phase)
         seen.append(value)
         let index = seen.count - 1
-        var remaining: [(from: Int, condition: (Seen) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        var remaining: [Waiter] = []
         for waiter in waiters {
             if index >= waiter.from, waiter.condition(value) {
                 waiter.continuation.resume()
