@@ -287,4 +287,33 @@ struct ImageLoaderTests {
         #expect(loader.previousResponse(for: ImageRequest(url: fixture.url("/first.png"))) == nil)
         await fixture.tearDown()
     }
+
+    @Test("a loader that goes away (its view was destroyed) cancels its load")
+    @available(macOS 14.0, *)
+    func deallocationCancels() async throws {
+        let fixture = try await PipelineFixture.start()
+        let gate = Gate()
+        serveGated(fixture, "/a.png", gate: gate)
+        let pipeline = fixture.makePipeline()
+        let events = pipeline.events()
+
+        var loader: ImageLoader? = ImageLoader(pipeline: pipeline)
+        loader?.load(ImageRequest(url: fixture.url("/a.png")))
+        #expect(loader?.phase.progress != nil)
+        loader = nil
+
+        for await event in events {
+            if case .taskCancelled(_, let url) = event {
+                #expect(url?.path == "/a.png")
+                break
+            }
+            if case .taskCompleted = event {
+                Issue.record("the load completed although nobody wanted it")
+                break
+            }
+        }
+        #expect(pipeline.statistics.cancellations == 1)
+        gate.open()
+        await fixture.tearDown()
+    }
 }
