@@ -15,8 +15,9 @@ extension ImagePipeline {
         /// disabled, so bytes are never cached twice.
         public var dataLoader: any DataLoading
 
-        /// Decodes validated bytes. Default: ``HeaderImageDecoder`` (the Apple layer installs
-        /// its ImageIO decoder).
+        /// Decodes validated bytes. Default: `ImageIODecoder` on Apple platforms (decoded off the
+        /// main thread, downsampled to the request's target size); ``HeaderImageDecoder`` where
+        /// ImageIO does not exist.
         public var decoder: any ImageDecoding
 
         /// Total cost (decoded bytes) the memory cache may hold; `0` disables it.
@@ -59,7 +60,11 @@ extension ImagePipeline {
         /// A configuration with the default loader, decoder and caches.
         public init() {
             self.dataLoader = URLSessionDataLoader()
+            #if canImport(ImageIO)
+            self.decoder = ImageIODecoder()
+            #else
             self.decoder = HeaderImageDecoder()
+            #endif
             self.memoryCacheCostLimit = Configuration.defaultMemoryCacheCostLimit
             self.diskCacheDirectory = Configuration.defaultDiskCacheDirectory
         }

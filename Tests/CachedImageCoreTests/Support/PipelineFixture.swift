@@ -22,6 +22,9 @@ struct PipelineFixture {
         var configuration = ImagePipeline.Configuration()
         configuration.diskCacheDirectory = directory
         configuration.clock = clock
+        // Keeps the original bytes on every platform, so tests can compare them (ImageIO, the
+        // Apple default, keeps only the bitmap).
+        configuration.decoder = HeaderImageDecoder()
         configure(&configuration)
         return ImagePipeline(configuration: configuration)
     }

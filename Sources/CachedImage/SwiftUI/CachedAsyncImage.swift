@@ -1,0 +1,199 @@
+#if canImport(SwiftUI)
+import CachedImageCore
+import SwiftUI
+
+/// A drop-in replacement for SwiftUI's `AsyncImage` that caches: in memory (decoded), on disk
+/// (original bytes, across launches) and with HTTP revalidation, through an ``ImagePipeline``.
+///
+/// The initialisers match `AsyncImage`'s, so renaming the type is the whole migration:
+///
+/// ```swift
+/// CachedAsyncImage(url: url)
+/// CachedAsyncImage(url: url) { image in image.resizable() } placeholder: { ProgressView() }
+/// CachedAsyncImage(url: url, transaction: Transaction(animation: .default)) { phase in ... }
+/// ```
+///
+/// What `AsyncImage` does not do:
+/// - **No placeholder flash**: when the image is in the memory cache, the very first frame shows
+///   it (`AsyncImage` always starts empty).
+/// - **Requests**: ``init(request:scale:transaction:content:)`` takes an ``ImageRequest`` with a
+///   priority, a target size (decoded downsampled) and cache options.
+/// - **Reused cells**: loading is keyed to the request (`task(id:)`), so a recycled `List` row
+///   never shows its previous image; leaving the screen lowers the load's priority (or cancels
+///   it, see ``offscreenBehavior(_:)``); a download other views want keeps going.
+/// - **Keep the previous image** while a new URL loads: ``keepsPreviousImageWhileLoading(_:)``.
+/// - **Progress and retry**: ``init(request:scale:transaction:phaseContent:)``.
+/// - The pipeline comes from the environment: `.imagePipeline(_:)`, `ImagePipeline.shared` by default.
+@MainActor
+public struct CachedAsyncImage<Content: View>: View {
+    @Environment(\.imagePipeline) private var pipeline
+    @StateObject private var model = ImageLoaderModel()
+
+    private let request: ImageRequest
+    private let scale: CGFloat
+    private let transaction: Transaction
+    private let content: (CachedImagePhase) -> Content
+    private let showsDefaultPlaceholder: Bool
+    private var keepsPreviousImage = false
+    private var disappearBehavior: ImageLoader.DisappearBehavior = .lowerPriority(to: .low)
+
+    // MARK: AsyncImage's initialisers
+
+    /// Shows the image at `url`, with a neutral placeholder until it loads (and on failure),
+    /// like `AsyncImage(url:scale:)`.
+    ///
+    /// - Parameters:
+    ///   - url: The image's URL; `nil` shows the placeholder.
+    ///   - scale: Pixels per point of the image (2 for an `@2x` asset).
+    public init(url: URL?, scale: CGFloat = 1) where Content == Image {
+        self.init(request: ImageRequest(url: url), scale: scale, transaction: Transaction(), showsDefaultPlaceholder: true) { phase in
+            phase.image ?? Image(systemName: "photo")
+        }
+    }
+
+    /// Shows `content` with the loaded image, and `placeholder` until then (and on failure),
+    /// like `AsyncImage(url:scale:content:placeholder:)`.
+    public init<I: View, P: View>(
+        url: URL?,
+        scale: CGFloat = 1,
+        @ViewBuilder content: @escaping (Image) -> I,
+        @ViewBuilder placeholder: @escaping () -> P
+    ) where Content == _ConditionalContent<I, P> {
+        self.init(request: ImageRequest(url: url), scale: scale, content: content, placeholder: placeholder)
+    }
+
+    /// Renders each phase of the load with `content`, applying `transaction` when the phase
+    /// changes, like `AsyncImage(url:scale:transaction:content:)`.
+    public init(
+        url: URL?,
+        scale: CGFloat = 1,
+        transaction: Transaction = Transaction(),
+        @ViewBuilder content: @escaping (AsyncImagePhase) -> Content
+    ) {
+        self.init(request: ImageRequest(url: url), scale: scale, transaction: transaction, content: content)
+    }
+
+    // MARK: Requests
+
+    /// Like ``init(url:scale:transaction:content:)``, for an ``ImageRequest``: set its
+    /// `targetSize` to decode downsampled, its `priority`, or cache `options`.
+    ///
+    /// ```swift
+    /// CachedAsyncImage(request: ImageRequest(url: url, targetSize: PixelSize(width: 300, height: 300))) { phase in
+    ///     phase.image?.resizable() ?? Image(systemName: "photo")
+    /// }
+    /// ```
+    public init(
+        request: ImageRequest,
+        scale: CGFloat = 1,
+        transaction: Transaction = Transaction(),
+        @ViewBuilder content: @escaping (AsyncImagePhase) -> Content
+    ) {
+        self.init(request: request, scale: scale, transaction: transaction, showsDefaultPlaceholder: false) { phase in
+            content(phase.asyncImagePhase)
+        }
+    }
+
+    /// Like ``init(url:scale:content:placeholder:)``, for an ``ImageRequest``.
+    public init<I: View, P: View>(
+        request: ImageRequest,
+        scale: CGFloat = 1,
+        @ViewBuilder content: @escaping (Image) -> I,
+        @ViewBuilder placeholder: @escaping () -> P
+    ) where Content == _ConditionalContent<I, P> {
+        self.init(request: request, scale: scale, transaction: Transaction(), showsDefaultPlaceholder: false) { phase in
+            if let image = phase.image {
+                return ViewBuilder.buildEither(first: content(image))
+            }
+            return ViewBuilder.buildEither(second: placeholder())
+        }
+    }
+
+    /// Renders a ``CachedImagePhase``: download progress, the error with a retry action, and the
+    /// previous image kept while loading.
+    ///
+    /// ```swift
+    /// CachedAsyncImage(request: request) { phase in
+    ///     if let image = phase.image {
+    ///         image.resizable()
+    ///     } else if phase.error != nil {
+    ///         Button("Retry") { phase.retry() }
+    ///     } else {
+    ///         ProgressView(value: phase.progress?.fraction ?? 0)
+    ///     }
+    /// }
+    /// ```
+    public init(
+        request: ImageRequest,
+        scale: CGFloat = 1,
+        transaction: Transaction = Transaction(),
+        @ViewBuilder phaseContent: @escaping (CachedImagePhase) -> Content
+    ) {
+        self.init(request: request, scale: scale, transaction: transaction, showsDefaultPlaceholder: false, content: phaseContent)
+    }
+
+    private init(
+        request: ImageRequest,
+        scale: CGFloat,
+        transaction: Transaction,
+        showsDefaultPlaceholder: Bool,
+        content: @escaping (CachedImagePhase) -> Content
+    ) {
+        self.request = request
+        self.scale = scale
+        self.transaction = transaction
+        self.showsDefaultPlaceholder = showsDefaultPlaceholder
+        self.content = content
+    }
+
+    // MARK: Options
+
+    /// Keeps showing the previous image while a new URL loads, instead of the placeholder
+    /// (a gallery paging between photos, an avatar whose URL changes). Default: off.
+    public func keepsPreviousImageWhileLoading(_ keeps: Bool = true) -> CachedAsyncImage {
+        var copy = self
+        copy.keepsPreviousImage = keeps
+        return copy
+    }
+
+    /// What happens to a load in flight when the view leaves the screen. Default:
+    /// `.lowerPriority(to: .low)`: it keeps loading behind the visible images.
+    public func offscreenBehavior(_ behavior: ImageLoader.DisappearBehavior) -> CachedAsyncImage {
+        var copy = self
+        copy.disappearBehavior = behavior
+        return copy
+    }
+
+    // MARK: Body
+
+    public var body: some View {
+        let model = self.model
+        let request = self.request
+        model.configure(
+            pipeline: pipeline,
+            transaction: transaction,
+            keepsPreviousImage: keepsPreviousImage,
+            disappearBehavior: disappearBehavior
+        )
+        let phase = model.phase(for: request, scale: scale)
+        return Group {
+            if showsDefaultPlaceholder && phase.image == nil {
+                Color.gray.opacity(0.2)
+            } else {
+                content(phase)
+            }
+        }
+        .task(id: LoadKey(request: request, pipeline: ObjectIdentifier(pipeline))) {
+            model.load(request)
+        }
+        .onAppear { model.loader.didAppear() }
+        .onDisappear { model.loader.didDisappear() }
+    }
+}
+
+/// Identifies one load: a new request or a new pipeline starts another.
+private struct LoadKey: Hashable, Sendable {
+    var request: ImageRequest
+    var pipeline: ObjectIdentifier
+}
+#endif

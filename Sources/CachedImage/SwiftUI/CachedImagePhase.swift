@@ -1,0 +1,73 @@
+#if canImport(SwiftUI)
+import CachedImageCore
+import SwiftUI
+
+/// What a `CachedAsyncImage` shows, with more than `AsyncImagePhase` says: download progress,
+/// the image kept from the previous request, and a retry action for failure views.
+///
+/// ```swift
+/// CachedAsyncImage(request: request) { (phase: CachedImagePhase) in
+///     switch phase.state {
+///     case .success(let image): image.resizable().scaledToFill()
+///     case .failure: Button("Retry") { phase.retry() }
+///     case .loading(let progress): ProgressView(value: progress.fraction ?? 0)
+///     case .empty: Color.gray
+///     }
+/// }
+/// ```
+public struct CachedImagePhase {
+    /// The loader's state, with the image ready for SwiftUI.
+    public enum State {
+        /// Nothing loaded yet (or cancelled).
+        case empty
+        /// Loading; the download's progress.
+        case loading(ImageLoader.Progress)
+        /// The image.
+        case success(Image)
+        /// Loading failed: usually an `ImagePipeline.Error`.
+        case failure(any Error)
+    }
+
+    /// The loader's state.
+    public let state: State
+    /// The image to show: the loaded image, or (with `keepsPreviousImageWhileLoading()`) the
+    /// previous request's image while this one loads. `nil` otherwise.
+    public let image: Image?
+    /// The pipeline's response for the loaded image (source, metrics), when ``state`` is `.success`.
+    public let response: ImageResponse?
+    private let retryAction: @MainActor () -> Void
+
+    init(state: State, image: Image?, response: ImageResponse?, retry: @escaping @MainActor () -> Void) {
+        self.state = state
+        self.image = image
+        self.response = response
+        self.retryAction = retry
+    }
+
+    /// The error when loading failed.
+    public var error: (any Error)? {
+        if case .failure(let error) = state { return error }
+        return nil
+    }
+
+    /// The download's progress while loading.
+    public var progress: ImageLoader.Progress? {
+        if case .loading(let progress) = state { return progress }
+        return nil
+    }
+
+    /// Loads the image again (for a failure view's button).
+    @MainActor
+    public func retry() {
+        retryAction()
+    }
+
+    /// The same phase as SwiftUI's `AsyncImagePhase`: `.success` whenever there is an image to
+    /// show, `.failure` on failure, `.empty` otherwise (including while loading).
+    public var asyncImagePhase: AsyncImagePhase {
+        if let image { return .success(image) }
+        if let error { return .failure(error) }
+        return .empty
+    }
+}
+#endif

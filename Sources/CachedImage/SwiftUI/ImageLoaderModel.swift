@@ -1,0 +1,67 @@
+#if canImport(SwiftUI)
+import CachedImageCore
+import SwiftUI
+
+/// Publishes an ``ImageLoader``'s changes to SwiftUI, applying the view's transaction.
+@MainActor
+final class ImageLoaderModel: ObservableObject {
+    let loader: ImageLoader
+    private var transaction = Transaction()
+    private var isConnected = false
+
+    nonisolated init() {
+        loader = ImageLoader()
+    }
+
+    /// Brings the loader in line with the view's current environment and options. Changes
+    /// nothing SwiftUI observes, so it is safe to call from `body`.
+    func configure(
+        pipeline: ImagePipeline,
+        transaction: Transaction,
+        keepsPreviousImage: Bool,
+        disappearBehavior: ImageLoader.DisappearBehavior
+    ) {
+        if !isConnected {
+            isConnected = true
+            loader.onChange = { [weak self] _ in self?.publish() }
+        }
+        self.transaction = transaction
+        loader.pipeline = pipeline
+        loader.keepsPreviousImage = keepsPreviousImage
+        loader.disappearBehavior = disappearBehavior
+        #if canImport(UIKit) && !os(watchOS)
+        MemoryPressureTrimmer.install(for: pipeline)
+        #endif
+    }
+
+    /// What to render for `request` now (a memory hit shows in the very first frame).
+    func phase(for request: ImageRequest, scale: CGFloat) -> CachedImagePhase {
+        let phase = loader.phase(for: request)
+        let retry: @MainActor () -> Void = { [weak self] in self?.loader.retry() }
+        switch phase {
+        case .empty, .loading:
+            let previous = loader.previousResponse(for: request)
+            let state: CachedImagePhase.State = phase.progress.map { .loading($0) } ?? .empty
+            return CachedImagePhase(state: state, image: previous?.image.swiftUIImage(scale: scale), response: nil, retry: retry)
+        case .success(let response):
+            guard let image = response.image.swiftUIImage(scale: scale) else {
+                let error = ImagePipeline.Error.decodingFailed(url: response.request.url, reason: "the decoder produced no displayable image")
+                return CachedImagePhase(state: .failure(error), image: nil, response: nil, retry: retry)
+            }
+            return CachedImagePhase(state: .success(image), image: image, response: response, retry: retry)
+        case .failure(let error):
+            return CachedImagePhase(state: .failure(error), image: nil, response: nil, retry: retry)
+        }
+    }
+
+    func load(_ request: ImageRequest) {
+        loader.load(request)
+    }
+
+    private func publish() {
+        withTransaction(transaction) {
+            objectWillChange.send()
+        }
+    }
+}
+#endif
