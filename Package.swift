@@ -8,9 +8,11 @@ let package = Package(
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         .library(name: "CachedImageCore", targets: ["CachedImageCore"]),
+        .executable(name: "cachedimage", targets: ["CachedImageTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // The engine: caches, HTTP freshness, pipeline, prefetching. Platform-independent.
@@ -27,6 +29,27 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
             ]
+        ),
+        // The `cachedimage` command line: the demo (CachedImage against the naive approaches on a
+        // loopback image feed) and tools for a real cache directory. A library so tests can run
+        // the commands; not a product.
+        .target(
+            name: "CachedImageCLI",
+            dependencies: [
+                "CachedImageCore",
+                "ImageFixtures",
+                "LoopbackServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The thin executable: `swift run cachedimage demo`.
+        .executableTarget(
+            name: "CachedImageTool",
+            dependencies: ["CachedImageCLI"]
+        ),
+        .testTarget(
+            name: "CachedImageCLITests",
+            dependencies: ["CachedImageCLI", "CachedImageCore", "ImageFixtures", "LoopbackServer"]
         ),
         .testTarget(
             name: "CachedImageCoreTests",
