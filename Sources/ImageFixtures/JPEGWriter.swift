@@ -55,17 +55,17 @@ struct JPEGWriter {
         private var accumulator: UInt32 = 0
         private var pending = 0
 
+        /// Appends the low `count` bits of `bits` (at most 24), whole bytes at a time.
         mutating func write(_ bits: UInt32, count: Int) {
             guard count > 0 else { return }
-            for shift in stride(from: count - 1, through: 0, by: -1) {
-                accumulator = accumulator << 1 | (bits >> UInt32(shift) & 1)
-                pending += 1
-                if pending == 8 {
-                    emit(UInt8(accumulator))
-                    accumulator = 0
-                    pending = 0
-                }
+            precondition(count <= 24, "at most 24 bits at once")
+            accumulator = accumulator << UInt32(count) | (bits & ((1 << UInt32(count)) - 1))
+            pending += count
+            while pending >= 8 {
+                pending -= 8
+                emit(UInt8(truncatingIfNeeded: accumulator >> UInt32(pending)))
             }
+            accumulator &= (1 << UInt32(pending)) - 1
         }
 
         /// Pads the last byte with one bits, as T.81 requires.

@@ -104,8 +104,17 @@ public struct DemoRunner: Sendable {
                 ApproachReport(approach: approach, phases: phases[approach] ?? [], latencies: latencies[approach] ?? [:])
             },
             duration: MonotonicTime.now() - runStart,
-            cacheDirectory: options.keepCaches ? root.path : nil
+            cacheDirectory: options.keepCaches ? root.path : nil,
+            buildConfiguration: Self.buildConfiguration
         )
+    }
+
+    private static var buildConfiguration: String {
+        #if DEBUG
+        "debug"
+        #else
+        "release"
+        #endif
     }
 
     // MARK: Launches

@@ -15,7 +15,7 @@ struct FeedImage: Sendable {
     let path: String
     let data: Data
     let contentType: String
-    /// A strong validator derived from the bytes.
+    /// A strong validator: the generator seed and the byte count.
     let etag: String
     let width: Int
     let height: Int

@@ -4,38 +4,35 @@ import FoundationNetworking
 #endif
 
 /// What SwiftUI's `AsyncImage` does: each appearance loads the URL through a `URLSession` with
-/// the default configuration and a `URLCache` (the platform's default shared capacities unless
-/// overridden), then decodes; there is no cache of decoded images.
+/// the default configuration and a `URLCache` (the default shared capacities unless overridden),
+/// then decodes; there is no cache of decoded images.
 ///
-/// On Apple platforms `URLSession` applies its protocol cache policy itself. On Linux,
-/// swift-corelibs-foundation's `URLSession` never reads or writes its `URLCache` (its HTTP
-/// protocol reports every response as not cacheable), which would make this baseline "no cache
-/// at all"; so there the client applies the same policy on top of the real `URLCache`: a fresh
-/// cached response (`Cache-Control: max-age` counted from `Date`) is served without a request, a
-/// stale one is revalidated with `If-None-Match`, and `200` responses are stored when no larger
-/// than about 5% of the disk capacity (Apple's documented limit for caching a response).
+/// On Apple platforms this is the real `URLSession` and `URLCache`. On Linux,
+/// swift-corelibs-foundation's `URLSession` never uses its `URLCache`, which would make this
+/// baseline "no cache at all"; there the client applies `.useProtocolCachePolicy` itself over
+/// ``URLCacheModel``: a fresh stored response (`Cache-Control: max-age` counted from `Date`) is
+/// served without a request, a stale one is revalidated with `If-None-Match`, `200` responses are
+/// stored as `URLCache` would.
 ///
-/// `URLCache` does not say whether it answered, so the server's per-image request count decides
-/// between `.disk` and `.network`.
+/// Whether a view hit the network is read from the server's per-image request count, the same way
+/// on both platforms.
 @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
 final class URLCacheDemoClient: DemoClient {
     private let session: URLSession
-    private let cache: URLCache
     private let server: FeedServer
     private let cellPixels: Int
+    #if canImport(FoundationNetworking)
+    private let cache: URLCacheModel
+    #endif
 
     init(directory: URL, memoryCapacity: Int, diskCapacity: Int, server: FeedServer, cellPixels: Int) {
-        #if canImport(FoundationNetworking)
-        cache = URLCache(memoryCapacity: memoryCapacity, diskCapacity: diskCapacity, diskPath: directory.path)
-        #else
-        cache = URLCache(memoryCapacity: memoryCapacity, diskCapacity: diskCapacity, directory: directory)
-        #endif
         let configuration = URLSessionConfiguration.default
         #if canImport(FoundationNetworking)
-        configuration.urlCache = nil  // Applied by hand below; corelibs would ignore it anyway.
+        cache = URLCacheModel(directory: directory, memoryCapacity: memoryCapacity, diskCapacity: diskCapacity)
+        configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         #else
-        configuration.urlCache = cache
+        configuration.urlCache = URLCache(memoryCapacity: memoryCapacity, diskCapacity: diskCapacity, directory: directory)
         configuration.requestCachePolicy = .useProtocolCachePolicy
         #endif
         session = URLSession(configuration: configuration)
@@ -43,15 +40,21 @@ final class URLCacheDemoClient: DemoClient {
         self.cellPixels = cellPixels
     }
 
-    /// The platform's `URLCache.shared` capacities (memory, disk), in bytes.
+    /// The default `URLCache.shared` capacities (memory, disk), in bytes: 4 MiB and 20 MiB as
+    /// documented (and as swift-corelibs-foundation sets them); read from the system on Apple
+    /// platforms.
     static var platformDefaultCapacities: (memory: Int, disk: Int) {
+        #if canImport(FoundationNetworking)
+        (4 * 1024 * 1024, 20 * 1024 * 1024)
+        #else
         (URLCache.shared.memoryCapacity, URLCache.shared.diskCapacity)
+        #endif
     }
 
     func load(_ image: FeedImage, url: URL) async -> LoadSource {
         let requestsBefore = server.requestCount(for: image)
         do {
-            let data = try await loadData(URLRequest(url: url))
+            let data = try await loadData(url)
             _ = try DemoDecoder.decode(data, cellPixels: cellPixels)
             return server.requestCount(for: image) > requestsBefore ? .network : .disk
         } catch {
@@ -66,44 +69,40 @@ final class URLCacheDemoClient: DemoClient {
     private struct BadStatus: Error {}
 
     #if canImport(FoundationNetworking)
-    /// `URLSession` with `.useProtocolCachePolicy`, as Apple's implementation behaves.
-    private func loadData(_ request: URLRequest) async throws -> Data {
-        let cached = cache.cachedResponse(for: request)
-        if let cached, Self.isFresh(cached) {
-            return cached.data
+    /// `.useProtocolCachePolicy`, as Apple's `URLSession` applies it.
+    private func loadData(_ url: URL) async throws -> Data {
+        let cached = cache.entry(for: url)
+        if let cached, cached.isFresh(at: Date()) {
+            return cached.body
         }
-        var conditional = request
-        if let etag = (cached?.response as? HTTPURLResponse)?.value(forHTTPHeaderField: "ETag") {
-            conditional.setValue(etag, forHTTPHeaderField: "If-None-Match")
+        var request = URLRequest(url: url)
+        if let etag = cached?.etag {
+            request.setValue(etag, forHTTPHeaderField: "If-None-Match")
         }
-        let (data, response) = try await session.data(for: conditional)
+        let (data, response) = try await session.data(for: request)
         guard let http = response as? HTTPURLResponse else { throw BadStatus() }
-        if http.statusCode == 304, let cached {
-            // Refresh the stored response's headers (its Date) so it is fresh again.
-            cache.storeCachedResponse(CachedURLResponse(response: http.merging(into: cached.response), data: cached.data), for: request)
-            return cached.data
+        if http.statusCode == 304, var refreshed = cached {
+            refreshed.date = Self.date(of: http)
+            refreshed.maxAge = Self.maxAge(of: http) ?? refreshed.maxAge
+            cache.store(refreshed)
+            return refreshed.body
         }
         guard http.statusCode == 200 else { throw BadStatus() }
-        if Self.isStorable(http, byteCount: data.count, diskCapacity: cache.diskCapacity) {
-            cache.storeCachedResponse(CachedURLResponse(response: http, data: data), for: request)
+        let cacheControl = http.value(forHTTPHeaderField: "Cache-Control")?.lowercased() ?? ""
+        if !cacheControl.contains("no-store") {
+            cache.store(URLCacheModel.Entry(
+                url: url.absoluteString, date: Self.date(of: http), maxAge: Self.maxAge(of: http),
+                etag: http.value(forHTTPHeaderField: "ETag"), body: data
+            ))
         }
         return data
     }
 
-    private static func isFresh(_ cached: CachedURLResponse) -> Bool {
-        guard let http = cached.response as? HTTPURLResponse,
-              let maxAge = maxAge(http),
-              let date = http.value(forHTTPHeaderField: "Date").flatMap(HTTPDateFormat.date(from:))
-        else { return false }
-        return Date().timeIntervalSince(date) < maxAge
+    private static func date(of response: HTTPURLResponse) -> Date {
+        response.value(forHTTPHeaderField: "Date").flatMap(HTTPDateFormat.date(from:)) ?? Date()
     }
 
-    private static func isStorable(_ response: HTTPURLResponse, byteCount: Int, diskCapacity: Int) -> Bool {
-        let cacheControl = response.value(forHTTPHeaderField: "Cache-Control")?.lowercased() ?? ""
-        return !cacheControl.contains("no-store") && byteCount <= diskCapacity / 20
-    }
-
-    private static func maxAge(_ response: HTTPURLResponse) -> TimeInterval? {
+    private static func maxAge(of response: HTTPURLResponse) -> TimeInterval? {
         guard let cacheControl = response.value(forHTTPHeaderField: "Cache-Control")?.lowercased() else { return nil }
         for directive in cacheControl.split(separator: ",") {
             let parts = directive.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
@@ -113,29 +112,10 @@ final class URLCacheDemoClient: DemoClient {
     }
     #else
     /// `URLSession` applies its protocol cache policy and `URLCache` itself.
-    private func loadData(_ request: URLRequest) async throws -> Data {
-        let (data, response) = try await session.data(for: request)
+    private func loadData(_ url: URL) async throws -> Data {
+        let (data, response) = try await session.data(for: URLRequest(url: url))
         guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw BadStatus() }
         return data
     }
     #endif
 }
-
-#if canImport(FoundationNetworking)
-extension HTTPURLResponse {
-    /// The stored response with the header fields of a `304 Not Modified` laid over it.
-    fileprivate func merging(into stored: URLResponse) -> URLResponse {
-        guard let stored = stored as? HTTPURLResponse, let url = stored.url else { return stored }
-        var fields: [String: String] = [:]
-        for (name, value) in stored.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name] = value }
-        }
-        for (name, value) in allHeaderFields {
-            if let name = name as? String, let value = value as? String, name.lowercased() != "content-length" {
-                fields[name] = value
-            }
-        }
-        return HTTPURLResponse(url: url, statusCode: stored.statusCode, httpVersion: "HTTP/1.1", headerFields: fields) ?? stored
-    }
-}
-#endif

@@ -43,6 +43,8 @@ public struct DemoReport: Sendable, Hashable, Codable {
     public var duration: Double
     /// Where the caches were kept, when ``DemoOptions/keepCaches`` is set.
     public var cacheDirectory: String?
+    /// `debug` or `release`: how this program was compiled (timings depend on it).
+    public var buildConfiguration: String
 
     /// The report for `approach`, if it ran.
     public func approach(_ approach: DemoApproach) -> ApproachReport? {
@@ -67,7 +69,7 @@ public struct DemoReport: Sendable, Hashable, Codable {
 
 extension DemoReport {
     private enum CodingKeys: String, CodingKey {
-        case options, feed, session, urlCacheMemoryCapacity, urlCacheDiskCapacity, approaches, comparisons, duration, cacheDirectory
+        case options, feed, session, urlCacheMemoryCapacity, urlCacheDiskCapacity, approaches, comparisons, duration, cacheDirectory, buildConfiguration
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -81,6 +83,7 @@ extension DemoReport {
         try container.encode(comparisons, forKey: .comparisons)
         try container.encode(duration, forKey: .duration)
         try container.encodeIfPresent(cacheDirectory, forKey: .cacheDirectory)
+        try container.encode(buildConfiguration, forKey: .buildConfiguration)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -93,5 +96,6 @@ extension DemoReport {
         approaches = try container.decode([ApproachReport].self, forKey: .approaches)
         duration = try container.decode(Double.self, forKey: .duration)
         cacheDirectory = try container.decodeIfPresent(String.self, forKey: .cacheDirectory)
+        buildConfiguration = try container.decode(String.self, forKey: .buildConfiguration)
     }
 }

@@ -14,6 +14,11 @@ public struct DemoTable: Sendable {
         lines += table()
         lines.append("")
         lines += summary()
+        if report.buildConfiguration == "debug" {
+            lines.append("")
+            lines.append("Timings come from a debug build (swift run's default), where CachedImage's checksums and "
+                + "caches run unoptimised; for release timings: swift run -c release cachedimage demo")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -76,9 +81,11 @@ public struct DemoTable: Sendable {
     private func summary() -> [String] {
         report.comparisons.map { comparison in
             let verdict: String
-            if comparison.cachedImageRequests == 0 {
+            if comparison.baselineRequests == comparison.cachedImageRequests {
+                verdict = "the same"
+            } else if comparison.cachedImageRequests == 0 {
                 verdict = "CachedImage made none"
-            } else if comparison.baselineRequests >= comparison.cachedImageRequests {
+            } else if comparison.baselineRequests > comparison.cachedImageRequests {
                 verdict = "\(Formatting.factor(comparison.factor)) fewer"
             } else {
                 verdict = "\(Formatting.factor(1 / max(comparison.factor, .leastNonzeroMagnitude))) more"
