@@ -13,49 +13,51 @@ struct DemoCommand: AsyncParsableCommand {
         127.0.0.1 (ETag, Last-Modified, Cache-Control: max-age, a fixed latency per request), and \
         replays one scroll session through each approach in turn:
 
-          1. launch 1: scroll down the feed (with some scrolling back), then back to the top
-          2. relaunch: a new process on the same cache directory replays the scroll
-          3. offline: the server is stopped; a new process replays the scroll again
+          1. launch 1: scroll down (now and then back a bit), then up to the top
+          2. relaunch: a new client on the same cache directory, same scroll
+          3. offline: the server is stopped; another new client, same scroll
 
-        Approaches: CachedImage (ImagePipeline), AsyncImage-like (URLSession + URLCache with the \
-        platform's default capacities, no decoded-image cache), a documents directory (files \
-        named by lastPathComponent, no memory cache) and NSCache only (same memory budget as \
-        CachedImage). Every number is measured: requests and bytes by the server, latencies by \
-        the client. Progress goes to standard error; the table (or --json) to standard output.
+        Approaches: CachedImage (ImagePipeline); AsyncImage-like (URLSession and a URLCache with \
+        the default shared capacities, no cache of decoded images; on Linux, where URLSession \
+        ignores URLCache, a model of URLCache's documented rules); files in a directory named by \
+        lastPathComponent, no memory cache; NSCache only, with CachedImage's memory budget.
+
+        Every number is measured: requests and bytes by the server, latencies by the client. \
+        Progress goes to standard error; the table (or --json) to standard output.
         """
     )
 
-    @Option(name: .customLong("images"), help: "Images in the feed.")
+    @Option(name: .customLong("images"), help: ArgumentHelp("Images in the feed.", valueName: "count"))
     var imageCount = 300
 
-    @Option(name: .customLong("trace-length"), help: "Image views (cells appearing) in the first launch's scroll down.")
+    @Option(name: .customLong("trace-length"), help: ArgumentHelp("Image views (cells appearing) in the first launch's scroll down.", valueName: "views"))
     var traceLength = 600
 
-    @Option(name: .customLong("latency"), help: "Server latency per request, in milliseconds.")
+    @Option(name: .customLong("latency"), help: ArgumentHelp("Server latency per request, in milliseconds.", valueName: "ms"))
     var latencyMilliseconds = 20
 
-    @Option(name: .customLong("max-age"), help: "Cache-Control max-age the server sends, in seconds.")
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("Cache-Control max-age the server sends, in seconds.", valueName: "seconds"))
     var maxAge = 86_400
 
-    @Option(name: .customLong("memory-limit"), help: "Memory budget for decoded images in MB (CachedImage's memory cache and the NSCache baseline).")
+    @Option(name: .customLong("memory-limit"), help: ArgumentHelp("Memory budget for decoded images (CachedImage's memory cache and the NSCache baseline).", valueName: "MB"))
     var memoryLimitMB = 50
 
-    @Option(name: .customLong("disk-limit"), help: "CachedImage's disk cache limit in MB.")
+    @Option(name: .customLong("disk-limit"), help: ArgumentHelp("CachedImage's disk cache limit.", valueName: "MB"))
     var diskLimitMB = 150
 
-    @Option(name: .customLong("urlcache-memory-limit"), help: "URLCache memory capacity in MB for the AsyncImage-like baseline (default: this platform's URLCache.shared).")
+    @Option(name: .customLong("urlcache-memory-limit"), help: ArgumentHelp("URLCache memory capacity of the AsyncImage-like baseline. (default: URLCache.shared's, 4 MiB)", valueName: "MB"))
     var urlCacheMemoryMB: Int?
 
-    @Option(name: .customLong("urlcache-disk-limit"), help: "URLCache disk capacity in MB for the AsyncImage-like baseline (default: this platform's URLCache.shared).")
+    @Option(name: .customLong("urlcache-disk-limit"), help: ArgumentHelp("URLCache disk capacity of the AsyncImage-like baseline. (default: URLCache.shared's, 20 MiB)", valueName: "MB"))
     var urlCacheDiskMB: Int?
 
-    @Option(help: "Columns of the feed's grid.")
+    @Option(help: ArgumentHelp("Columns of the feed's grid.", valueName: "count"))
     var columns = 3
 
-    @Option(name: .customLong("visible-rows"), help: "Grid rows on screen at once.")
+    @Option(name: .customLong("visible-rows"), help: ArgumentHelp("Grid rows on screen at once.", valueName: "count"))
     var visibleRows = 4
 
-    @Option(help: "Seed for the generated feed and the scroll session.")
+    @Option(help: ArgumentHelp("Seed for the generated feed and the scroll session.", valueName: "number"))
     var seed: UInt64 = 1
 
     @Flag(name: .customLong("keep-caches"), help: "Keep the caches in the temporary directory after the run and print where.")
@@ -93,7 +95,7 @@ struct DemoCommand: AsyncParsableCommand {
         let report = try await DemoRunner(options: options).run()
         if json {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let data = try encoder.encode(report)
             print(String(decoding: data, as: UTF8.self))
         } else {

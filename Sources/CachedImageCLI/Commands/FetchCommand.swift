@@ -12,7 +12,7 @@ struct FetchCommand: AsyncParsableCommand {
         request; a stale one is revalidated (304) when the server sent an ETag or Last-Modified. \
         Failures print one line each on standard error; the exit status is 1 if any URL failed.
 
-          cachedimage fetch https://example.com/a.jpg https://example.com/b.png --cache ./images
+          cachedimage fetch https://example.com/a.jpg --cache ./images
         """
     )
 
@@ -27,10 +27,10 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(help: "Use only the cache; fail for images that are not cached.")
     var offline = false
 
-    @Option(name: .customLong("disk-limit"), help: "The cache's size limit in MB; older entries are evicted beyond it.")
+    @Option(name: .customLong("disk-limit"), help: ArgumentHelp("The cache's size limit; least recently used entries are evicted beyond it.", valueName: "MB"))
     var diskLimitMB = 150
 
-    @Option(help: "Seconds to wait for a response before giving up.")
+    @Option(help: ArgumentHelp("How long to wait for a response before giving up.", valueName: "seconds"))
     var timeout: Double = 30
 
     func validate() throws {

@@ -21,13 +21,13 @@ struct PrefetchCommand: AsyncParsableCommand {
 
     @OptionGroup var cache: CacheOption
 
-    @Option(help: "Downloads in flight at once.")
+    @Option(help: ArgumentHelp("Downloads in flight at once.", valueName: "count"))
     var concurrency = 6
 
-    @Option(name: .customLong("disk-limit"), help: "The cache's size limit in MB; older entries are evicted beyond it.")
+    @Option(name: .customLong("disk-limit"), help: ArgumentHelp("The cache's size limit; least recently used entries are evicted beyond it.", valueName: "MB"))
     var diskLimitMB = 150
 
-    @Option(help: "Seconds to wait for a response before giving up on a URL.")
+    @Option(help: ArgumentHelp("How long to wait for a response before giving up on a URL.", valueName: "seconds"))
     var timeout: Double = 30
 
     func validate() throws {

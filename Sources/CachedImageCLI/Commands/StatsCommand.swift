@@ -23,7 +23,7 @@ struct StatsCommand: ParsableCommand {
         let inventory = try CacheInventory.read(directory: try cache.directory())
         if json {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             encoder.dateEncodingStrategy = .iso8601
             print(String(decoding: try encoder.encode(inventory), as: UTF8.self))
         } else {
