@@ -34,14 +34,14 @@ extension CachedResponseMetadata {
 
     /// The age of the stored response at `now` (RFC 9111 4.2.3):
     /// `initialAge + (now - storedAt)`, where a clock that went backwards counts as no time.
-    func currentAge(at now: Date) -> TimeInterval {
+    public func currentAge(at now: Date) -> TimeInterval {
         Self.sanitized(initialAge) + Self.sanitized(now.timeIntervalSince(storedAt))
     }
 
     /// Whether the response may be used at `now` without revalidation: its lifetime (or
     /// `heuristicLifetime` when the server gave none) is greater than its current age.
     /// A lifetime of `0` (`no-cache`, invalid `Expires`) is never fresh.
-    func isFresh(at now: Date, heuristicLifetime: TimeInterval) -> Bool {
+    public func isFresh(at now: Date, heuristicLifetime: TimeInterval) -> Bool {
         let lifetime = Self.sanitized(freshnessLifetime ?? heuristicLifetime)
         return lifetime > currentAge(at: now)
     }

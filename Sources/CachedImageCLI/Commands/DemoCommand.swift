@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+
+/// `cachedimage demo`: CachedImage against AsyncImage's URLCache, a documents directory and
+/// NSCache, on the same feed and the same scroll session, measured side by side.
+@available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Compare CachedImage with naive image loading on a replayed scroll session.",
+        discussion: """
+        Generates a feed of real PNG and JPEG images, serves it from an embedded HTTP server on \
+        127.0.0.1 (ETag, Last-Modified, Cache-Control: max-age, a fixed latency per request), and \
+        replays one scroll session through each approach in turn:
+
+          1. launch 1: scroll down (now and then back a bit), then up to the top
+          2. relaunch: a new client on the same cache directory, same scroll
+          3. offline: the server is stopped; another new client, same scroll
+
+        Approaches: CachedImage (ImagePipeline); AsyncImage-like (URLSession and a URLCache with \
+        the default shared capacities, no cache of decoded images; on Linux, where URLSession \
+        ignores URLCache, a model of URLCache's documented rules); files in a directory named by \
+        lastPathComponent, no memory cache; NSCache only, with CachedImage's memory budget.
+
+        Every number is measured: requests and bytes by the server, latencies by the client. \
+        Progress goes to standard error; the table (or --json) to standard output.
+        """
+    )
+
+    @Option(name: .customLong("images"), help: ArgumentHelp("Images in the feed.", valueName: "count"))
+    var imageCount = 300
+
+    @Option(name: .customLong("trace-length"), help: ArgumentHelp("Image views (cells appearing) in the first launch's scroll down.", valueName: "views"))
+    var traceLength = 600
+
+    @Option(name: .customLong("latency"), help: ArgumentHelp("Server latency per request, in milliseconds.", valueName: "ms"))
+    var latencyMilliseconds = 20
+
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("Cache-Control max-age the server sends, in seconds.", valueName: "seconds"))
+    var maxAge = 86_400
+
+    @Option(name: .customLong("memory-limit"), help: ArgumentHelp("Memory budget for decoded images (CachedImage's memory cache and the NSCache baseline).", valueName: "MB"))
+    var memoryLimitMB = 50
+
+    @Option(name: .customLong("disk-limit"), help: ArgumentHelp("CachedImage's disk cache limit.", valueName: "MB"))
+    var diskLimitMB = 150
+
+    @Option(name: .customLong("urlcache-memory-limit"), help: ArgumentHelp("URLCache memory capacity of the AsyncImage-like baseline. (default: URLCache.shared's, 4 MiB)", valueName: "MB"))
+    var urlCacheMemoryMB: Int?
+
+    @Option(name: .customLong("urlcache-disk-limit"), help: ArgumentHelp("URLCache disk capacity of the AsyncImage-like baseline. (default: URLCache.shared's, 20 MiB)", valueName: "MB"))
+    var urlCacheDiskMB: Int?
+
+    @Option(help: ArgumentHelp("Columns of the feed's grid.", valueName: "count"))
+    var columns = 3
+
+    @Option(name: .customLong("visible-rows"), help: ArgumentHelp("Grid rows on screen at once.", valueName: "count"))
+    var visibleRows = 4
+
+    @Option(help: ArgumentHelp("Seed for the generated feed and the scroll session.", valueName: "number"))
+    var seed: UInt64 = 1
+
+    @Flag(name: .customLong("keep-caches"), help: "Keep the caches in the temporary directory after the run and print where.")
+    var keepCaches = false
+
+    @Flag(help: "Print the measurements as JSON instead of the table.")
+    var json = false
+
+    var options: DemoOptions {
+        var options = DemoOptions()
+        options.imageCount = imageCount
+        options.traceLength = traceLength
+        options.latencyMilliseconds = latencyMilliseconds
+        options.maxAge = maxAge
+        options.memoryLimit = memoryLimitMB * 1_000_000
+        options.diskLimit = diskLimitMB * 1_000_000
+        options.urlCacheMemoryLimit = urlCacheMemoryMB.map { $0 * 1_000_000 }
+        options.urlCacheDiskLimit = urlCacheDiskMB.map { $0 * 1_000_000 }
+        options.columns = columns
+        options.visibleRows = visibleRows
+        options.seed = seed
+        options.keepCaches = keepCaches
+        return options
+    }
+
+    func validate() throws {
+        do {
+            try options.validate()
+        } catch let error as CLIError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    func run() async throws {
+        let report = try await DemoRunner(options: options).run()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(report)
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print(DemoTable(report: report).render(), terminator: "")
+        }
+        if let directory = report.cacheDirectory {
+            StandardError.line("Caches kept in \(directory)")
+        }
+    }
+}

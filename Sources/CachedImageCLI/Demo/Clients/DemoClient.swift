@@ -1,0 +1,34 @@
+import Foundation
+import CachedImageCore
+
+/// Where one image view was served from.
+public enum LoadSource: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A memory cache of decoded images: no I/O, no decoding.
+    case memory
+    /// Persistent storage on this device (a disk cache, files, or `URLCache`).
+    case disk
+    /// The network (a full download or a revalidation).
+    case network
+    /// Nothing was shown.
+    case failed
+}
+
+/// One way an app could load feed images. The demo creates a new client for each launch (same
+/// directory, nothing else carried over) and calls ``load(_:url:)`` as cells appear.
+protocol DemoClient: Sendable {
+    /// Loads `image` from `url` as a cell appearing on screen would, decoding it for display.
+    func load(_ image: FeedImage, url: URL) async -> LoadSource
+    /// The app is about to be terminated: persist what must survive.
+    func endLaunch() async
+}
+
+/// The decode step every approach shares, so none pays more for it than another: validate the
+/// bytes as an image and decode them to fit the cell.
+enum DemoDecoder {
+    struct NotAnImage: Error {}
+
+    static func decode(_ data: Data, cellPixels: Int) throws -> DecodedImage {
+        guard let info = ImageInfo(data: data) else { throw NotAnImage() }
+        return try HeaderImageDecoder().decode(data, info: info, targetSize: PixelSize(width: cellPixels, height: cellPixels))
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The "save it to the documents directory" approach: a file named after the URL's last path
+/// component is read when it exists; otherwise the image is downloaded (no `URLCache`) and
+/// written there. No memory cache, no expiry, no size limit.
+final class DocumentsDirectoryDemoClient: DemoClient {
+    private let directory: URL
+    private let session: URLSession
+    private let cellPixels: Int
+
+    init(directory: URL, cellPixels: Int) {
+        self.directory = directory
+        self.session = URLSession(configuration: NaiveSession.configuration())
+        self.cellPixels = cellPixels
+    }
+
+    func load(_ image: FeedImage, url: URL) async -> LoadSource {
+        let file = directory.appendingPathComponent(url.lastPathComponent)
+        if let data = try? Data(contentsOf: file) {
+            return (try? DemoDecoder.decode(data, cellPixels: cellPixels)) != nil ? .disk : .failed
+        }
+        do {
+            let (data, response) = try await session.data(from: url)
+            guard (response as? HTTPURLResponse)?.statusCode == 200 else { return .failed }
+            try data.write(to: file)
+            _ = try DemoDecoder.decode(data, cellPixels: cellPixels)
+            return .network
+        } catch {
+            return .failed
+        }
+    }
+
+    func endLaunch() async {
+        session.finishTasksAndInvalidate()
+    }
+}

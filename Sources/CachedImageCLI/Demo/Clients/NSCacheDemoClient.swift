@@ -1,0 +1,47 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import CachedImageCore
+
+/// The in-memory approach: an `NSCache` of decoded images (cost = decoded bytes, the same budget
+/// as CachedImage's memory cache) in front of `URLSession` (no `URLCache`). Nothing survives a
+/// relaunch.
+final class NSCacheDemoClient: DemoClient, @unchecked Sendable {
+    /// `NSCache` needs class values.
+    private final class Box {
+        let image: DecodedImage
+        init(_ image: DecodedImage) { self.image = image }
+    }
+
+    // NSCache is documented thread-safe; it is only not marked Sendable.
+    private let cache = NSCache<NSString, Box>()
+    private let session: URLSession
+    private let cellPixels: Int
+
+    init(memoryLimit: Int, cellPixels: Int) {
+        cache.totalCostLimit = memoryLimit
+        session = URLSession(configuration: NaiveSession.configuration())
+        self.cellPixels = cellPixels
+    }
+
+    func load(_ image: FeedImage, url: URL) async -> LoadSource {
+        let key = url.absoluteString as NSString
+        if cache.object(forKey: key) != nil {
+            return .memory
+        }
+        do {
+            let (data, response) = try await session.data(from: url)
+            guard (response as? HTTPURLResponse)?.statusCode == 200 else { return .failed }
+            let decoded = try DemoDecoder.decode(data, cellPixels: cellPixels)
+            cache.setObject(Box(decoded), forKey: key, cost: decoded.cost)
+            return .network
+        } catch {
+            return .failed
+        }
+    }
+
+    func endLaunch() async {
+        session.finishTasksAndInvalidate()
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+
+/// Runs the demo: generates the feed, serves it on loopback, replays the same scroll session
+/// through CachedImage and the naive approaches, and measures everything.
+///
+/// ```swift
+/// let report = try await DemoRunner(options: DemoOptions()).run()
+/// print(DemoTable(report: report).render())
+/// ```
+///
+/// Approaches run one after another (so none competes with another for the CPU or the server),
+/// each in its own temporary directory: first launch (scroll down, back to top), relaunch (new
+/// client, same directory), then, once the server has been shut down, an offline launch.
+@available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
+public struct DemoRunner: Sendable {
+    public let options: DemoOptions
+    /// The approaches to compare, CachedImage first. Default: all.
+    public let approaches: [DemoApproach]
+    private let showsProgress: Bool
+
+    /// - Parameter showsProgress: Print progress on standard error.
+    public init(options: DemoOptions, approaches: [DemoApproach] = DemoApproach.allCases, showsProgress: Bool = true) {
+        self.options = options
+        self.approaches = approaches
+        self.showsProgress = showsProgress
+    }
+
+    /// Runs the demo and returns what was measured.
+    ///
+    /// - Throws: ``CLIError`` for invalid options or when the server cannot start.
+    public func run() async throws -> DemoReport {
+        try options.validate()
+        let runStart = MonotonicTime.now()
+
+        let generation = ProgressBar(label: "Generating images", total: options.imageCount, isEnabled: showsProgress && StandardError.isTerminal)
+        let feed = await DemoFeed.generate(count: options.imageCount, seed: options.seed) { done in
+            generation.update(completed: done)
+        }
+        generation.finish()
+        log("Feed: \(feed.images.count) images, \(Formatting.bytes(feed.totalBytes)), generated in \(Formatting.duration(MonotonicTime.now() - runStart))")
+
+        let server = try await FeedServer.start(
+            feed: feed, latency: .milliseconds(options.latencyMilliseconds), maxAge: options.maxAge
+        )
+        let session = ScrollSession(
+            imageCount: options.imageCount, columns: options.columns, visibleRows: options.visibleRows,
+            viewCount: options.traceLength, seed: options.seed
+        )
+        let defaults = URLCacheDemoClient.platformDefaultCapacities
+        let urlCacheMemory = options.urlCacheMemoryLimit ?? defaults.memory
+        let urlCacheDisk = options.urlCacheDiskLimit ?? defaults.disk
+        let root = FileManager.default.temporaryDirectory
+            .appendingPathComponent("cachedimage-demo-\(UUID().uuidString)", isDirectory: true)
+        defer {
+            if !options.keepCaches { try? FileManager.default.removeItem(at: root) }
+        }
+        log("Session: \(session.scrollViewCount) views of \(session.uniqueImageCount) distinct images, then \(session.backToTopViews) back to the top; \(options.latencyMilliseconds) ms latency")
+
+        var phases: [DemoApproach: [PhaseReport]] = [:]
+        var latencies: [DemoApproach: [LoadSource: [Double]]] = [:]
+        let context = Context(
+            server: server, session: session, options: options, root: root,
+            urlCacheMemory: urlCacheMemory, urlCacheDisk: urlCacheDisk
+        )
+        do {
+            try createDirectories(root: root)
+            for approach in approaches {
+                var samples: [LoadSource: [Double]] = [:]
+                let launch1 = try await runLaunch(approach, phases: [.scroll, .backToTop], context: context, samples: &samples)
+                let relaunch = try await runLaunch(approach, phases: [.relaunch], context: context, samples: &samples)
+                phases[approach] = launch1 + relaunch
+                latencies[approach] = samples
+            }
+            await server.shutdown()
+            log("Server stopped: offline from here on")
+            for approach in approaches {
+                var ignored: [LoadSource: [Double]] = [:]
+                let offline = try await runLaunch(approach, phases: [.offline], context: context, samples: &ignored)
+                phases[approach, default: []] += offline
+            }
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+
+        return DemoReport(
+            options: options,
+            feed: DemoReport.Feed(
+                images: feed.images.count,
+                pngImages: feed.images.filter { $0.contentType == "image/png" }.count,
+                jpegImages: feed.images.filter { $0.contentType == "image/jpeg" }.count,
+                totalBytes: feed.totalBytes,
+                smallestBytes: feed.images.map(\.data.count).min() ?? 0,
+                largestBytes: feed.images.map(\.data.count).max() ?? 0
+            ),
+            session: DemoReport.Session(
+                scrollViews: session.scrollViewCount,
+                uniqueImages: session.uniqueImageCount,
+                backToTopViews: session.backToTopViews
+            ),
+            urlCacheMemoryCapacity: urlCacheMemory,
+            urlCacheDiskCapacity: urlCacheDisk,
+            approaches: approaches.map { approach in
+                ApproachReport(approach: approach, phases: phases[approach] ?? [], latencies: latencies[approach] ?? [:])
+            },
+            duration: MonotonicTime.now() - runStart,
+            cacheDirectory: options.keepCaches ? root.path : nil,
+            buildConfiguration: Self.buildConfiguration
+        )
+    }
+
+    private static var buildConfiguration: String {
+        #if DEBUG
+        "debug"
+        #else
+        "release"
+        #endif
+    }
+
+    // MARK: Launches
+
+    private struct Context: Sendable {
+        var server: FeedServer
+        var session: ScrollSession
+        var options: DemoOptions
+        var root: URL
+        var urlCacheMemory: Int
+        var urlCacheDisk: Int
+
+        func directory(for approach: DemoApproach) -> URL {
+            root.appendingPathComponent(approach.rawValue, isDirectory: true)
+        }
+    }
+
+    private func createDirectories(root: URL) throws {
+        for approach in approaches {
+            let directory = root.appendingPathComponent(approach.rawValue, isDirectory: true)
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw CLIError("could not create the demo's cache directory \(directory.path): \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// One process lifetime: a new client over the approach's directory, the given phases, then
+    /// the client persists what it must and goes away.
+    private func runLaunch(
+        _ approach: DemoApproach,
+        phases: [DemoPhase],
+        context: Context,
+        samples: inout [LoadSource: [Double]]
+    ) async throws -> [PhaseReport] {
+        let launchStart = MonotonicTime.now()
+        let client = makeClient(approach, context: context)
+        var reports: [PhaseReport] = []
+        for phase in phases {
+            let steps = phase == .backToTop ? context.session.backToTop : context.session.scroll
+            let total = steps.reduce(0) { $0 + $1.count }
+            let bar = ProgressBar(
+                label: "\(approach.title.padding(toLength: 16, withPad: " ", startingAt: 0)) \(phase.title)",
+                total: total, isEnabled: showsProgress && StandardError.isTerminal
+            )
+            let requestsBefore = context.server.totalRequestCount
+            let bytesBefore = context.server.bytesSent
+            let phaseStart = MonotonicTime.now()
+            let results = await SessionReplayer(server: context.server).replay(steps, client: client) { done in
+                bar.update(completed: done)
+            }
+            let phaseEnd = MonotonicTime.now()
+            bar.finish()
+
+            var counts: [LoadSource: Int] = [:]
+            for sample in results {
+                counts[sample.source, default: 0] += 1
+                if phase != .offline { samples[sample.source, default: []].append(sample.latency) }
+            }
+            let firstShown = results.filter { $0.source != .failed }.map(\.finishedAt).min()
+            let report = PhaseReport(
+                phase: phase,
+                views: results.count,
+                memoryHits: counts[.memory] ?? 0,
+                diskHits: counts[.disk] ?? 0,
+                networkLoads: counts[.network] ?? 0,
+                failures: counts[.failed] ?? 0,
+                networkRequests: context.server.totalRequestCount - requestsBefore,
+                bytesDownloaded: context.server.bytesSent - bytesBefore,
+                timeToFirstImage: phase.startsLaunch ? firstShown.map { $0 - launchStart } : nil,
+                duration: phaseEnd - phaseStart
+            )
+            reports.append(report)
+            log("  \(approach.title.padding(toLength: 16, withPad: " ", startingAt: 0)) \(phase.title.padding(toLength: 28, withPad: " ", startingAt: 0)) "
+                + "\(Formatting.count(report.views)) views, \(Formatting.count(report.networkRequests)) requests, "
+                + "\(report.failures > 0 ? "\(Formatting.count(report.failures)) not shown, " : "")\(Formatting.duration(report.duration))")
+        }
+        await client.endLaunch()
+        return reports
+    }
+
+    private func makeClient(_ approach: DemoApproach, context: Context) -> any DemoClient {
+        let directory = context.directory(for: approach)
+        switch approach {
+        case .cachedImage:
+            return PipelineDemoClient(directory: directory, options: context.options)
+        case .asyncImage:
+            return URLCacheDemoClient(
+                directory: directory, memoryCapacity: context.urlCacheMemory, diskCapacity: context.urlCacheDisk,
+                server: context.server, cellPixels: context.options.cellPixels
+            )
+        case .documentsDirectory:
+            return DocumentsDirectoryDemoClient(directory: directory, cellPixels: context.options.cellPixels)
+        case .nsCache:
+            return NSCacheDemoClient(memoryLimit: context.options.memoryLimit, cellPixels: context.options.cellPixels)
+        }
+    }
+
+    private func log(_ line: String) {
+        if showsProgress { StandardError.line(line) }
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// One image of the demo feed: where the server serves it, its bytes and its HTTP identity.
+struct FeedImage: Sendable {
+    /// What kind of picture a feed cell shows; decides the format and the size range.
+    enum Kind: String, Sendable, CaseIterable {
+        case avatar, thumbnail, photo
+    }
+
+    /// Position in the feed (0 is the top).
+    let index: Int
+    let kind: Kind
+    /// The path on the server, for example `/feed/photo-0042.jpg` (unique last path components,
+    /// so the documents-directory baseline is not handicapped by name collisions).
+    let path: String
+    let data: Data
+    let contentType: String
+    /// A strong validator: the generator seed and the byte count.
+    let etag: String
+    let width: Int
+    let height: Int
+}

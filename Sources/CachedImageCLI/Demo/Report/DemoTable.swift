@@ -1,0 +1,115 @@
+/// Renders a ``DemoReport`` as the side-by-side table `cachedimage demo` prints: one column per
+/// approach, one row per measurement, then the savings as ratios.
+public struct DemoTable: Sendable {
+    public let report: DemoReport
+
+    public init(report: DemoReport) {
+        self.report = report
+    }
+
+    /// The table and the summary lines, ending with a newline.
+    public func render() -> String {
+        var lines = header()
+        lines.append("")
+        lines += table()
+        lines.append("")
+        lines += summary()
+        if report.buildConfiguration == "debug" {
+            lines.append("")
+            lines.append("Timings come from a debug build (swift run's default), where CachedImage's checksums and "
+                + "caches run unoptimised; for release timings: swift run -c release cachedimage demo")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: Parts
+
+    private func header() -> [String] {
+        let options = report.options
+        let feed = report.feed
+        let session = report.session
+        return [
+            "CachedImage demo: \(Formatting.count(feed.images)) images (\(Formatting.bytes(feed.totalBytes)); "
+                + "\(feed.pngImages) PNG, \(feed.jpegImages) JPEG, \(Formatting.bytes(feed.smallestBytes))-\(Formatting.bytes(feed.largestBytes))) "
+                + "on a loopback server, \(options.latencyMilliseconds) ms latency, Cache-Control max-age=\(options.maxAge)",
+            "Session: scroll down \(Formatting.count(session.scrollViews)) views (\(Formatting.count(session.uniqueImages)) distinct images), "
+                + "back to top (\(Formatting.count(session.backToTopViews)) views); relaunch and replay; stop the server, relaunch and replay",
+            "Budgets: memory \(Formatting.bytes(options.memoryLimit)) (CachedImage, NSCache), CachedImage disk \(Formatting.bytes(options.diskLimit)), "
+                + "URLCache \(Formatting.bytes(report.urlCacheMemoryCapacity)) memory + \(Formatting.bytes(report.urlCacheDiskCapacity)) disk"
+                + (options.urlCacheMemoryLimit == nil && options.urlCacheDiskLimit == nil ? " (this platform's URLCache.shared default)" : ""),
+        ]
+    }
+
+    private func table() -> [String] {
+        let approaches = report.approaches
+        var rows: [(String, [String])] = []
+        rows.append(("Network requests", approaches.map { Formatting.count($0.networkRequests) }))
+        for phase in DemoPhase.allCases {
+            rows.append(("  " + phase.title, approaches.map { $0.phase(phase).map { Formatting.count($0.networkRequests) } ?? "-" }))
+        }
+        rows.append(("Bytes downloaded", approaches.map { Formatting.bytes($0.bytesDownloaded) }))
+        rows.append(("Memory hits (decoded images)", approaches.map { Formatting.percent($0.memoryHitRatio) }))
+        rows.append(("Disk / URLCache hits", approaches.map { Formatting.percent($0.diskHitRatio) }))
+        rows.append(("Time to first image: cold", approaches.map { time($0.phase(.scroll)?.timeToFirstImage) }))
+        rows.append(("Time to first image: relaunch", approaches.map { time($0.phase(.relaunch)?.timeToFirstImage) }))
+        for source in [LoadSource.memory, .disk, .network] {
+            rows.append(("Latency p50 / p99: \(source.rawValue)", approaches.map { latency($0.latency(source)) }))
+        }
+        rows.append(("Offline launch: images shown", approaches.map { offline($0) }))
+
+        let labelWidth = rows.map(\.0.count).max() ?? 0
+        var widths = approaches.map { max($0.approach.title.count, $0.approach.subtitle.count) }
+        for (_, cells) in rows {
+            for (column, cell) in cells.enumerated() { widths[column] = max(widths[column], cell.count) }
+        }
+        func line(_ label: String, _ cells: [String]) -> String {
+            var text = label.padding(toLength: labelWidth, withPad: " ", startingAt: 0)
+            for (column, cell) in cells.enumerated() {
+                text += "  " + String(repeating: " ", count: widths[column] - cell.count) + cell
+            }
+            return text
+        }
+        var lines = [
+            line("", approaches.map(\.approach.title)),
+            line("", approaches.map(\.approach.subtitle)),
+            String(repeating: "-", count: labelWidth + widths.reduce(0) { $0 + $1 + 2 }),
+        ]
+        lines += rows.map { line($0.0, $0.1) }
+        return lines
+    }
+
+    private func summary() -> [String] {
+        report.comparisons.map { comparison in
+            let verdict: String
+            if comparison.baselineRequests == comparison.cachedImageRequests {
+                verdict = "the same"
+            } else if comparison.cachedImageRequests == 0 {
+                verdict = "CachedImage made none"
+            } else if comparison.baselineRequests > comparison.cachedImageRequests {
+                verdict = "\(Formatting.factor(comparison.factor)) fewer"
+            } else {
+                verdict = "\(Formatting.factor(1 / max(comparison.factor, .leastNonzeroMagnitude))) more"
+            }
+            return "CachedImage: \(Formatting.count(comparison.cachedImageRequests)) requests, "
+                + "\(comparison.baseline.title): \(Formatting.count(comparison.baselineRequests)) requests, \(verdict) "
+                + "(\(Formatting.bytes(comparison.cachedImageBytes)) vs \(Formatting.bytes(comparison.baselineBytes)))"
+        }
+    }
+
+    // MARK: Cells
+
+    private func time(_ seconds: Double?) -> String {
+        seconds.map(Formatting.duration) ?? "-"
+    }
+
+    private func latency(_ summary: LatencySummary?) -> String {
+        guard let summary else { return "-" }
+        return "\(Formatting.duration(summary.p50)) / \(Formatting.duration(summary.p99))"
+    }
+
+    private func offline(_ approach: ApproachReport) -> String {
+        guard approach.offlineViews > 0 else { return "-" }
+        let ratio = Double(approach.offlineShown) / Double(approach.offlineViews)
+        return "\(Formatting.count(approach.offlineShown))/\(Formatting.count(approach.offlineViews)) (\(Formatting.percent(ratio)))"
+    }
+}

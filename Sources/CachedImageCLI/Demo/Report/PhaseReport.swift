@@ -1,0 +1,23 @@
+/// What one approach did during one phase, as measured (server counters and client timings).
+public struct PhaseReport: Sendable, Hashable, Codable {
+    public var phase: DemoPhase
+    /// Cell appearances replayed.
+    public var views: Int
+    /// Views answered by each source.
+    public var memoryHits: Int
+    public var diskHits: Int
+    public var networkLoads: Int
+    public var failures: Int
+    /// Requests the server received during the phase (full and conditional).
+    public var networkRequests: Int
+    /// Response body bytes the server sent during the phase.
+    public var bytesDownloaded: Int
+    /// From the start of the launch (creating the client) to the first image shown, in seconds;
+    /// `nil` for phases that do not start a launch or showed nothing.
+    public var timeToFirstImage: Double?
+    /// Wall time of the phase, in seconds.
+    public var duration: Double
+
+    /// Views that showed an image.
+    public var shown: Int { views - failures }
+}

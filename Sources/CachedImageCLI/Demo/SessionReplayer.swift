@@ -1,0 +1,47 @@
+import Foundation
+
+/// Replays steps of a ``ScrollSession`` against one client: the cells of a step load together,
+/// the next step starts when they are shown (the user looks at the screen before scrolling on).
+@available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
+struct SessionReplayer: Sendable {
+    /// One cell appearance.
+    struct Sample: Sendable {
+        var source: LoadSource
+        /// Seconds from the cell appearing to its image being decoded (or the failure).
+        var latency: Double
+        /// When it finished (``MonotonicTime``).
+        var finishedAt: Double
+    }
+
+    let server: FeedServer
+
+    /// Loads every step's cells through `client`; `progress` gets the number of views done.
+    func replay(
+        _ steps: [[Int]],
+        client: any DemoClient,
+        progress: @Sendable (Int) -> Void
+    ) async -> [Sample] {
+        var samples: [Sample] = []
+        samples.reserveCapacity(steps.reduce(0) { $0 + $1.count })
+        for step in steps {
+            let results = await withTaskGroup(of: Sample.self) { group in
+                for index in step {
+                    let image = server.feed.images[index]
+                    let url = server.url(for: image)
+                    group.addTask {
+                        let start = MonotonicTime.now()
+                        let source = await client.load(image, url: url)
+                        let end = MonotonicTime.now()
+                        return Sample(source: source, latency: end - start, finishedAt: end)
+                    }
+                }
+                var results: [Sample] = []
+                for await sample in group { results.append(sample) }
+                return results
+            }
+            samples.append(contentsOf: results)
+            progress(samples.count)
+        }
+        return samples
+    }
+}

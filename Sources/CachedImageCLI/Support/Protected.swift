@@ -1,0 +1,21 @@
+import Foundation
+
+/// A value guarded by an `NSLock`, for state shared between concurrent loads in the demo and tools.
+final class Protected<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+
+    var current: Value {
+        withLock { $0 }
+    }
+}

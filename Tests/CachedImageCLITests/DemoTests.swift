@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+@testable import CachedImageCLI
+
+/// Runs the real demo (loopback server, generated feed, all four approaches) on a small session
+/// and checks the invariants the README's table rests on.
+@Suite("Demo")
+struct DemoTests {
+    static func smallOptions() -> DemoOptions {
+        var options = DemoOptions()
+        options.imageCount = 24
+        options.traceLength = 60
+        options.latencyMilliseconds = 0
+        options.seed = 7
+        return options
+    }
+
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
+    static func run(_ options: DemoOptions = smallOptions()) async throws -> DemoReport {
+        try await DemoRunner(options: options, showsProgress: false).run()
+    }
+
+    @Test("CachedImage downloads each distinct image once, nothing on relaunch, and serves everything offline")
+    func cachedImageInvariants() async throws {
+        guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
+        let report = try await Self.run()
+        let cachedImage = try #require(report.approach(.cachedImage))
+        let scroll = try #require(cachedImage.phase(.scroll))
+        let backToTop = try #require(cachedImage.phase(.backToTop))
+        let relaunch = try #require(cachedImage.phase(.relaunch))
+        let offline = try #require(cachedImage.phase(.offline))
+
+        #expect(report.session.uniqueImages > 0)
+        #expect(scroll.networkRequests == report.session.uniqueImages)
+        #expect(scroll.networkLoads == report.session.uniqueImages)
+        #expect(backToTop.networkRequests == 0)
+        #expect(relaunch.networkRequests == 0)
+        #expect(relaunch.failures == 0)
+        #expect(offline.networkRequests == 0)
+        #expect(offline.views == report.session.scrollViews)
+        #expect(offline.shown == offline.views)
+        #expect(cachedImage.offlineShown == cachedImage.offlineViews)
+        // Every byte the feed has, downloaded exactly once.
+        #expect(cachedImage.networkRequests == report.session.uniqueImages)
+        #expect(cachedImage.bytesDownloaded == report.feed.totalBytes)
+    }
+
+    @Test("Baselines behave as their designs imply: NSCache forgets on relaunch, files survive offline")
+    func baselineInvariants() async throws {
+        guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
+        let report = try await Self.run()
+        let nsCache = try #require(report.approach(.nsCache))
+        let documents = try #require(report.approach(.documentsDirectory))
+        let asyncImage = try #require(report.approach(.asyncImage))
+
+        // Nothing in memory survives a relaunch: the relaunch downloads again; offline shows nothing.
+        #expect(nsCache.phase(.relaunch)?.networkRequests ?? 0 >= report.session.uniqueImages)
+        #expect(nsCache.offlineShown == 0)
+        // Files named after the URL: one download per image, then disk, offline too.
+        #expect(documents.phase(.scroll)?.networkRequests == report.session.uniqueImages)
+        #expect(documents.phase(.relaunch)?.networkRequests == 0)
+        #expect(documents.offlineShown == documents.offlineViews)
+        // AsyncImage has no decoded-image cache.
+        #expect(asyncImage.memoryHitRatio == 0)
+        #expect(asyncImage.phase(.scroll)?.networkRequests ?? 0 >= report.session.uniqueImages)
+        // Every view is accounted for exactly once.
+        for approach in report.approaches {
+            for phase in approach.phases {
+                #expect(phase.memoryHits + phase.diskHits + phase.networkLoads + phase.failures == phase.views)
+            }
+        }
+    }
+
+    @Test("A URLCache too small for the feed makes the AsyncImage-like baseline download again")
+    func smallURLCacheDownloadsAgain() async throws {
+        guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
+        var options = Self.smallOptions()
+        options.urlCacheMemoryLimit = 0
+        options.urlCacheDiskLimit = 0
+        let report = try await DemoRunner(options: options, approaches: [.cachedImage, .asyncImage], showsProgress: false).run()
+        let asyncImage = try #require(report.approach(.asyncImage))
+        #expect(asyncImage.phase(.relaunch)?.networkRequests == report.session.scrollViews)
+        #expect(asyncImage.offlineShown == 0)
+        let comparison = try #require(report.comparisons.first)
+        #expect(comparison.baseline == .asyncImage)
+        #expect(comparison.factor > 1)
+    }
+
+    @Test("The table shows every approach, every phase and the savings line; JSON round-trips")
+    func tableAndJSON() async throws {
+        guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
+        let report = try await Self.run()
+        let table = DemoTable(report: report).render()
+        for approach in DemoApproach.allCases {
+            #expect(table.contains(approach.title))
+        }
+        for phase in DemoPhase.allCases {
+            #expect(table.contains(phase.title))
+        }
+        let cachedImage = try #require(report.approach(.cachedImage))
+        #expect(table.contains("CachedImage: \(cachedImage.networkRequests) requests, NSCache only:"))
+
+        let data = try JSONEncoder().encode(report)
+        let decoded = try JSONDecoder().decode(DemoReport.self, from: data)
+        #expect(decoded == report)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect((object["comparisons"] as? [Any])?.count == 3)
+    }
+
+    @Test("Invalid options are refused with one line naming the flag")
+    func invalidOptions() throws {
+        var options = DemoOptions()
+        options.imageCount = 0
+        #expect(throws: CLIError("--images must be between 1 and 5000 (got 0)")) { try options.validate() }
+        guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
+        #expect(throws: (any Error).self) { try CachedImageCommand.parseAsRoot(["demo", "--latency", "-5"]) }
+    }
+}
