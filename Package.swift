@@ -28,9 +28,16 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
             ]
         ),
+        // Writes to a DiskCache in a loop until killed: the crash-safety test SIGKILLs it.
+        // Not a product.
+        .executableTarget(
+            name: "cachedimage-crash-writer",
+            dependencies: ["CachedImageCore", "ImageFixtures"],
+            path: "Sources/CachedImageCrashWriter"
+        ),
         .testTarget(
             name: "CachedImageCoreTests",
-            dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer"]
+            dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer", "cachedimage-crash-writer"]
         ),
     ],
     swiftLanguageModes: [.v6]
