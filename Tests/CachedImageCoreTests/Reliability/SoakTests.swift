@@ -5,14 +5,15 @@ import Testing
 @testable import CachedImageCore
 
 /// The load/soak test: 16 tasks issue mixed requests (memory hits, disk hits, misses,
-/// cancellations, priority changes) against the loopback server for a while, under Thread
+/// revalidations, cancellations, priority changes) against the loopback server for a while, under Thread
 /// Sanitizer when run by `scripts/soak.sh`. Off unless `CACHEDIMAGE_SOAK=1`;
 /// `CACHEDIMAGE_SOAK_SECONDS` (default 30) and `CACHEDIMAGE_SOAK_REQUESTS` (default 50,000) bound it.
 @Suite("Reliability: soak under load", .enabled(if: ProcessInfo.processInfo.environment["CACHEDIMAGE_SOAK"] == "1"))
 struct SoakTests {
     static let taskCount = 16
     static let imageCount = 400
-    static let memoryLimit = 1_500_000
+    /// Holds roughly 40 of the 400 decoded images, so the hot set competes with the cold ones.
+    static let memoryLimit = 300_000
     static let diskLimit = 600_000
 
     struct Tally: Sendable {
@@ -98,8 +99,14 @@ struct SoakTests {
                         // Skewed towards a hot set, so memory and disk hits mix with misses.
                         let hot = random.next(100) < 70
                         let slot = hot ? random.next(24) : random.next(Self.imageCount)
-                        let request = ImageRequest(url: server.url("/img/\(slot).png"), priority: .normal)
                         let action = random.next(100)
+                        var options: ImageRequest.Options = []
+                        if (30..<40).contains(action) {
+                            options = [.skipMemoryCache]  // straight to the disk cache
+                        } else if (40..<45).contains(action) {
+                            options = [.reloadRevalidatingCachedData]  // conditional GETs, 304s
+                        }
+                        let request = ImageRequest(url: server.url("/img/\(slot).png"), priority: .normal, options: options)
                         let task = pipeline.imageTask(with: request)
                         if action < 15 {
                             // Cancel at once or after a few scheduling rounds.
