@@ -76,8 +76,16 @@ struct CrashSafetyTests {
 
     /// Opens a fresh cache on `directory`, reads every key and checks bytes and accounting.
     static func verify(_ directory: URL) throws -> (entries: Int, verified: Int) {
+        // Before the cache opens (and quietly deletes files too short to be entries): no entry
+        // file may be torn. Only complete files are ever renamed into place.
+        let listed = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in listed where KeyHasher.isFileName(name) {
+            let size = (try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path))?[.size] as? NSNumber
+            #expect((size?.intValue ?? 0) >= DiskCacheEntryFormat.minimumHeaderLength, "torn entry file \(name): \(size?.intValue ?? 0) bytes")
+        }
         let cache = try DiskCache(directory: directory, sizeLimit: sizeLimit)
         cache.flush()  // lets start-up clean-up (tiny or evicted files) finish
+        let filesOnOpen = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter(KeyHasher.isFileName).count
         var verified = 0
         for slot in 0..<slotCount {
             guard let entry = cache.entry(forKey: "slot-\(slot)") else { continue }
@@ -95,6 +103,9 @@ struct CrashSafetyTests {
         cache.flush()  // corrupt files found while reading are deleted on the queue
         let entries = cache.entryCount
         #expect(entries == verified, "entries that could not be read back by key")
+        // Writes are atomic (temporary file + rename): no entry file is ever torn, so every file
+        // present after a kill is a complete entry. A torn file would be a lost older version.
+        #expect(verified == filesOnOpen, "torn entry files after a kill")
         #expect(cache.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: directory))
         #expect(cache.totalSize <= sizeLimit)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
