@@ -33,7 +33,8 @@ while true {
     version += 1
     let slot = version % slotCount
     let key = "slot-\(slot)"
-    switch version % 10 {
+    // Each slot cycles through all operations as its versions advance.
+    switch (version / slotCount + slot) % 10 {
     case 0:
         cache.removeEntry(forKey: key)
     case 1:

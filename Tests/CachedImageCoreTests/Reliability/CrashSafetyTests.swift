@@ -15,7 +15,7 @@ import Darwin
 @Suite("Reliability: SIGKILL during disk writes never leaves a wrong or miscounted entry")
 struct CrashSafetyTests {
     static let killCount = 220
-    static let sizeLimit = 150_000
+    static let sizeLimit = 80_000  // below what 40 entries need, so writes evict
     static let slotCount = 40
 
     /// The writer binary, built next to the test bundle.
@@ -45,6 +45,8 @@ struct CrashSafetyTests {
         var killsLeavingTemporaryFiles = 0
         var survivingEntries = 0
         var verifiedEntries = 0
+        var entriesPerKill: [Int] = []
+        var newestVersions: [Int] = []
         for run in 0..<Self.killCount {
             let process = Process()
             process.executableURL = writer
@@ -67,15 +69,24 @@ struct CrashSafetyTests {
             let result = try Self.verify(directory)
             survivingEntries += result.entries
             verifiedEntries += result.verified
+            entriesPerKill.append(result.entries)
+            newestVersions.append(result.newestVersion)
         }
         // The kills landed while entries were being written, and entries survived them.
         #expect(survivingEntries > 0)
         #expect(verifiedEntries == survivingEntries)
-        print("crash safety: \(Self.killCount) kills, \(killsLeavingTemporaryFiles) interrupted a write (temporary file left), \(verifiedEntries) surviving entries verified")
+        // Every run wrote something new: the newest surviving version comes from the latest run.
+        let runsThatWrote = newestVersions.enumerated().filter { run, version in version > run * 1_000_000 }.count
+        #expect(runsThatWrote > Self.killCount / 2)
+        print(
+            "crash safety: \(Self.killCount) kills, \(killsLeavingTemporaryFiles) interrupted a write (temporary file left), "
+                + "\(runsThatWrote) runs wrote before the kill, \(verifiedEntries) surviving entries verified "
+                + "(\(entriesPerKill.min() ?? 0)...\(entriesPerKill.max() ?? 0) per kill)"
+        )
     }
 
     /// Opens a fresh cache on `directory`, reads every key and checks bytes and accounting.
-    static func verify(_ directory: URL) throws -> (entries: Int, verified: Int) {
+    static func verify(_ directory: URL) throws -> (entries: Int, verified: Int, newestVersion: Int) {
         // Before the cache opens (and quietly deletes files too short to be entries): no entry
         // file may be torn. Only complete files are ever renamed into place.
         let listed = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -87,6 +98,7 @@ struct CrashSafetyTests {
         cache.flush()  // lets start-up clean-up (tiny or evicted files) finish
         let filesOnOpen = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter(KeyHasher.isFileName).count
         var verified = 0
+        var newestVersion = -1
         for slot in 0..<slotCount {
             guard let entry = cache.entry(forKey: "slot-\(slot)") else { continue }
             let version = entry.metadata.etag.flatMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: "\""))) }
@@ -96,6 +108,7 @@ struct CrashSafetyTests {
             }
             if entry.data == ImageFixtures.versionedPNG(slot: slot, version: version) {
                 verified += 1
+                newestVersion = max(newestVersion, version)
             } else {
                 Issue.record("slot \(slot): bytes differ from version \(version)")
             }
@@ -110,6 +123,6 @@ struct CrashSafetyTests {
         #expect(cache.totalSize <= sizeLimit)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(names.filter(KeyHasher.isFileName).count == entries)
-        return (entries, verified)
+        return (entries, verified, newestVersion)
     }
 }
