@@ -67,9 +67,16 @@ let package = Package(
             name: "CachedImageCLITests",
             dependencies: ["CachedImageCLI", "CachedImageCore", "ImageFixtures", "LoopbackServer"]
         ),
+        // Writes to a DiskCache in a loop until killed: the crash-safety test SIGKILLs it.
+        // Not a product.
+        .executableTarget(
+            name: "cachedimage-crash-writer",
+            dependencies: ["CachedImageCore", "ImageFixtures"],
+            path: "Sources/CachedImageCrashWriter"
+        ),
         .testTarget(
             name: "CachedImageCoreTests",
-            dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer"]
+            dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer", "cachedimage-crash-writer"]
         ),
         .testTarget(name: "CachedImageTests", dependencies: ["CachedImage"]),
     ],

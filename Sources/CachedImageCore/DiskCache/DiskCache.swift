@@ -592,6 +592,16 @@ public final class DiskCache: Sendable {
         } catch {
             throw Error(operation: .createDirectory, key: nil, path: temporaryPath, underlying: error)
         }
+        #if os(iOS)
+        // Entries are readable after the first unlock (background prefetches keep working) and
+        // encrypted before it. New files inherit the directory's class; best effort, as a
+        // protection class cannot be set on every volume.
+        for path in [directoryPath, temporaryPath] {
+            try? fileManager.setAttributes(
+                [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: path
+            )
+        }
+        #endif
     }
 
     /// Deletes leftovers of interrupted writes. They were never renamed into place, so they are

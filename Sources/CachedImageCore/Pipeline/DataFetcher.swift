@@ -101,12 +101,40 @@ final class DataFetcher: Sendable {
 
     // MARK: Network
 
-    /// Downloads `url`, conditionally when a cached entry with validators is being revalidated.
+    /// Downloads `url`, retrying transient failures as ``ImagePipeline/Configuration/retryPolicy``
+    /// allows. Waits happen outside the download queue, so a retry does not hold a slot.
     private func download(
         _ request: ImageRequest,
         url: URL,
         revalidating cached: (entry: DiskCache.Entry, response: ImageDataResponse)?,
         context: Context
+    ) async throws -> ImageDataResponse {
+        let policy = configuration.retryPolicy
+        var retry = 0
+        while true {
+            var retryAfter: String?
+            do {
+                return try await downloadOnce(request, url: url, revalidating: cached, context: context, retryAfter: &retryAfter)
+            } catch let error as ImagePipeline.Error where error.isTransient {
+                retry += 1
+                guard let delay = policy.delay(beforeRetry: retry, retryAfter: retryAfter, now: configuration.clock.now) else {
+                    throw error
+                }
+                try Task.checkCancellation()
+                try await policy.sleep(delay)
+                try Task.checkCancellation()
+            }
+        }
+    }
+
+    /// Downloads `url` once, conditionally when a cached entry with validators is being
+    /// revalidated. A failed response's `Retry-After` header is passed back in `retryAfter`.
+    private func downloadOnce(
+        _ request: ImageRequest,
+        url: URL,
+        revalidating cached: (entry: DiskCache.Entry, response: ImageDataResponse)?,
+        context: Context,
+        retryAfter: inout String?
     ) async throws -> ImageDataResponse {
         var urlRequest = request.urlRequest
         let isConditional = cached.map { hasValidators($0.entry.metadata) } ?? false
@@ -132,6 +160,7 @@ final class DataFetcher: Sendable {
         }
 
         if let status = httpResponse?.statusCode, !(200..<300).contains(status) {
+            retryAfter = httpResponse?.value(forHTTPHeaderField: "Retry-After")
             throw ImagePipeline.Error.badStatusCode(url: url, statusCode: status)
         }
         let headers = httpResponse.map(HTTPHeaders.init) ?? HTTPHeaders([:])
@@ -210,6 +239,12 @@ final class DataFetcher: Sendable {
 
     private func store(_ data: Data, headers: HTTPHeaders, request: ImageRequest, requestTime: Date, responseTime: Date) {
         guard let diskCache, !request.options.contains(.skipDiskCache) else { return }
+        if !configuration.storesAuthorizedResponsesOnDisk,
+           request.urlRequest.value(forHTTPHeaderField: "Authorization") != nil {
+            // A private response: memory only (an older shared copy must not outlive it either).
+            diskCache.removeEntry(forKey: request.cacheKey)
+            return
+        }
         // `nil` metadata means `no-store`: such bytes never touch the disk.
         guard let metadata = CachedResponseMetadata(headers: headers, requestTime: requestTime, responseTime: responseTime) else {
             diskCache.removeEntry(forKey: request.cacheKey)

@@ -50,6 +50,16 @@ extension ImagePipeline {
         /// URL schemes the pipeline loads; others fail with ``ImagePipeline/Error/invalidURL(_:)``.
         public var allowedSchemes: Set<String> = ["http", "https", "file"]
 
+        /// Whether and how downloads that failed for a transient reason are retried.
+        /// Default: ``ImagePipeline/RetryPolicy/disabled``.
+        public var retryPolicy: RetryPolicy = .disabled
+
+        /// Whether responses to requests carrying an `Authorization` header may be written to the
+        /// disk cache. Default: `false`: such images are private to the user who asked, and the
+        /// disk cache outlives sessions and logins, so they are kept in memory only. Headers the
+        /// session adds itself (`httpAdditionalHeaders`) are not seen by the pipeline.
+        public var storesAuthorizedResponsesOnDisk = false
+
         /// Whether the network is constrained right now (Low Data Mode), consulted for requests
         /// with a ``ImageRequest/ConstrainedNetworkPolicy``. Default: never.
         public var isNetworkConstrained: @Sendable () -> Bool = { false }

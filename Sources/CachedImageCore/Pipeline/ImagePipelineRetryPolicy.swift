@@ -1,0 +1,83 @@
+import Foundation
+
+extension ImagePipeline {
+    /// How the pipeline retries a download that failed for a transient reason
+    /// (``ImagePipeline/Error/isTransient``: a transport error, 5xx, 429, 408 or a truncated
+    /// body). Permanent failures (404, not an image, too large) are never retried.
+    ///
+    /// The delay before retry *n* (1-based) is `initialDelay * backoffMultiplier^(n-1)`, at most
+    /// `maxDelay`. When the failed response carries `Retry-After` (seconds or an HTTP date), that
+    /// delay is used instead; if it is longer than `maxDelay` the pipeline gives up at once rather
+    /// than ask again sooner than the server allowed.
+    ///
+    /// Retries are off by default (``disabled``): a retry multiplies load on a server that is
+    /// already failing, an image view asks again when it reappears, and a stale cached image is
+    /// already served when revalidation fails. Turn them on for flaky networks:
+    ///
+    /// ```swift
+    /// var configuration = ImagePipeline.Configuration()
+    /// configuration.retryPolicy = .init(maxRetries: 2, initialDelay: 0.5, maxDelay: 10)
+    /// ```
+    ///
+    /// A cancelled request stops waiting at once and throws `CancellationError`.
+    public struct RetryPolicy: Sendable {
+        /// Retries after the first attempt; `0` disables retrying.
+        public var maxRetries: Int
+        /// The delay before the first retry, in seconds.
+        public var initialDelay: TimeInterval
+        /// How much each further delay grows.
+        public var backoffMultiplier: Double
+        /// The longest delay, in seconds, whether computed or asked for by `Retry-After`.
+        public var maxDelay: TimeInterval
+        /// Waits the given number of seconds, throwing `CancellationError` if the task is
+        /// cancelled. Default: `Task.sleep`. Tests inject a sleeper that records and returns.
+        public var sleep: @Sendable (TimeInterval) async throws -> Void
+
+        /// Creates a policy.
+        public init(
+            maxRetries: Int = 2,
+            initialDelay: TimeInterval = 0.5,
+            backoffMultiplier: Double = 2,
+            maxDelay: TimeInterval = 10,
+            sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await RetryPolicy.taskSleep($0) }
+        ) {
+            self.maxRetries = max(0, maxRetries)
+            self.initialDelay = max(0, initialDelay)
+            self.backoffMultiplier = max(1, backoffMultiplier)
+            self.maxDelay = max(0, maxDelay)
+            self.sleep = sleep
+        }
+
+        /// No retries: every failure is reported at once. The default.
+        public static var disabled: RetryPolicy { RetryPolicy(maxRetries: 0) }
+
+        /// Sleeps with `Task.sleep`, honouring cancellation.
+        public static func taskSleep(_ seconds: TimeInterval) async throws {
+            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+        }
+
+        /// The delay before retry number `retry` (1-based), or `nil` to give up.
+        ///
+        /// - Parameters:
+        ///   - retryAfter: The failed response's `Retry-After` value, if any.
+        ///   - now: The current date, to turn an HTTP-date `Retry-After` into a delay.
+        func delay(beforeRetry retry: Int, retryAfter: String?, now: Date) -> TimeInterval? {
+            guard retry >= 1, retry <= maxRetries else { return nil }
+            if let retryAfter, let asked = Self.seconds(fromRetryAfter: retryAfter, now: now) {
+                return asked <= maxDelay ? asked : nil
+            }
+            let computed = initialDelay * pow(backoffMultiplier, Double(retry - 1))
+            return min(computed, maxDelay)
+        }
+
+        /// Parses `Retry-After` (RFC 9110, section 10.2.3): delay-seconds or an HTTP date.
+        static func seconds(fromRetryAfter value: String, now: Date) -> TimeInterval? {
+            let trimmed = value.trimmingCharacters(in: .whitespaces)
+            if let seconds = Int(trimmed) {
+                return seconds >= 0 ? TimeInterval(seconds) : nil
+            }
+            guard let date = HTTPDate.parse(trimmed, now: now) else { return nil }
+            return max(0, date.timeIntervalSince(now))
+        }
+    }
+}
