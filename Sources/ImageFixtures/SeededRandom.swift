@@ -1,6 +1,6 @@
 /// A small deterministic generator (SplitMix64): the same seed always yields the same sequence,
 /// on every platform, which keeps fixture bytes stable across runs.
-public struct SeededRandom: RandomNumberGenerator {
+public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     public init(seed: UInt64) {
@@ -18,5 +18,10 @@ public struct SeededRandom: RandomNumberGenerator {
     /// A value in `0..<bound` (`bound` > 0); the slight modulo bias does not matter here.
     public mutating func next(below bound: Int) -> Int {
         Int(next() % UInt64(bound))
+    }
+
+    /// `count` pseudo-random bytes.
+    public mutating func bytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
     }
 }

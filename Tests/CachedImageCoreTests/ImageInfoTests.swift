@@ -112,21 +112,6 @@ private enum Build {
     )
 }
 
-/// Deterministic pseudo-random bytes for fuzzing (SplitMix64).
-private struct FuzzRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
-}
 
 // MARK: - Tests
 
@@ -183,9 +168,9 @@ struct ImageInfoTests {
 
     @Test("Random bytes are not recognised")
     func rejectsRandomBytes() {
-        var random = FuzzRandom(state: 42)
+        var random = SeededRandom(seed: 42)
         for _ in 0..<500 {
-            var bytes = random.bytes(random.below(200))
+            var bytes = random.bytes(random.next(below: 200))
             // Make sure no sample accidentally starts with a real signature byte.
             if let first = bytes.first, [0x89, 0xFF, 0x47, 0x52].contains(first) { bytes[0] = 0x00 }
             if bytes.count >= 8 { bytes[4] = 0x00 } // No "ftyp" at 4.
@@ -470,7 +455,7 @@ struct ImageInfoTests {
 
     @Test("Fuzz: mutated and spliced samples never crash")
     func fuzz() {
-        var random = FuzzRandom(state: 0xC0FFEE)
+        var random = SeededRandom(seed: 0xC0FFEE)
         let signatures: [[UInt8]] = [
             [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], [0xFF, 0xD8, 0xFF], Array("GIF89a".utf8),
             Array("RIFF".utf8) + [0xFF, 0xFF, 0xFF, 0xFF] + Array("WEBPVP8X".utf8),
@@ -481,16 +466,16 @@ struct ImageInfoTests {
             var bytes: [UInt8]
             switch iteration % 3 {
             case 0: // A valid sample with a few bytes flipped, maybe truncated.
-                bytes = [UInt8](Self.samples[random.below(Self.samples.count)].data)
-                for _ in 0..<(1 + random.below(6)) {
-                    bytes[random.below(bytes.count)] = UInt8(truncatingIfNeeded: random.next())
+                bytes = [UInt8](Self.samples[random.next(below: Self.samples.count)].data)
+                for _ in 0..<(1 + random.next(below: 6)) {
+                    bytes[random.next(below: bytes.count)] = UInt8(truncatingIfNeeded: random.next())
                 }
-                bytes = Array(bytes.prefix(random.below(bytes.count + 1)))
+                bytes = Array(bytes.prefix(random.next(below: bytes.count + 1)))
             case 1: // A real signature followed by noise.
-                bytes = signatures[random.below(signatures.count)] + random.bytes(random.below(120))
+                bytes = signatures[random.next(below: signatures.count)] + random.bytes(random.next(below: 120))
             default: // Pure noise, sometimes with 0xFF-heavy content to stress the JPEG walk.
-                bytes = random.bytes(random.below(300))
-                if random.below(2) == 0 { bytes = bytes.map { $0 | 0xF0 } }
+                bytes = random.bytes(random.next(below: 300))
+                if random.next(below: 2) == 0 { bytes = bytes.map { $0 | 0xF0 } }
             }
             let data = Data(bytes)
             if ImageInfo(data: data) != nil { recognised += 1 }

@@ -16,7 +16,7 @@ struct DemoFeed: Sendable {
 
     /// Generates `count` images, using every core; `progress` is called with the number done.
     static func generate(count: Int, seed: UInt64, progress: @escaping @Sendable (Int) -> Void = { _ in }) async -> DemoFeed {
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandom(seed: seed)
         let plans = (0..<count).map { index in plan(index: index, random: &random) }
         let done = Protected(0)
         let images = await withTaskGroup(of: FeedImage.self) { group in
@@ -75,7 +75,7 @@ struct DemoFeed: Sendable {
         }
     }
 
-    private static func plan(index: Int, random: inout SplitMix64) -> Plan {
+    private static func plan(index: Int, random: inout SeededRandom) -> Plan {
         let roll = Int.random(in: 0..<100, using: &random)
         let seed = random.next()
         switch roll {

@@ -1,3 +1,5 @@
+import ImageFixtures
+
 /// A replayable scroll session over a grid feed: each step is the set of cells that came on
 /// screen, whose images are requested together (like a lazy grid creating cells).
 ///
@@ -24,7 +26,7 @@ struct ScrollSession: Sendable, Hashable {
     }
 
     init(imageCount: Int, columns: Int, visibleRows: Int, viewCount: Int, seed: UInt64) {
-        var random = SplitMix64(seed: seed ^ 0x5C_0011)
+        var random = SeededRandom(seed: seed ^ 0x5C_0011)
         let rows = (imageCount + columns - 1) / columns
         let maxTop = max(0, rows - visibleRows)
         func cells(top: Int) -> [Int] {
