@@ -137,7 +137,7 @@ final class DataFetcher: Sendable {
         retryAfter: inout String?
     ) async throws -> ImageDataResponse {
         var urlRequest = request.urlRequest
-        let isConditional = cached.map { hasValidators($0.entry.metadata) } ?? false
+        let isConditional = cached?.entry.metadata.hasValidators ?? false
         if let cached, isConditional {
             for (field, value) in cached.entry.metadata.conditionalHeaders() {
                 urlRequest.setValue(value, forHTTPHeaderField: field)
@@ -261,10 +261,6 @@ final class DataFetcher: Sendable {
         } else {
             diskCache.removeEntry(forKey: key)
         }
-    }
-
-    private func hasValidators(_ metadata: CachedResponseMetadata) -> Bool {
-        metadata.hasValidators
     }
 
     private func count(_ update: (inout PipelineStatistics) -> Void) {
