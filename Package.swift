@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         .library(name: "CachedImageCore", targets: ["CachedImageCore"]),
+        .executable(name: "cachedimage-bench", targets: ["CachedImageBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -27,6 +28,11 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
             ]
+        ),
+        // `swift run -c release cachedimage-bench [--quick]`: the project against its baselines.
+        .executableTarget(
+            name: "CachedImageBench",
+            dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer"]
         ),
         .testTarget(
             name: "CachedImageCoreTests",
