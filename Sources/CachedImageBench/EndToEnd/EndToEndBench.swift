@@ -116,8 +116,8 @@ struct EndToEndBench {
     private func report(pipeline: Run, baseline: Run) {
         var table = Table(
             "5a. End to end: 1,000 appearances of 200 images, 8 in flight, 20 ms server latency (\(rounds) round\(rounds == 1 ? "" : "s"), fresh caches each)",
-            columns: ["loader", "wall ms", "network requests", "first image ms", "first pass p50 / p99 ms",
-                      "revisit passes p50 / p99 ms", "revisit p50 speed-up vs baseline", "failures"]
+            columns: ["loader", "wall ms", "network requests", "first image ms", "first pass p50 / p99",
+                      "revisit passes p50 / p99", "revisit p50 speed-up vs baseline", "failures"]
         )
         func latencies(_ run: Run, revisit: Bool) -> Samples {
             Samples(run.samples.filter { ($0.pass > 0) == revisit }.map(\.milliseconds))
@@ -130,9 +130,9 @@ struct EndToEndBench {
                 name, run.wall.summary(0),
                 run.requests.map(String.init).joined(separator: ", "),
                 run.firstImage.summary(1),
-                "\(Format.number(first.percentile(0.5), 2)) / \(Format.number(first.percentile(0.99), 2))",
-                "\(Format.number(revisit.percentile(0.5), 3)) / \(Format.number(revisit.percentile(0.99), 3))",
-                Format.number(baselineRevisit.percentile(0.5) / revisit.percentile(0.5), 1) + "x",
+                "\(Format.milliseconds(first.percentile(0.5))) / \(Format.milliseconds(first.percentile(0.99)))",
+                "\(Format.milliseconds(revisit.percentile(0.5))) / \(Format.milliseconds(revisit.percentile(0.99)))",
+                Format.number(baselineRevisit.percentile(0.5) / revisit.percentile(0.5), 0) + "x",
                 "\(run.failures)",
             ])
         }
@@ -141,7 +141,7 @@ struct EndToEndBench {
         least 3x lower than the baseline's. Network requests are counted by the server, one figure per round.
         """)
 
-        var bySource = Table("5b. End to end: latency per source, ms", columns: ["loader", "source", "count", "p50", "p99", "max"])
+        var bySource = Table("5b. End to end: latency per source", columns: ["loader", "source", "count", "p50", "p99", "max"])
         for (name, run) in [("ImagePipeline (shipped)", pipeline), ("AsyncImage-style URLSession + URLCache", baseline)] {
             let singleSource = Set(run.samples.map(\.source)).count == 1
             let groups = Dictionary(grouping: run.samples) { sample in
@@ -151,8 +151,8 @@ struct EndToEndBench {
             }
             for (source, samples) in groups.sorted(by: { $0.key < $1.key }) {
                 let values = Samples(samples.map(\.milliseconds))
-                bySource.add([name, source, "\(samples.count)", Format.number(values.percentile(0.5), 3),
-                              Format.number(values.percentile(0.99), 3), Format.number(values.max, 3)])
+                bySource.add([name, source, "\(samples.count)", Format.milliseconds(values.percentile(0.5)),
+                              Format.milliseconds(values.percentile(0.99)), Format.milliseconds(values.max)])
             }
         }
         bySource.print(note: "The baseline cannot tell where URLSession found the bytes, so it is split by pass instead.")

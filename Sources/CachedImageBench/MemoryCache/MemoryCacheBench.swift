@@ -9,10 +9,19 @@ struct MemoryCacheBench {
 
     /// Distinct keys resident in the cache for get-hit.
     let keyCount = 10_000
-    var operations: Int { options.pick(quick: 200_000, full: 1_000_000) }
-    var rounds: Int { options.pick(quick: 3, full: 7) }
+    var operations: Int { options.pick(quick: 100_000, full: 1_000_000) }
+    var rounds: Int { options.pick(quick: 3, full: 5) }
 
     /// Per-operation kind results for one cache, key kind and thread count.
+    /// Key positions to touch, identical for every cache.
+    struct Orders: Sendable {
+        var hit: [Int] = []
+        var miss: [Int] = []
+        var set: [Int] = []
+        var mixed: [Int] = []
+        var mixedDice: [UInt8] = []
+    }
+
     struct Result {
         var getHit = Samples()
         var getMiss = Samples()
@@ -22,6 +31,7 @@ struct MemoryCacheBench {
 
     func run() {
         let payloads = (0..<(2 * keyCount)).map { Payload(id: $0) }
+        let orders = makeOrders()
         var table = Table(
             "1. Memory cache: ns per operation, median (min-max) of \(rounds) interleaved rounds of \(Format.grouped(operations)) ops",
             columns: ["cache", "keys", "threads", "get hit", "get miss", "set at limit", "mixed 80/20 Zipf",
@@ -36,13 +46,13 @@ struct MemoryCacheBench {
                 var foundation = Result()
                 for _ in 0..<rounds {
                     if urlKeys {
-                        measure(ShippedMemoryCache<String>.self, keys: strings, payloads: payloads, threads: threads, into: &shipped)
-                        measure(NSCacheBaseline.self, keys: strings.map(FoundationKey.init), payloads: payloads, threads: threads, into: &foundation)
-                        measure(LockedDictionary<String>.self, keys: strings, payloads: payloads, threads: threads, into: &dictionary)
+                        measure(ShippedMemoryCache<String>.self, keys: strings, payloads: payloads, orders: orders, threads: threads, into: &shipped)
+                        measure(NSCacheBaseline.self, keys: strings.map(FoundationKey.init), payloads: payloads, orders: orders, threads: threads, into: &foundation)
+                        measure(LockedDictionary<String>.self, keys: strings, payloads: payloads, orders: orders, threads: threads, into: &dictionary)
                     } else {
-                        measure(ShippedMemoryCache<Int>.self, keys: indices, payloads: payloads, threads: threads, into: &shipped)
-                        measure(NSCacheBaseline.self, keys: indices.map(FoundationKey.init), payloads: payloads, threads: threads, into: &foundation)
-                        measure(LockedDictionary<Int>.self, keys: indices, payloads: payloads, threads: threads, into: &dictionary)
+                        measure(ShippedMemoryCache<Int>.self, keys: indices, payloads: payloads, orders: orders, threads: threads, into: &shipped)
+                        measure(NSCacheBaseline.self, keys: indices.map(FoundationKey.init), payloads: payloads, orders: orders, threads: threads, into: &foundation)
+                        measure(LockedDictionary<Int>.self, keys: indices, payloads: payloads, orders: orders, threads: threads, into: &dictionary)
                     }
                 }
                 let keyName = urlKeys ? "URL string (\(strings[0].count) chars)" : "Int"
@@ -68,19 +78,29 @@ struct MemoryCacheBench {
         """)
     }
 
+    private func makeOrders() -> Orders {
+        let resident = keyCount
+        var rng = SplitMix(seed: 1)
+        var orders = Orders()
+        orders.hit = (0..<operations).map { _ in Int.random(in: 0..<resident, using: &rng) }
+        orders.miss = (0..<operations).map { _ in resident + Int.random(in: 0..<resident, using: &rng) }
+        orders.set = (0..<operations).map { _ in Int.random(in: 0..<(2 * resident), using: &rng) }
+        let zipf = ZipfSampler(count: 2 * resident, alpha: 0.8)
+        orders.mixed = (0..<operations).map { _ in zipf.sample(&rng) }
+        orders.mixedDice = (0..<operations).map { _ in UInt8.random(in: 0..<5, using: &rng) }
+        return orders
+    }
+
     private func measure<C: BenchCache>(
-        _ type: C.Type, keys: [C.Key], payloads: [Payload], threads: Int, into result: inout Result
+        _ type: C.Type, keys: [C.Key], payloads: [Payload], orders: Orders, threads: Int, into result: inout Result
     ) {
         let resident = keyCount
         let operations = self.operations
-        // Shuffled access orders, identical for every cache.
-        var rng = SplitMix(seed: 1)
-        let hitOrder = (0..<operations).map { _ in Int.random(in: 0..<resident, using: &rng) }
-        let missOrder = (0..<operations).map { _ in resident + Int.random(in: 0..<resident, using: &rng) }
-        let setOrder = (0..<operations).map { _ in Int.random(in: 0..<(2 * resident), using: &rng) }
-        let zipf = ZipfSampler(count: 2 * resident, alpha: 0.8)
-        let mixedOrder = (0..<operations).map { _ in zipf.sample(&rng) }
-        let mixedDice = (0..<operations).map { _ in UInt8.random(in: 0..<5, using: &rng) }
+        let hitOrder = orders.hit
+        let missOrder = orders.miss
+        let setOrder = orders.set
+        let mixedOrder = orders.mixed
+        let mixedDice = orders.mixedDice
 
         let cache = C(costLimit: resident)
         for index in 0..<resident { cache.set(payloads[index], for: keys[index]) }

@@ -8,7 +8,14 @@ enum Format {
 
     static func ratio(_ value: Double, to baseline: Double) -> String {
         guard value.isFinite, baseline.isFinite, value > 0 else { return "-" }
-        return String(format: "%.2fx", value / baseline)
+        let ratio = value / baseline
+        return ratio < 0.01 ? String(format: "%.4fx", ratio) : String(format: "%.2fx", ratio)
+    }
+
+    /// Milliseconds, switching to microseconds below 0.1 ms.
+    static func milliseconds(_ value: Double) -> String {
+        guard value.isFinite else { return "-" }
+        return value < 0.1 ? String(format: "%.2f µs", value * 1_000) : String(format: "%.2f ms", value)
     }
 
     static func percent(_ fraction: Double) -> String {
