@@ -8,11 +8,11 @@ struct DiskCacheBench {
     let root: URL
 
     var entryCount: Int { options.pick(quick: 1_000, full: 10_000) }
-    var rounds: Int { options.pick(quick: 3, full: 3) }
+    var rounds: Int { options.pick(quick: 2, full: 3) }
     /// Foundation's URLCache on Linux takes about a quarter of a second per entry of this size
     /// (store plus read), so it gets the first entries only; its figures are per entry and per MB
     /// of what it stored.
-    var urlCacheEntryCount: Int { min(entryCount, options.pick(quick: 30, full: 100)) }
+    var urlCacheEntryCount: Int { min(entryCount, options.pick(quick: 20, full: 100)) }
 
     struct Result {
         var writeSeconds = Samples()

@@ -8,7 +8,7 @@ struct ScalingBench {
     let root: URL
 
     func run() throws {
-        let counts = options.pick(quick: [1_000, 10_000, 30_000], full: [1_000, 10_000, 100_000])
+        let counts = options.pick(quick: [1_000, 10_000, 20_000], full: [1_000, 10_000, 100_000])
         var table = Table(
             "6. Scaling with the number of entries, median (min-max)",
             columns: ["entries", "memory hit ns (URL keys)", "disk read µs (4 KB entry, verified)", "raw read µs (floor)",
