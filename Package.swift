@@ -15,6 +15,7 @@ let package = Package(
         // not need it.
         .library(name: "CachedImageExamples", targets: ["CachedImageExamples"]),
         .executable(name: "cachedimage", targets: ["CachedImageTool"]),
+        .executable(name: "cachedimage-bench", targets: ["CachedImageBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -73,6 +74,11 @@ let package = Package(
             name: "cachedimage-crash-writer",
             dependencies: ["CachedImageCore", "ImageFixtures"],
             path: "Sources/CachedImageCrashWriter"
+        ),
+        // `swift run -c release cachedimage-bench [--quick]`: the project against its baselines.
+        .executableTarget(
+            name: "CachedImageBench",
+            dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer"]
         ),
         .testTarget(
             name: "CachedImageCoreTests",

@@ -22,8 +22,8 @@ import Foundation
 /// ```
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     // @unchecked: every mutable field lives in `storage`, only touched inside its lock.
-    private let storage: Locked<MemoryCacheStorage<Key, Value>>
-    private let clock: any CacheClock
+    @usableFromInline let storage: Locked<MemoryCacheStorage<Key, Value>>
+    @usableFromInline let clock: any CacheClock
 
     /// How long an entry stays valid after it was stored, or `nil` for no expiry.
     /// An expired entry is reported as a miss and removed.
@@ -66,6 +66,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     }
 
     /// Returns the value stored for `key`, or `nil` if there is none or it has expired.
+    @inlinable
     public func value(forKey key: Key) -> Value? {
         let now = currentTime()
         return storage.withLock { $0.value(forKey: key, now: now) }
@@ -76,6 +77,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     ///
     /// A value whose `cost` exceeds ``costLimit`` is not stored, and any previous value for
     /// `key` is removed. Negative costs count as zero.
+    @inlinable
     public func setValue(_ value: Value, forKey key: Key, cost: Int) {
         let now = currentTime()
         let expiry = entryLifetime.map { now + $0 } ?? .infinity
@@ -151,8 +153,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
 
     /// Seconds since the reference date, or `-infinity` (nothing ever looks expired) when
     /// entries have no lifetime, so the clock is not consulted.
-    @inline(__always)
-    private func currentTime() -> Double {
+    @inlinable @inline(__always)
+    func currentTime() -> Double {
         entryLifetime == nil ? -.infinity : clock.now.timeIntervalSinceReferenceDate
     }
 }

@@ -5,19 +5,31 @@
 /// insertions happened after it, so the oldest ghosts expire without any bookkeeping. Two
 /// ghosts landing in the same slot keep only the newer one (the table is 4x the limit, so
 /// that is rare). Everything is O(1) and hashes nothing: callers pass `Hashable.hashValue`.
+@usableFromInline
 struct MemoryCacheGhosts {
-    private struct Slot {
-        var hash: Int
+    @inlinable
+    init() {}
+
+    @usableFromInline
+    struct Slot {
+        @usableFromInline var hash: Int
         /// 0 marks an empty slot.
-        var sequence: UInt64
+        @usableFromInline var sequence: UInt64
+
+        @inlinable
+        init(hash: Int, sequence: UInt64) {
+            self.hash = hash
+            self.sequence = sequence
+        }
     }
 
-    private var table: [Slot] = []
-    private var mask = 0
-    private var nextSequence: UInt64 = 1
-    private var limit = 0
+    @usableFromInline var table: [Slot] = []
+    @usableFromInline var mask = 0
+    @usableFromInline var nextSequence: UInt64 = 1
+    @usableFromInline var limit = 0
 
     /// Remembers `hash` as the newest ghost; only the newest `limit` ghosts are alive.
+    @inlinable
     mutating func insert(_ hash: Int, limit: Int) {
         guard limit > 0 else { return }
         self.limit = limit
@@ -29,29 +41,34 @@ struct MemoryCacheGhosts {
     }
 
     /// Forgets `hash`; returns whether it was an alive ghost.
+    @inlinable
     mutating func remove(_ hash: Int) -> Bool {
         guard contains(hash) else { return false }
         table[hash & mask].sequence = 0
         return true
     }
 
+    @inlinable
     func contains(_ hash: Int) -> Bool {
         guard !table.isEmpty else { return false }
         let slot = table[hash & mask]
         return slot.hash == hash && isAlive(slot.sequence)
     }
 
+    @inlinable
     mutating func removeAll() {
         table = []
         mask = 0
         limit = 0
     }
 
-    private func isAlive(_ sequence: UInt64) -> Bool {
+    @inlinable
+    func isAlive(_ sequence: UInt64) -> Bool {
         sequence != 0 && nextSequence &- sequence <= UInt64(limit)
     }
 
-    private mutating func resize(minimumCount: Int) {
+    @inlinable
+    mutating func resize(minimumCount: Int) {
         var count = 16
         while count < minimumCount {
             count *= 2

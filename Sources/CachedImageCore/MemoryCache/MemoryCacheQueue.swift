@@ -1,12 +1,16 @@
 /// Head, tail and totals of one intrusive FIFO inside ``MemoryCacheStorage``.
 /// Entries are appended at `tail` and evicted from `head`.
+@usableFromInline
 struct MemoryCacheQueue {
-    static let none: Int32 = -1
+    @inlinable
+    init() {}
 
-    var head: Int32 = MemoryCacheQueue.none
-    var tail: Int32 = MemoryCacheQueue.none
-    var count = 0
-    var cost = 0
+    @usableFromInline static let none: Int32 = -1
 
-    var isEmpty: Bool { head == MemoryCacheQueue.none }
+    @usableFromInline var head: Int32 = MemoryCacheQueue.none
+    @usableFromInline var tail: Int32 = MemoryCacheQueue.none
+    @usableFromInline var count = 0
+    @usableFromInline var cost = 0
+
+    @inlinable var isEmpty: Bool { head == MemoryCacheQueue.none }
 }

@@ -1,4 +1,5 @@
 /// Which intrusive list a ``MemoryCacheNode`` is linked into.
+@usableFromInline
 enum MemoryCacheQueueID: UInt8 {
     /// The probationary FIFO that every new key enters (unless it is a ghost hit).
     case small

@@ -13,24 +13,25 @@
 /// Not thread-safe: ``MemoryCache`` keeps it behind a lock. Entries live in three parallel
 /// arrays with a shared free list: `nodes` (links, cost, counter; not generic, so it stays fast
 /// even where this type is not specialised), `keys` and `values`. Links are `Int32` indices.
+@usableFromInline
 struct MemoryCacheStorage<Key: Hashable, Value> {
-    private typealias Node = MemoryCacheNode
-    private static var none: Int32 { MemoryCacheQueue.none }
+    @usableFromInline typealias Node = MemoryCacheNode
+    @inlinable static var none: Int32 { MemoryCacheQueue.none }
 
-    private var nodes: [Node] = []
-    private var keys: [Key?] = []
-    private var values: [Value?] = []
-    private var freeHead: Int32 = MemoryCacheQueue.none
-    private var slots: [Key: Int32] = [:]
-    private(set) var small = MemoryCacheQueue()
-    private(set) var main = MemoryCacheQueue()
-    private(set) var ghosts = MemoryCacheGhosts()
-    let tuning: MemoryCacheTuning
+    @usableFromInline var nodes: [Node] = []
+    @usableFromInline var keys: [Key?] = []
+    @usableFromInline var values: [Value?] = []
+    @usableFromInline var freeHead: Int32 = MemoryCacheQueue.none
+    @usableFromInline var slots: [Key: Int32] = [:]
+    @usableFromInline var small = MemoryCacheQueue()
+    @usableFromInline var main = MemoryCacheQueue()
+    @usableFromInline var ghosts = MemoryCacheGhosts()
+    @usableFromInline let tuning: MemoryCacheTuning
 
-    private(set) var costLimit: Int
-    private(set) var countLimit: Int
-    private var smallCostTarget = 0
-    private var smallCountTarget = 0
+    @usableFromInline var costLimit: Int
+    @usableFromInline var countLimit: Int
+    @usableFromInline var smallCostTarget = 0
+    @usableFromInline var smallCountTarget = 0
 
     init(costLimit: Int, countLimit: Int, tuning: MemoryCacheTuning = MemoryCacheTuning()) {
         self.costLimit = max(0, costLimit)
@@ -39,13 +40,14 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         updateTargets()
     }
 
-    var totalCost: Int { small.cost + main.cost }
-    var count: Int { slots.count }
+    @inlinable var totalCost: Int { small.cost + main.cost }
+    @inlinable var count: Int { slots.count }
 
     // MARK: - Reading
 
     /// The hit path: one hash lookup and a counter bump, no relinking. An entry whose expiry is
     /// at or before `now` is removed and reported as a miss.
+    @inlinable
     mutating func value(forKey key: Key, now: Double) -> Value? {
         guard let slot = slots[key] else { return nil }
         let i = Int(slot)
@@ -59,11 +61,13 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         return values[i]
     }
 
+    @inlinable
     func contains(_ key: Key) -> Bool {
         slots[key] != nil
     }
 
     /// Which queue holds `key`, for tests and measurements.
+    @inlinable
     func queue(of key: Key) -> MemoryCacheQueueID? {
         slots[key].map { nodes[Int($0)].queue }
     }
@@ -72,6 +76,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
 
     /// Stores `value`, replacing any entry for `key`, then evicts until both limits hold.
     /// A value costing more than the cost limit is not stored (and any old value is dropped).
+    @inlinable
     mutating func setValue(_ value: Value, forKey key: Key, cost: Int, expiry: Double, now: Double) {
         let cost = max(0, cost)
         guard cost <= costLimit, countLimit > 0 else {
@@ -97,15 +102,16 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         append(slot, to: queue)
     }
 
-    @inline(__always)
-    private static func read(_ slot: inout Int32) -> Int32 {
+    @inlinable @inline(__always)
+    static func read(_ slot: inout Int32) -> Int32 {
         slot
     }
 
     /// Replaces an entry in place, keeping its queue and counter (the standing the key has
     /// earned). The node is detached while others are evicted to make room, so the value just
     /// stored is never the one evicted.
-    private mutating func replace(_ slot: Int32, with value: Value, cost: Int, expiry: Double, now: Double) {
+    @inlinable
+    mutating func replace(_ slot: Int32, with value: Value, cost: Int, expiry: Double, now: Double) {
         let i = Int(slot)
         let queue = nodes[i].queue
         unlink(slot)
@@ -121,7 +127,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     }
 
     /// Removes the entry for `key`; returns its value unless it had expired by `now`.
-    @discardableResult
+    @inlinable @discardableResult
     mutating func removeValue(forKey key: Key, now: Double) -> Value? {
         guard let slot = slots[key] else { return nil }
         let expired = nodes[Int(slot)].expiry <= now
@@ -130,6 +136,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     }
 
     /// Drops every entry and every ghost, releasing the storage.
+    @inlinable
     mutating func removeAll() {
         nodes = []
         keys = []
@@ -143,12 +150,14 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
 
     // MARK: - Limits
 
+    @inlinable
     mutating func setCostLimit(_ limit: Int, now: Double) {
         costLimit = max(0, limit)
         updateTargets()
         evict(untilCost: costLimit, count: countLimit, now: now)
     }
 
+    @inlinable
     mutating func setCountLimit(_ limit: Int, now: Double) {
         countLimit = max(0, limit)
         updateTargets()
@@ -157,6 +166,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
 
     /// Evicts, in policy order, until `totalCost <= limit` and `count <= countLimit`.
     /// Expired entries met on the way are dropped first.
+    @inlinable
     mutating func evict(untilCost limit: Int, count limitCount: Int, now: Double) {
         let limit = max(0, limit)
         let limitCount = max(0, limitCount)
@@ -175,18 +185,21 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         }
     }
 
-    private func share(of limit: Int) -> Int {
+    @inlinable
+    func share(of limit: Int) -> Int {
         limit == .max ? .max : Int((Double(limit) * tuning.smallRatio).rounded(.up))
     }
 
-    private mutating func updateTargets() {
+    @inlinable
+    mutating func updateTargets() {
         smallCostTarget = share(of: costLimit)
         smallCountTarget = share(of: countLimit)
     }
 
     // MARK: - Eviction
 
-    private mutating func evictOne(smallCost: Int, smallCount: Int, now: Double) {
+    @inlinable
+    mutating func evictOne(smallCost: Int, smallCount: Int, now: Double) {
         if !small.isEmpty
             && (small.cost >= smallCost || small.count >= smallCount || main.isEmpty)
             && evictFromSmall(now: now) {
@@ -197,7 +210,8 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
 
     /// Promotes accessed heads of the small queue to main until it drops one. Returns false
     /// when the small queue emptied without an eviction (everything was promoted).
-    private mutating func evictFromSmall(now: Double) -> Bool {
+    @inlinable
+    mutating func evictFromSmall(now: Double) -> Bool {
         while !small.isEmpty {
             let slot = small.head
             let i = Int(slot)
@@ -226,7 +240,8 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
 
     /// CLOCK over the main FIFO: re-append heads with a non-zero counter (decremented), evict
     /// the first head whose counter is zero. Terminates within `maxFrequency + 1` passes.
-    private mutating func evictFromMain(now: Double) {
+    @inlinable
+    mutating func evictFromMain(now: Double) {
         while !main.isEmpty {
             let slot = main.head
             let i = Int(slot)
@@ -242,7 +257,8 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         }
     }
 
-    private mutating func clearEntries() {
+    @inlinable
+    mutating func clearEntries() {
         nodes.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
         values.removeAll(keepingCapacity: true)
@@ -291,7 +307,8 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
 
     // MARK: - Intrusive lists
 
-    private mutating func allocate(key: Key, hash: Int, value: Value, cost: Int, expiry: Double) -> Int32 {
+    @inlinable
+    mutating func allocate(key: Key, hash: Int, value: Value, cost: Int, expiry: Double) -> Int32 {
         guard freeHead != Self.none else {
             nodes.append(Node(
                 hash: hash, cost: cost, expiry: expiry,
@@ -314,8 +331,8 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     }
 
     /// Unlinks the node, removes its key and returns its slot to the free list.
-    @discardableResult
-    private mutating func unlinkAndFree(_ slot: Int32) -> Value? {
+    @inlinable @discardableResult
+    mutating func unlinkAndFree(_ slot: Int32) -> Value? {
         unlink(slot)
         let i = Int(slot)
         if let key = keys[i] {
@@ -330,7 +347,8 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         return value
     }
 
-    private mutating func append(_ slot: Int32, to queue: MemoryCacheQueueID) {
+    @inlinable
+    mutating func append(_ slot: Int32, to queue: MemoryCacheQueueID) {
         let i = Int(slot)
         nodes[i].queue = queue
         nodes[i].next = Self.none
@@ -342,7 +360,8 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         }
     }
 
-    private mutating func linked(
+    @inlinable
+    mutating func linked(
         _ slot: Int32, cost: Int, atTailOf queue: MemoryCacheQueue
     ) -> MemoryCacheQueue {
         var queue = queue
@@ -358,7 +377,8 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         return queue
     }
 
-    private mutating func unlink(_ slot: Int32) {
+    @inlinable
+    mutating func unlink(_ slot: Int32) {
         let i = Int(slot)
         switch nodes[i].queue {
         case .small: small = unlinked(slot, from: small)
@@ -367,7 +387,8 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         }
     }
 
-    private mutating func unlinked(_ slot: Int32, from queue: MemoryCacheQueue) -> MemoryCacheQueue {
+    @inlinable
+    mutating func unlinked(_ slot: Int32, from queue: MemoryCacheQueue) -> MemoryCacheQueue {
         var queue = queue
         let i = Int(slot)
         let previous = nodes[i].previous

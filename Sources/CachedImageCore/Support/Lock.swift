@@ -8,13 +8,15 @@ import Musl
 
 /// A non-recursive mutual-exclusion lock: `os_unfair_lock` on Apple platforms,
 /// `pthread_mutex_t` elsewhere. Heap-allocated so its address never moves.
+@usableFromInline
 final class Lock: @unchecked Sendable {
     #if canImport(Darwin)
-    private let mutex: UnsafeMutablePointer<os_unfair_lock>
+    @usableFromInline let mutex: UnsafeMutablePointer<os_unfair_lock>
     #else
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     #endif
 
+    @usableFromInline
     init() {
         #if canImport(Darwin)
         mutex = .allocate(capacity: 1)
@@ -34,7 +36,7 @@ final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func lock() {
         #if canImport(Darwin)
         os_unfair_lock_lock(mutex)
@@ -43,7 +45,7 @@ final class Lock: @unchecked Sendable {
         #endif
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func unlock() {
         #if canImport(Darwin)
         os_unfair_lock_unlock(mutex)
@@ -52,7 +54,7 @@ final class Lock: @unchecked Sendable {
         #endif
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock()
         defer { unlock() }
@@ -61,15 +63,17 @@ final class Lock: @unchecked Sendable {
 }
 
 /// A value protected by a ``Lock``. The only way to touch the value is inside `withLock`.
+@usableFromInline
 final class Locked<State>: @unchecked Sendable {
-    private let lock = Lock()
-    private var state: State
+    @usableFromInline let lock = Lock()
+    @usableFromInline var state: State
 
+    @usableFromInline
     init(_ state: State) {
         self.state = state
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }

@@ -1,0 +1,29 @@
+/// Command-line options: `--quick` shrinks every workload so the whole run takes under two
+/// minutes; `--only a,b` runs selected sections (memory, firstframe, hitratio, disk, e2e, scaling).
+struct BenchOptions {
+    var quick = false
+    var sections: Set<String> = BenchOptions.allSections
+
+    static let allSections: Set<String> = ["memory", "firstframe", "hitratio", "disk", "e2e", "scaling"]
+
+    init(arguments: [String]) {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--quick":
+                quick = true
+            case "--only":
+                if let list = iterator.next() {
+                    sections = Set(list.split(separator: ",").map(String.init))
+                }
+            default:
+                print("usage: cachedimage-bench [--quick] [--only memory,firstframe,hitratio,disk,e2e,scaling]")
+            }
+        }
+    }
+
+    func runs(_ section: String) -> Bool { sections.contains(section) }
+
+    /// Picks the quick or the full value of a workload parameter.
+    func pick<T>(quick quickValue: T, full fullValue: T) -> T { quick ? quickValue : fullValue }
+}
