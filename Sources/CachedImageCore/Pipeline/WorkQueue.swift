@@ -84,11 +84,6 @@ final class WorkQueue: @unchecked Sendable {
         }
     }
 
-    fileprivate func leave(_ id: Int) {
-        let continuation = lock.withLock { waiting.removeValue(forKey: id)?.continuation }
-        continuation?.resume(throwing: CancellationError())
-    }
-
     fileprivate func setPriority(_ priority: Priority, of id: Int) {
         lock.withLock {
             guard let waiter = waiting[id], waiter.priority != priority else { return }
@@ -149,11 +144,6 @@ extension WorkQueue {
         /// Changes the priority while waiting; no effect once running.
         func setPriority(_ priority: ImageRequest.Priority) {
             queue.setPriority(priority, of: id)
-        }
-
-        /// Leaves the queue without running.
-        func cancel() {
-            queue.leave(id)
         }
     }
 }
