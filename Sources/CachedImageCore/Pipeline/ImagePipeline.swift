@@ -31,11 +31,8 @@ public final class ImagePipeline: Sendable {
     /// The disk cache of original bytes (`nil` when disabled or its directory could not be created).
     public let diskCache: DiskCache?
 
-    private let imageJobs = TaskCoalescer<ImageTaskKey, DecodedResult>()
-    private let dataJobs = TaskCoalescer<DataTaskKey, ImageDataResponse>()
-    private let fetcher: DataFetcher
-    private let counters = Locked(PipelineStatistics())
-    private let broadcaster = EventBroadcaster<Event>()
+    private let jobs: ImageJobs
+    private let instrumentation = PipelineInstrumentation()
 
     /// Creates a pipeline. A disk cache directory that cannot be created disables the disk
     /// cache rather than failing; ``diskCache`` is then `nil`.
@@ -51,16 +48,16 @@ public final class ImagePipeline: Sendable {
         } else {
             memoryCache = nil
         }
-        let broadcaster = self.broadcaster
+        let instrumentation = self.instrumentation
         diskCache = configuration.diskCacheDirectory.flatMap { directory in
             try? DiskCache(
                 directory: directory,
                 sizeLimit: configuration.diskCacheSizeLimit,
                 clock: configuration.clock,
-                errorHandler: { error in broadcaster.send(.diskCacheFailed(error)) }
+                errorHandler: { error in instrumentation.record(.diskCacheFailed(error)) }
             )
         }
-        fetcher = DataFetcher(configuration: configuration, diskCache: diskCache, statistics: counters, events: broadcaster)
+        jobs = ImageJobs(configuration: configuration, memoryCache: memoryCache, diskCache: diskCache, instrumentation: instrumentation)
     }
 
     // MARK: Loading images
@@ -68,14 +65,7 @@ public final class ImagePipeline: Sendable {
     /// The decoded image for `request` if the memory cache has it, synchronously: use it to render
     /// the first frame without a placeholder. Never touches the disk or the network.
     public func cachedImage(for request: ImageRequest) -> DecodedImage? {
-        guard let memoryCache, request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringCachedData]) else {
-            return nil
-        }
-        let image = memoryCache.value(forKey: ImageCacheKey(request))
-        if image != nil {
-            counters.withLock { $0.memoryHits += 1 }
-        }
-        return image
+        jobs.memoryImage(for: request, countingMiss: false)
     }
 
     /// Loads the image for `request` from the first place that has it: memory, disk, network.
@@ -85,12 +75,9 @@ public final class ImagePipeline: Sendable {
     ///
     /// - Throws: ``ImagePipeline/Error``, or `CancellationError`.
     public func image(for request: ImageRequest) async throws -> ImageResponse {
-        let task = imageTask(with: request)
-        return try await withTaskCancellationHandler {
-            try await task.response
-        } onCancel: {
-            task.cancel()
-        }
+        // Runs in the caller's task: a disk hit costs no task or continuation of its own.
+        let task = ImageTask(request: request, startDate: configuration.clock.now)
+        return try await jobs.complete(task, jobs.begin(task, progress: nil))
     }
 
     /// Loads the image for `url`; see ``image(for:)-(ImageRequest)``.
@@ -109,14 +96,9 @@ public final class ImagePipeline: Sendable {
         with request: ImageRequest,
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil
     ) -> ImageTask {
-        let task = ImageTask(request: request)
-        let started = DispatchTime.now().uptimeNanoseconds
-        let startDate = configuration.clock.now
-        broadcaster.send(.taskStarted(id: task.id, url: request.url))
-        let start = begin(task, progress: progress)
-        task.start { [self] task in
-            try await finish(task, start: start, startedAt: started, startDate: startDate)
-        }
+        let task = ImageTask(request: request, startDate: configuration.clock.now)
+        let start = jobs.begin(task, progress: progress)
+        task.start { [jobs] in try await jobs.complete(task, start) }
         return task
     }
 
@@ -129,9 +111,8 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Joins (or starts) the data job for `request` synchronously; await its `value()`.
-    func dataSubscription(for request: ImageRequest) throws -> TaskCoalescer<DataTaskKey, ImageDataResponse>.Subscription {
-        let (request, url) = try resolve(request)
-        return subscribeToData(request, url: url, priority: request.priority, progress: nil)
+    func dataSubscription(for request: ImageRequest) throws -> ImageJobs.DataSubscription {
+        try jobs.dataSubscription(for: request)
     }
 
     // MARK: Cache management
@@ -154,191 +135,18 @@ public final class ImagePipeline: Sendable {
 
     /// A snapshot of the pipeline's counters.
     public var statistics: PipelineStatistics {
-        counters.withLock { $0 }
+        instrumentation.statistics
     }
 
     /// Sets every counter back to zero.
     public func resetStatistics() {
-        counters.withLock { $0 = PipelineStatistics() }
+        instrumentation.resetStatistics()
     }
 
     /// A new stream of everything the pipeline does from now on. Each call makes an independent
     /// stream; it keeps the newest `limit` events when its reader falls behind, and stops
     /// costing anything when its reader goes away.
     public func events(bufferingNewest limit: Int = 1_000) -> AsyncStream<Event> {
-        broadcaster.stream(bufferingNewest: limit)
+        instrumentation.events(bufferingNewest: limit)
     }
-
-    // MARK: Internals
-
-    /// How an image task begins, decided synchronously.
-    private enum Start: Sendable {
-        case memory(DecodedImage, ImageRequest)
-        case job(TaskCoalescer<ImageTaskKey, DecodedResult>.Subscription, ImageRequest)
-        case failure(Error)
-    }
-
-    /// Resolves the request, answers from memory, or joins the shared image job.
-    private func begin(_ task: ImageTask, progress: (@Sendable (Int64, Int64?) -> Void)?) -> Start {
-        let request: ImageRequest
-        let url: URL
-        do {
-            (request, url) = try resolve(task.request)
-        } catch let error as Error {
-            return .failure(error)
-        } catch {
-            return .failure(.invalidURL(task.request.url))
-        }
-        if let image = lookUpMemory(request, countingMiss: true) {
-            return .memory(image, request)
-        }
-        let subscription = imageJobs.subscribe(to: ImageTaskKey(request), priority: task.priority, progress: progress) { [self] context in
-            try await decodeImage(request, url: url, context: context)
-        }
-        if subscription.isCoalesced { counters.withLock { $0.coalescedRequests += 1 } }
-        task.bindPriority(to: { subscription.setPriority($0) }, subscribedAt: task.priority)
-        return .job(subscription, request)
-    }
-
-    /// Waits for the image task's result and reports it.
-    private func finish(_ task: ImageTask, start: Start, startedAt started: UInt64, startDate: Date) async throws -> ImageResponse {
-        let url = task.request.url
-        do {
-            let request: ImageRequest
-            let result: DecodedResult
-            var isCoalesced = false
-            switch start {
-            case .failure(let error):
-                throw error
-            case .memory(let image, let resolved):
-                request = resolved
-                result = DecodedResult(image: image, source: .memory, bytesDownloaded: 0, isCoalesced: false)
-            case .job(let subscription, let resolved):
-                request = resolved
-                result = try await subscription.value()
-                isCoalesced = subscription.isCoalesced || result.isCoalesced
-            }
-            let duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-            broadcaster.send(.taskCompleted(id: task.id, url: url, source: result.source, duration: duration))
-            return ImageResponse(
-                image: result.image,
-                request: request,
-                source: result.source,
-                metrics: TaskMetrics(startDate: startDate, duration: duration, isCoalesced: isCoalesced, bytesDownloaded: result.bytesDownloaded)
-            )
-        } catch let error as Error {
-            counters.withLock { $0.failures += 1 }
-            broadcaster.send(.taskFailed(id: task.id, url: url, error: error))
-            throw error
-        } catch {
-            // Only cancellation reaches here: every stage maps its failures to `Error`.
-            counters.withLock { $0.cancellations += 1 }
-            broadcaster.send(.taskCancelled(id: task.id, url: url))
-            throw error
-        }
-    }
-
-    /// The work of an image job: the bytes (shared with any other size of the same image), then
-    /// one decode, then the memory cache.
-    private func decodeImage(
-        _ request: ImageRequest,
-        url: URL,
-        context: TaskCoalescer<ImageTaskKey, DecodedResult>.JobContext
-    ) async throws -> DecodedResult {
-        // Another job may have filled the memory cache since this request missed it.
-        if let image = lookUpMemory(request, countingMiss: false) {
-            return DecodedResult(image: image, source: .memory, bytesDownloaded: 0, isCoalesced: false)
-        }
-        let subscription = subscribeToData(request, url: url, priority: context.priority) { received, expected in
-            context.reportProgress(received, expected)
-        }
-        context.onPriorityChange { subscription.setPriority($0) }
-        let data = try await subscription.value()
-        try Task.checkCancellation()
-
-        let image: DecodedImage
-        do {
-            image = try configuration.decoder.decode(data.data, info: data.info, targetSize: request.targetSize)
-        } catch {
-            throw Error.decodingFailed(url: url, reason: String(describing: error))
-        }
-        if let memoryCache, !request.options.contains(.skipMemoryCache) {
-            memoryCache.setValue(image, forKey: ImageCacheKey(request), cost: image.cost)
-        }
-        return DecodedResult(image: image, source: data.source, bytesDownloaded: data.bytesDownloaded, isCoalesced: subscription.isCoalesced)
-    }
-
-    private func subscribeToData(
-        _ request: ImageRequest,
-        url: URL,
-        priority: ImageRequest.Priority,
-        progress: (@Sendable (Int64, Int64?) -> Void)?
-    ) -> TaskCoalescer<DataTaskKey, ImageDataResponse>.Subscription {
-        let subscription = dataJobs.subscribe(to: DataTaskKey(request), priority: priority, progress: progress) { [fetcher] context in
-            try await fetcher.fetch(request, url: url, context: context)
-        }
-        if subscription.isCoalesced { counters.withLock { $0.coalescedRequests += 1 } }
-        return subscription
-    }
-
-    private func lookUpMemory(_ request: ImageRequest, countingMiss: Bool) -> DecodedImage? {
-        guard let memoryCache, request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringCachedData]) else {
-            return nil
-        }
-        let image = memoryCache.value(forKey: ImageCacheKey(request))
-        if image != nil {
-            counters.withLock { $0.memoryHits += 1 }
-        } else if countingMiss {
-            counters.withLock { $0.memoryMisses += 1 }
-        }
-        return image
-    }
-
-    /// Checks the URL and applies the Low Data Mode policy.
-    private func resolve(_ request: ImageRequest) throws -> (ImageRequest, URL) {
-        guard let url = request.url, let scheme = url.scheme?.lowercased(), configuration.allowedSchemes.contains(scheme) else {
-            throw Error.invalidURL(request.url)
-        }
-        guard request.constrainedNetworkPolicy != .allow, configuration.isNetworkConstrained() else {
-            return (request, url)
-        }
-        var resolved = request
-        switch request.constrainedNetworkPolicy {
-        case .allow:
-            break
-        case .cacheOnly:
-            resolved.options.insert(.returnCacheDataDontLoad)
-        case .fallback(let fallbackURL):
-            // The full-size image still wins when it is already on this device.
-            if let diskCache, diskCache.containsEntry(forKey: request.cacheKey) {
-                resolved.options.insert(.returnCacheDataDontLoad)
-                return (resolved, url)
-            }
-            resolved.urlRequest.url = fallbackURL
-            resolved.cacheKey = fallbackURL.absoluteString
-            return (resolved, fallbackURL)
-        }
-        return (resolved, url)
-    }
-}
-
-/// Identifies an image job: same bytes, same target size, same options.
-struct ImageTaskKey: Hashable, Sendable {
-    var cacheKey: String
-    var targetSize: PixelSize?
-    var options: ImageRequest.Options
-
-    init(_ request: ImageRequest) {
-        cacheKey = request.cacheKey
-        targetSize = request.targetSize
-        options = request.options
-    }
-}
-
-/// What an image job hands its subscribers.
-struct DecodedResult: Sendable {
-    var image: DecodedImage
-    var source: ImageResponse.Source
-    var bytesDownloaded: Int
-    var isCoalesced: Bool
 }

@@ -58,16 +58,46 @@ extension ImagePipeline {
 
         /// The delay before retry number `retry` (1-based), or `nil` to give up.
         ///
-        /// - Parameters:
-        ///   - retryAfter: The failed response's `Retry-After` value, if any.
-        ///   - now: The current date, to turn an HTTP-date `Retry-After` into a delay.
-        func delay(beforeRetry retry: Int, retryAfter: String?, now: Date) -> TimeInterval? {
+        /// - Parameter retryAfter: What the failed response's `Retry-After` asked for, in
+        ///   seconds, if anything: used instead of the backoff, or a reason to give up when it
+        ///   is longer than ``maxDelay``.
+        func delay(beforeRetry retry: Int, retryAfter: TimeInterval?) -> TimeInterval? {
             guard retry >= 1, retry <= maxRetries else { return nil }
-            if let retryAfter, let asked = Self.seconds(fromRetryAfter: retryAfter, now: now) {
-                return asked <= maxDelay ? asked : nil
+            if let retryAfter {
+                return retryAfter <= maxDelay ? retryAfter : nil
             }
             let computed = initialDelay * pow(backoffMultiplier, Double(retry - 1))
             return min(computed, maxDelay)
+        }
+
+        /// ``delay(beforeRetry:retryAfter:)`` for a raw `Retry-After` value (an unparseable one
+        /// is ignored).
+        func delay(beforeRetry retry: Int, retryAfter: String?, now: Date) -> TimeInterval? {
+            delay(beforeRetry: retry, retryAfter: retryAfter.flatMap { Self.seconds(fromRetryAfter: $0, now: now) })
+        }
+
+        /// Runs `attempt` until it succeeds, fails for a reason that is not transient, or the
+        /// policy gives up; returns its value or throws its last ``ImagePipeline/Error``.
+        /// Waits happen in the caller, outside any download slot.
+        func run<T: Sendable>(_ attempt: () async throws -> T) async throws -> T {
+            var retry = 0
+            while true {
+                let failure: DownloadFailure
+                do {
+                    return try await attempt()
+                } catch let error as DownloadFailure {
+                    failure = error
+                } catch let error as ImagePipeline.Error {
+                    failure = DownloadFailure(error, retryAfter: nil)
+                }
+                retry += 1
+                guard failure.error.isTransient, let delay = delay(beforeRetry: retry, retryAfter: failure.retryAfter) else {
+                    throw failure.error
+                }
+                try Task.checkCancellation()
+                try await sleep(delay)
+                try Task.checkCancellation()
+            }
         }
 
         /// Parses `Retry-After` (RFC 9110, section 10.2.3): delay-seconds or an HTTP date.

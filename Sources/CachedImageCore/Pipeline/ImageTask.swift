@@ -17,29 +17,38 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
     /// The request this task serves.
     public let request: ImageRequest
 
+    /// When the task started (the pipeline's clock).
+    let startDate: Date
+    private let startUptime = DispatchTime.now().uptimeNanoseconds
     private let state: Locked<State>
 
     private struct State {
         var priority: ImageRequest.Priority
-        var setSubscriptionPriority: (@Sendable (ImageRequest.Priority) -> Void)?
+        var subscription: ImageJobs.Subscription?
         var work: Task<ImageResponse, any Error>?
     }
 
     private static let nextID = Locked(0)
 
-    init(request: ImageRequest) {
+    init(request: ImageRequest, startDate: Date) {
         self.id = ImageTask.nextID.withLock { value -> Int in
             value += 1
             return value
         }
         self.request = request
+        self.startDate = startDate
         self.state = Locked(State(priority: request.priority))
     }
 
-    /// Starts `work`; called once by the pipeline right after creating the task.
-    func start(_ work: @escaping @Sendable (ImageTask) async throws -> ImageResponse) {
-        let task = Task { try await work(self) }
+    /// Runs `work` in a task of its own; called at most once, right after creating the task.
+    func start(_ work: @escaping @Sendable () async throws -> ImageResponse) {
+        let task = Task { try await work() }
         state.withLock { $0.work = task }
+    }
+
+    /// Seconds since the task started (monotonic).
+    var elapsedTime: TimeInterval {
+        Double(DispatchTime.now().uptimeNanoseconds - startUptime) / 1e9
     }
 
     /// The task's current priority.
@@ -49,12 +58,12 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
 
     /// Changes the priority of this task; shared work runs at the highest priority of its tasks.
     public func setPriority(_ priority: ImageRequest.Priority) {
-        let update = state.withLock { state -> (@Sendable (ImageRequest.Priority) -> Void)? in
+        let subscription = state.withLock { state -> ImageJobs.Subscription? in
             guard state.priority != priority else { return nil }
             state.priority = priority
-            return state.setSubscriptionPriority
+            return state.subscription
         }
-        update?(priority)
+        subscription?.setPriority(priority)
     }
 
     /// Cancels this task: ``response`` throws `CancellationError`. Shared work continues while
@@ -73,14 +82,14 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Connects priority changes to the shared job this task subscribed to, replaying a change
-    /// made before the subscription existed.
-    func bindPriority(to setPriority: @escaping @Sendable (ImageRequest.Priority) -> Void, subscribedAt initial: ImageRequest.Priority) {
+    /// Connects priority changes to the shared job this task subscribed to at `initial`,
+    /// replaying a change made before the subscription existed.
+    func bind(to subscription: ImageJobs.Subscription, subscribedAt initial: ImageRequest.Priority) {
         let current = state.withLock { state -> ImageRequest.Priority in
-            state.setSubscriptionPriority = setPriority
+            state.subscription = subscription
             return state.priority
         }
-        if current != initial { setPriority(current) }
+        if current != initial { subscription.setPriority(current) }
     }
 
     public static func == (lhs: ImageTask, rhs: ImageTask) -> Bool { lhs === rhs }

@@ -73,7 +73,7 @@ struct TaskCoalescerTests {
         let observed = Recorder<ImageRequest.Priority>()
         let registered = Gate()
         let work: TaskCoalescer<String, Int>.Work = { context in
-            context.onPriorityChange { observed.append($0) }
+            context.onPriorityChange(after: context.priority) { observed.append($0) }
             registered.open()
             await gate.wait()
             return context.priority.rawValue

@@ -27,8 +27,19 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         progress: ProgressHandler? = nil,
         work: @escaping Work
     ) -> Subscription {
+        let subscription = subscribe(to: key, priority: priority, progress: progress)
+        if subscription.isOwner { subscription.start(work) }
+        return subscription
+    }
+
+    /// Subscribes to the job for `key`, creating it when none is in flight.
+    ///
+    /// When ``Subscription/isOwner`` is `true` the caller created the job and must, exactly
+    /// once, either finish it on the spot with ``Subscription/complete(with:)`` (work that needs
+    /// no suspension, such as a disk hit) or hand it to a task with ``Subscription/start(_:)``.
+    /// Other callers asking for the same key meanwhile join it.
+    func subscribe(to key: Key, priority: Priority, progress: ProgressHandler? = nil) -> Subscription {
         var observers: [@Sendable (Priority) -> Void] = []
-        var newPriority = priority
         var isNew = false
         let (job, id): (Job, Int) = lock.withLock {
             let job: Job
@@ -44,30 +55,31 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
             job.subscribers[id] = Subscriber(priority: priority, progress: progress)
             if !isNew, priority > job.priority {
                 job.priority = priority
-                newPriority = priority
                 observers = job.priorityObservers
             }
             return (job, id)
         }
-        for observer in observers { observer(newPriority) }
-        if isNew {
-            let context = JobContext(coalescer: self, job: job)
-            let task = Task {
-                let result: Result<Value, any Error>
-                do {
-                    result = .success(try await work(context))
-                } catch {
-                    result = .failure(error)
-                }
-                self.finish(job, with: result)
-            }
-            let cancelled = lock.withLock {
-                job.task = task
-                return job.isCancelled
-            }
-            if cancelled { task.cancel() }
-        }
+        for observer in observers { observer(priority) }
         return Subscription(coalescer: self, job: job, id: id, isCoalesced: !isNew)
+    }
+
+    /// Runs `work` for a job in a task of its own (cancelled once the last subscriber leaves).
+    fileprivate func start(_ job: Job, work: @escaping Work) {
+        let context = JobContext(coalescer: self, job: job)
+        let task = Task {
+            let result: Result<Value, any Error>
+            do {
+                result = .success(try await work(context))
+            } catch {
+                result = .failure(error)
+            }
+            self.finish(job, with: result)
+        }
+        let cancelled = lock.withLock {
+            job.task = task
+            return job.isCancelled
+        }
+        if cancelled { task.cancel() }
     }
 
     // MARK: Subscriber operations
@@ -127,7 +139,7 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
 
     // MARK: Job operations
 
-    private func finish(_ job: Job, with result: Result<Value, any Error>) {
+    fileprivate func finish(_ job: Job, with result: Result<Value, any Error>) {
         let continuations: [CheckedContinuation<Value, any Error>] = lock.withLock {
             job.result = result
             job.priorityObservers = []
@@ -148,10 +160,12 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         lock.withLock { job.priority }
     }
 
-    fileprivate func addPriorityObserver(_ observer: @escaping @Sendable (Priority) -> Void, to job: Job) {
+    /// Registers `observer` and returns the job's priority at that moment (`nil` once finished).
+    fileprivate func addPriorityObserver(_ observer: @escaping @Sendable (Priority) -> Void, to job: Job) -> Priority? {
         lock.withLock {
-            guard job.result == nil else { return }
+            guard job.result == nil else { return nil }
             job.priorityObservers.append(observer)
+            return job.priority
         }
     }
 
@@ -169,6 +183,23 @@ extension TaskCoalescer {
         fileprivate let id: Int
         /// `true` when this subscriber joined a job another caller had already started.
         let isCoalesced: Bool
+
+        /// `true` when this subscriber created the job and must run it (see
+        /// ``TaskCoalescer/subscribe(to:priority:progress:)``).
+        var isOwner: Bool { !isCoalesced }
+
+        /// Runs the job's work in a task of its own; for the owner only.
+        func start(_ work: @escaping Work) {
+            precondition(isOwner, "only the subscriber that created a job starts it")
+            coalescer.start(job, work: work)
+        }
+
+        /// Finishes the job at once with `result`, delivering it to every subscriber that joined
+        /// meanwhile; for the owner only. The owner's own ``value()`` then returns `result` too.
+        func complete(with result: Result<Value, any Error>) {
+            precondition(isOwner, "only the subscriber that created a job completes it")
+            coalescer.finish(job, with: result)
+        }
 
         /// Waits for the job's result. Cancelling the waiting task unsubscribes; the job itself
         /// is cancelled only when no subscribers remain.
@@ -202,8 +233,13 @@ extension TaskCoalescer {
         var priority: Priority { coalescer.priority(of: job) }
 
         /// Calls `observer` whenever the job's priority changes, until the job finishes.
-        func onPriorityChange(_ observer: @escaping @Sendable (Priority) -> Void) {
-            coalescer.addPriorityObserver(observer, to: job)
+        ///
+        /// - Parameter initial: The priority the caller already acted on (read from
+        ///   ``priority`` before registering). A change that happened in between is passed to
+        ///   `observer` at once, so none is lost.
+        func onPriorityChange(after initial: Priority, _ observer: @escaping @Sendable (Priority) -> Void) {
+            let current = coalescer.addPriorityObserver(observer, to: job)
+            if let current, current != initial { observer(current) }
         }
 
         /// Forwards download progress to every subscriber.

@@ -1,0 +1,73 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends one request through the bounded, priority-ordered download queue and the
+/// ``DataLoading`` loader, reporting what went over the network.
+final class Downloader: Sendable {
+    /// A response as received, with the times that bound it (for RFC 9111 age calculation).
+    struct Response: Sendable {
+        var data: Data
+        var response: URLResponse
+        var requestTime: Date
+        var responseTime: Date
+
+        var httpResponse: HTTPURLResponse? { response as? HTTPURLResponse }
+        var statusCode: Int? { httpResponse?.statusCode }
+        var headers: HTTPHeaders { httpResponse.map(HTTPHeaders.init) ?? HTTPHeaders([:]) }
+
+        /// The announced length of an unencoded body, if any.
+        var expectedLength: Int? {
+            guard httpResponse?.value(forHTTPHeaderField: "Content-Encoding") == nil,
+                  response.expectedContentLength > 0 else { return nil }
+            return Int(response.expectedContentLength)
+        }
+    }
+
+    private let queue: WorkQueue
+    private let loader: any DataLoading
+    private let clock: any CacheClock
+    private let instrumentation: PipelineInstrumentation
+
+    init(maxConcurrentDownloads: Int, loader: any DataLoading, clock: any CacheClock, instrumentation: PipelineInstrumentation) {
+        self.queue = WorkQueue(maxConcurrentCount: maxConcurrentDownloads)
+        self.loader = loader
+        self.clock = clock
+        self.instrumentation = instrumentation
+    }
+
+    /// Waits for a download slot (at the job's current priority, following its changes), then
+    /// loads. Transport failures become ``ImagePipeline/Error/transport(url:underlying:)``;
+    /// cancellation throws `CancellationError`.
+    func send(
+        _ urlRequest: URLRequest,
+        url: URL,
+        isConditional: Bool,
+        context: TaskCoalescer<DataTaskKey, ImageDataResponse>.JobContext
+    ) async throws -> Response {
+        let priority = context.priority
+        let ticket = queue.enqueue(priority: priority)
+        context.onPriorityChange(after: priority) { ticket.setPriority($0) }
+        return try await ticket.run {
+            try Task.checkCancellation()
+            instrumentation.record(.networkRequest(url: url, isConditional: isConditional))
+            let requestTime = clock.now
+            do {
+                let (data, response) = try await loader.loadData(for: urlRequest) { received, expected in
+                    context.reportProgress(received, expected)
+                }
+                instrumentation.record(.bytesReceived(data.count))
+                return Response(data: data, response: response, requestTime: requestTime, responseTime: clock.now)
+            } catch {
+                if Task.isCancelled || error is CancellationError || (error as? URLError)?.code == .cancelled {
+                    throw CancellationError()
+                }
+                if let error = error as? ImagePipeline.Error {
+                    throw error
+                }
+                throw ImagePipeline.Error.transport(url: url, underlying: error)
+            }
+        }
+    }
+}

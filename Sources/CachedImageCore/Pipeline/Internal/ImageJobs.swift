@@ -1,0 +1,236 @@
+import Foundation
+
+/// The image stage of the pipeline: memory cache, then one shared job per
+/// (cache key, target size, options) that gets the bytes and decodes them once.
+///
+/// A request that creates a job runs it itself when the bytes are on disk: the disk lookup,
+/// the decode and the memory store happen in the caller's task, with no task or continuation
+/// of their own, and requests that join meanwhile get the same result. Only a request that
+/// needs the network hands its job to a task (shared with every target size of the same bytes
+/// through a data job), so a disk hit never waits behind downloads.
+final class ImageJobs: Sendable {
+    typealias Subscription = TaskCoalescer<ImageTaskKey, DecodedResult>.Subscription
+    typealias DataSubscription = TaskCoalescer<DataTaskKey, ImageDataResponse>.Subscription
+
+    /// How an image task begins, decided synchronously by ``begin(_:progress:)``.
+    enum Start: Sendable {
+        case memory(DecodedImage, ImageRequest)
+        case job(Subscription, ImageRequest, URL)
+        case failure(ImagePipeline.Error)
+    }
+
+    private let memoryCache: MemoryCache<ImageCacheKey, DecodedImage>?
+    private let decoder: any ImageDecoding
+    private let resolver: RequestResolver
+    private let fetcher: DataFetcher
+    private let instrumentation: PipelineInstrumentation
+    private let imageJobs = TaskCoalescer<ImageTaskKey, DecodedResult>()
+    private let dataJobs = TaskCoalescer<DataTaskKey, ImageDataResponse>()
+
+    init(
+        configuration: ImagePipeline.Configuration,
+        memoryCache: MemoryCache<ImageCacheKey, DecodedImage>?,
+        diskCache: DiskCache?,
+        instrumentation: PipelineInstrumentation
+    ) {
+        self.memoryCache = memoryCache
+        self.decoder = configuration.decoder
+        self.resolver = RequestResolver(
+            allowedSchemes: configuration.allowedSchemes,
+            isNetworkConstrained: configuration.isNetworkConstrained,
+            diskCache: diskCache
+        )
+        self.fetcher = DataFetcher(configuration: configuration, diskCache: diskCache, instrumentation: instrumentation)
+        self.instrumentation = instrumentation
+    }
+
+    // MARK: Image tasks
+
+    /// Resolves the task's request, answers from memory, or joins (or creates) its image job,
+    /// synchronously, so shared work is joined before the caller goes on.
+    func begin(_ task: ImageTask, progress: (@Sendable (Int64, Int64?) -> Void)?) -> Start {
+        instrumentation.record(.taskStarted(id: task.id, url: task.request.url))
+        let request: ImageRequest
+        let url: URL
+        do {
+            (request, url) = try resolver.resolve(task.request)
+        } catch {
+            return .failure(error as? ImagePipeline.Error ?? .invalidURL(task.request.url))
+        }
+        if let image = memoryImage(for: request, countingMiss: true) {
+            return .memory(image, request)
+        }
+        let priority = task.priority
+        let subscription = imageJobs.subscribe(to: ImageTaskKey(request), priority: priority, progress: progress)
+        if subscription.isCoalesced { instrumentation.record(.coalesced) }
+        task.bind(to: subscription, subscribedAt: priority)
+        return .job(subscription, request, url)
+    }
+
+    /// Produces the task's response (running its job when the task created it) and reports how
+    /// the task ended.
+    func complete(_ task: ImageTask, _ start: Start) async throws -> ImageResponse {
+        let url = task.request.url
+        do {
+            let request: ImageRequest
+            let result: DecodedResult
+            var isCoalesced = false
+            switch start {
+            case .failure(let error):
+                throw error
+            case .memory(let image, let resolved):
+                request = resolved
+                result = DecodedResult(image: image, source: .memory, bytesDownloaded: 0, isCoalesced: false)
+            case .job(let subscription, let resolved, let resolvedURL):
+                request = resolved
+                result = subscription.isOwner
+                    ? try await run(subscription, request: resolved, url: resolvedURL)
+                    : try await subscription.value()
+                isCoalesced = subscription.isCoalesced || result.isCoalesced
+            }
+            let duration = task.elapsedTime
+            instrumentation.record(.taskCompleted(id: task.id, url: url, source: result.source, duration: duration))
+            return ImageResponse(
+                image: result.image,
+                request: request,
+                source: result.source,
+                metrics: TaskMetrics(startDate: task.startDate, duration: duration, isCoalesced: isCoalesced, bytesDownloaded: result.bytesDownloaded)
+            )
+        } catch let error as ImagePipeline.Error {
+            instrumentation.record(.taskFailed(id: task.id, url: url, error: error))
+            throw error
+        } catch {
+            // Only cancellation reaches here: every stage maps its failures to `ImagePipeline.Error`.
+            instrumentation.record(.taskCancelled(id: task.id, url: url))
+            throw error
+        }
+    }
+
+    /// Runs a job this task created: inline when memory or disk can answer, else in a task.
+    private func run(_ subscription: Subscription, request: ImageRequest, url: URL) async throws -> DecodedResult {
+        let immediate: Result<DecodedResult, any Error>?
+        let lookup: DataFetcher.Lookup?
+        // Another job may have filled the memory cache since this request missed it.
+        if let image = memoryImage(for: request, countingMiss: false) {
+            immediate = .success(DecodedResult(image: image, source: .memory, bytesDownloaded: 0, isCoalesced: false))
+            lookup = nil
+        } else {
+            do {
+                switch try fetcher.lookUp(request, url: url) {
+                case .hit(let data):
+                    immediate = Result { try decode(data, request: request, url: url, isCoalesced: false) }
+                    lookup = nil
+                case let other:
+                    immediate = nil
+                    lookup = other
+                }
+            } catch {
+                immediate = .failure(error)
+                lookup = nil
+            }
+        }
+        if let immediate {
+            subscription.complete(with: immediate)
+            // A task cancelled meanwhile still fed the requests that joined it, but throws itself.
+            try Task.checkCancellation()
+            return try immediate.get()
+        }
+        subscription.start { [self] context in
+            try await decodeDownloaded(request, url: url, lookup: lookup, context: context)
+        }
+        return try await subscription.value()
+    }
+
+    /// The work of an image job that needs the network: the bytes (shared with every other size
+    /// of the same image), then one decode.
+    private func decodeDownloaded(
+        _ request: ImageRequest,
+        url: URL,
+        lookup: DataFetcher.Lookup?,
+        context: TaskCoalescer<ImageTaskKey, DecodedResult>.JobContext
+    ) async throws -> DecodedResult {
+        let priority = context.priority
+        let data = dataSubscription(request, url: url, priority: priority, lookup: lookup) { received, expected in
+            context.reportProgress(received, expected)
+        }
+        context.onPriorityChange(after: priority) { data.setPriority($0) }
+        let response = try await data.value()
+        try Task.checkCancellation()
+        return try decode(response, request: request, url: url, isCoalesced: data.isCoalesced)
+    }
+
+    // MARK: Data
+
+    /// Joins (or starts) the data job for `request` synchronously; await its `value()`.
+    func dataSubscription(for request: ImageRequest) throws -> DataSubscription {
+        let (request, url) = try resolver.resolve(request)
+        return dataSubscription(request, url: url, priority: request.priority, lookup: nil, progress: nil)
+    }
+
+    private func dataSubscription(
+        _ request: ImageRequest,
+        url: URL,
+        priority: ImageRequest.Priority,
+        lookup: DataFetcher.Lookup?,
+        progress: (@Sendable (Int64, Int64?) -> Void)?
+    ) -> DataSubscription {
+        let subscription = dataJobs.subscribe(to: DataTaskKey(request), priority: priority, progress: progress)
+        if subscription.isCoalesced {
+            instrumentation.record(.coalesced)
+        } else {
+            subscription.start { [fetcher] context in
+                try await fetcher.fetch(request, url: url, context: context, lookup: lookup)
+            }
+        }
+        return subscription
+    }
+
+    // MARK: Memory and decoding
+
+    /// The memory cache's image for `request`. Hits are always counted; misses only for the
+    /// task's first lookup.
+    func memoryImage(for request: ImageRequest, countingMiss: Bool) -> DecodedImage? {
+        guard let memoryCache, request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringCachedData]) else {
+            return nil
+        }
+        let image = memoryCache.value(forKey: ImageCacheKey(request))
+        if image != nil || countingMiss {
+            instrumentation.record(.memoryLookup(hit: image != nil))
+        }
+        return image
+    }
+
+    private func decode(_ data: ImageDataResponse, request: ImageRequest, url: URL, isCoalesced: Bool) throws -> DecodedResult {
+        let image: DecodedImage
+        do {
+            image = try decoder.decode(data.data, info: data.info, targetSize: request.targetSize)
+        } catch {
+            throw ImagePipeline.Error.decodingFailed(url: url, reason: String(describing: error))
+        }
+        if let memoryCache, !request.options.contains(.skipMemoryCache) {
+            memoryCache.setValue(image, forKey: ImageCacheKey(request), cost: image.cost)
+        }
+        return DecodedResult(image: image, source: data.source, bytesDownloaded: data.bytesDownloaded, isCoalesced: isCoalesced)
+    }
+}
+
+/// Identifies an image job: same bytes, same target size, same options.
+struct ImageTaskKey: Hashable, Sendable {
+    var cacheKey: String
+    var targetSize: PixelSize?
+    var options: ImageRequest.Options
+
+    init(_ request: ImageRequest) {
+        cacheKey = request.cacheKey
+        targetSize = request.targetSize
+        options = request.options
+    }
+}
+
+/// What an image job hands its subscribers.
+struct DecodedResult: Sendable {
+    var image: DecodedImage
+    var source: ImageResponse.Source
+    var bytesDownloaded: Int
+    var isCoalesced: Bool
+}
