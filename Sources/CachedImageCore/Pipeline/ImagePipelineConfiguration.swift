@@ -67,6 +67,9 @@ extension ImagePipeline {
         /// The clock used for HTTP freshness, memory lifetimes and disk access order.
         public var clock: any CacheClock = SystemClock()
 
+        /// Stage timestamps for the benchmark's disk-hit breakdown; `nil` (no cost) otherwise.
+        @_spi(Benchmarks) public var stageTrace: StageTrace?
+
         /// A configuration with the default loader, decoder and caches.
         public init() {
             self.dataLoader = URLSessionDataLoader()

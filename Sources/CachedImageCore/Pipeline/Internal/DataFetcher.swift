@@ -32,6 +32,7 @@ final class DataFetcher: Sendable {
     private let retryPolicy: ImagePipeline.RetryPolicy
     private let clock: any CacheClock
     private let instrumentation: PipelineInstrumentation
+    private let trace: StageTrace?
 
     init(configuration: ImagePipeline.Configuration, diskCache: DiskCache?, instrumentation: PipelineInstrumentation) {
         self.diskCache = diskCache
@@ -47,6 +48,7 @@ final class DataFetcher: Sendable {
         self.retryPolicy = configuration.retryPolicy
         self.clock = configuration.clock
         self.instrumentation = instrumentation
+        self.trace = configuration.stageTrace
     }
 
     // MARK: Disk
@@ -60,7 +62,9 @@ final class DataFetcher: Sendable {
             return .hit(try loadFile(url))
         }
         let offline = request.options.contains(.returnCacheDataDontLoad)
-        guard let cached = cachedEntry(for: request) else {
+        let cached = cachedEntry(for: request)
+        trace?.mark(.diskRead)
+        guard let cached else {
             if offline { throw ImagePipeline.Error.notCached(url) }
             return .miss
         }
@@ -71,6 +75,7 @@ final class DataFetcher: Sendable {
             return .miss
         }
         let fromDisk = ImageDataResponse(data: cached.data, info: info, source: .disk, bytesDownloaded: 0)
+        trace?.mark(.verified)
         if offline || freshness.isFresh(cached.metadata, for: request.options) {
             instrumentation.record(.diskHit)
             return .hit(fromDisk)
@@ -80,6 +85,7 @@ final class DataFetcher: Sendable {
 
     /// The bytes for `request`: `lookup` (or a new disk lookup), then the network as needed.
     func fetch(_ request: ImageRequest, url: URL, context: Context, lookup: Lookup? = nil) async throws -> ImageDataResponse {
+        trace?.mark(.dataJobStarted)
         switch try lookup ?? lookUp(request, url: url) {
         case .hit(let response):
             return response

@@ -24,6 +24,7 @@ final class ImageJobs: Sendable {
     private let resolver: RequestResolver
     private let fetcher: DataFetcher
     private let instrumentation: PipelineInstrumentation
+    private let trace: StageTrace?
     private let imageJobs = TaskCoalescer<ImageTaskKey, DecodedResult>()
     private let dataJobs = TaskCoalescer<DataTaskKey, ImageDataResponse>()
 
@@ -42,6 +43,7 @@ final class ImageJobs: Sendable {
         )
         self.fetcher = DataFetcher(configuration: configuration, diskCache: diskCache, instrumentation: instrumentation)
         self.instrumentation = instrumentation
+        self.trace = configuration.stageTrace
     }
 
     // MARK: Image tasks
@@ -49,6 +51,7 @@ final class ImageJobs: Sendable {
     /// Resolves the task's request, answers from memory, or joins (or creates) its image job,
     /// synchronously, so shared work is joined before the caller goes on.
     func begin(_ task: ImageTask, progress: (@Sendable (Int64, Int64?) -> Void)?) -> Start {
+        trace?.mark(.started)
         instrumentation.record(.taskStarted(id: task.id, url: task.request.url))
         let request: ImageRequest
         let url: URL
@@ -60,10 +63,12 @@ final class ImageJobs: Sendable {
         if let image = memoryImage(for: request, countingMiss: true) {
             return .memory(image, request)
         }
+        trace?.mark(.memoryMissed)
         let priority = task.priority
         let subscription = imageJobs.subscribe(to: ImageTaskKey(request), priority: priority, progress: progress)
         if subscription.isCoalesced { instrumentation.record(.coalesced) }
         task.bind(to: subscription, subscribedAt: priority)
+        trace?.mark(.jobJoined)
         return .job(subscription, request, url)
     }
 
@@ -89,6 +94,7 @@ final class ImageJobs: Sendable {
                 isCoalesced = subscription.isCoalesced || result.isCoalesced
             }
             let duration = task.elapsedTime
+            trace?.mark(.completed)
             instrumentation.record(.taskCompleted(id: task.id, url: url, source: result.source, duration: duration))
             return ImageResponse(
                 image: result.image,
@@ -149,12 +155,14 @@ final class ImageJobs: Sendable {
         lookup: DataFetcher.Lookup?,
         context: TaskCoalescer<ImageTaskKey, DecodedResult>.JobContext
     ) async throws -> DecodedResult {
+        trace?.mark(.imageJobStarted)
         let priority = context.priority
         let data = dataSubscription(request, url: url, priority: priority, lookup: lookup) { received, expected in
             context.reportProgress(received, expected)
         }
         context.onPriorityChange(after: priority) { data.setPriority($0) }
         let response = try await data.value()
+        trace?.mark(.dataDelivered)
         try Task.checkCancellation()
         return try decode(response, request: request, url: url, isCoalesced: data.isCoalesced)
     }
@@ -207,8 +215,10 @@ final class ImageJobs: Sendable {
         } catch {
             throw ImagePipeline.Error.decodingFailed(url: url, reason: String(describing: error))
         }
+        trace?.mark(.decoded)
         if let memoryCache, !request.options.contains(.skipMemoryCache) {
             memoryCache.setValue(image, forKey: ImageCacheKey(request), cost: image.cost)
+            trace?.mark(.memoryStored)
         }
         return DecodedResult(image: image, source: data.source, bytesDownloaded: data.bytesDownloaded, isCoalesced: isCoalesced)
     }

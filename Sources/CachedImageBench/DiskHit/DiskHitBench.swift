@@ -1,0 +1,148 @@
+@_spi(Benchmarks) import CachedImageCore
+import Foundation
+import ImageFixtures
+
+/// Table 7: what a disk hit costs through the whole pipeline, against the simplest approach
+/// that reads the same bytes from a documents directory and decodes them the same way; the
+/// time to the first image on relaunch; and where a pipeline disk hit spends its time.
+struct DiskHitBench {
+    let options: BenchOptions
+    let root: URL
+
+    var imageCount: Int { options.pick(quick: 120, full: 300) }
+    var rounds: Int { options.pick(quick: 3, full: 9) }
+
+    func run() async throws {
+        let images = (0..<imageCount).map { index in
+            ImageFixtures.jpeg(width: 480 + (index % 4) * 160, height: 360 + (index % 3) * 120, seed: UInt64(index), detail: 24)
+        }
+        let urls = (0..<imageCount).map { URL(string: "https://images.example/feed/\($0).jpg")! }
+        let cacheDirectory = root.appendingPathComponent("diskhit-pipeline")
+        let documents = root.appendingPathComponent("diskhit-documents")
+        try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
+        let cache = try DiskCache(directory: cacheDirectory)
+        let metadata = CachedResponseMetadata(contentType: "image/jpeg", etag: "\"v1\"", storedAt: Date(), freshnessLifetime: 365 * 86_400)
+        for (url, data) in zip(urls, images) {
+            cache.store(data, metadata: metadata, forKey: url.absoluteString)
+            try data.write(to: documents.appendingPathComponent(url.lastPathComponent))
+        }
+        cache.flush()
+        let averageBytes = images.reduce(0) { $0 + $1.count } / images.count
+
+        let targetSize = PixelSize(width: 600, height: 600)
+        let decoder = HeaderImageDecoder()
+        func documentsHit(_ url: URL) throws {
+            let data = try Data(contentsOf: documents.appendingPathComponent(url.lastPathComponent))
+            guard let info = ImageInfo(data: data) else { throw CocoaError(.fileReadCorruptFile) }
+            _ = try decoder.decode(data, info: info, targetSize: targetSize)
+        }
+        func makePipeline(trace: StageTrace? = nil) -> ImagePipeline {
+            var configuration = ImagePipeline.Configuration()
+            configuration.diskCacheDirectory = cacheDirectory
+            configuration.memoryCacheCostLimit = 0 // every request is a disk hit
+            configuration.decoder = decoder
+            configuration.stageTrace = trace
+            return ImagePipeline(configuration: configuration)
+        }
+
+        // 7a: steady-state disk hits, interleaved image by image, alternating which goes first.
+        let pipeline = makePipeline()
+        var viaImage = Samples(), viaTask = Samples(), baseline = Samples()
+        for url in urls.prefix(10) { // warm-up
+            _ = try await pipeline.image(for: ImageRequest(url: url, targetSize: targetSize))
+            try documentsHit(url)
+        }
+        for round in 0..<rounds {
+            for (index, url) in urls.enumerated() {
+                let request = ImageRequest(url: url, targetSize: targetSize)
+                func measurePipeline() async throws {
+                    var start = Stopwatch.nanos()
+                    let response = try await pipeline.image(for: request)
+                    viaImage.add(Double(Stopwatch.nanos() - start) / 1e3)
+                    precondition(response.source == .disk, "expected a disk hit, got \(response.source)")
+                    start = Stopwatch.nanos()
+                    _ = try await pipeline.imageTask(with: request).response
+                    viaTask.add(Double(Stopwatch.nanos() - start) / 1e3)
+                }
+                if (round + index) % 2 == 0 {
+                    try await measurePipeline()
+                    baseline.add(Double(try Stopwatch.time { try documentsHit(url) }) / 1e3)
+                } else {
+                    baseline.add(Double(try Stopwatch.time { try documentsHit(url) }) / 1e3)
+                    try await measurePipeline()
+                }
+            }
+        }
+        var table = Table(
+            "7a. Disk hit through the pipeline vs documents directory (\(imageCount) JPEGs, \(averageBytes / 1024) KB average, \(rounds) rounds, µs)",
+            columns: ["path", "p50", "p90", "p99", "p50 vs documents dir", "p99 vs documents dir"]
+        )
+        for (name, samples) in [
+            ("`pipeline.image(for:)` (memory cache off)", viaImage),
+            ("`pipeline.imageTask(with:).response`", viaTask),
+            ("documents dir: read file + same decode", baseline),
+        ] {
+            table.add([
+                name, Format.number(samples.percentile(0.5), 1), Format.number(samples.percentile(0.9), 1),
+                Format.number(samples.percentile(0.99), 1),
+                Format.number(samples.percentile(0.5) / baseline.percentile(0.5), 2) + "x",
+                Format.number(samples.percentile(0.99) / baseline.percentile(0.99), 2) + "x",
+            ])
+        }
+        table.print(note: "Targets: pipeline p50 at most 1.5x the documents directory's, p99 at most 2x. Both decode with `HeaderImageDecoder`; the pipeline also verifies the entry's key and checksum.")
+
+        // 7b: relaunch: open the cache and show the first image.
+        var relaunch = Samples(), relaunchBaseline = Samples()
+        for round in 0..<rounds {
+            let url = urls[round % urls.count]
+            let start = Stopwatch.nanos()
+            let fresh = makePipeline()
+            _ = try await fresh.image(for: ImageRequest(url: url, targetSize: targetSize))
+            relaunch.add(Double(Stopwatch.nanos() - start) / 1e3)
+            relaunchBaseline.add(Double(try Stopwatch.time { try documentsHit(url) }) / 1e3)
+        }
+        var relaunchTable = Table(
+            "7b. Time to first image on relaunch (\(imageCount) entries on disk, µs)",
+            columns: ["path", "median (min-max)", "vs documents dir"]
+        )
+        relaunchTable.add(["new `ImagePipeline` + first `image(for:)`", relaunch.summary(0),
+                           Format.number(relaunch.median / relaunchBaseline.median, 2) + "x"])
+        relaunchTable.add(["documents dir: first read + decode", relaunchBaseline.summary(0), "1.00x"])
+        relaunchTable.print(note: "Target: at most 2x the documents directory's.")
+
+        // 7c: where one disk hit spends its time (stage timestamps, medians over every request).
+        let trace = StageTrace()
+        let traced = makePipeline(trace: trace)
+        var stageSamples: [StageTrace.Stage: Samples] = [:]
+        var resumed = Samples()
+        for _ in 0..<rounds {
+            for url in urls {
+                trace.reset()
+                _ = try await traced.image(for: ImageRequest(url: url, targetSize: targetSize))
+                let end = Stopwatch.nanos()
+                guard let start = trace.time(of: .started) else { continue }
+                for stage in StageTrace.Stage.allCases {
+                    if let time = trace.time(of: stage) {
+                        stageSamples[stage, default: Samples()].add(Double(time - start) / 1e3)
+                    }
+                }
+                resumed.add(Double(end - start) / 1e3)
+            }
+        }
+        var stages = Table(
+            "7c. One disk hit, stage by stage (`image(for:)`, medians, µs since the request started)",
+            columns: ["stage", "reached at", "since previous stage"]
+        )
+        var previous = 0.0
+        for stage in StageTrace.Stage.allCases {
+            guard let samples = stageSamples[stage] else {
+                stages.add(["\(stage)", "not reached", ""])
+                continue
+            }
+            stages.add(["\(stage)", Format.number(samples.median, 1), Format.number(samples.median - previous, 1)])
+            previous = samples.median
+        }
+        stages.add(["caller resumed", Format.number(resumed.median, 1), Format.number(resumed.median - previous, 1)])
+        stages.print(note: "`diskRead` includes reading the file and verifying its key and checksum; `verified` is the header parse and freshness check.")
+    }
+}
