@@ -142,11 +142,12 @@ public final class ImageLoader {
         start(request)
     }
 
-    /// Loads the current request again (after a failure, typically). Does nothing while it loads.
+    /// Loads the current request again (after a failure, typically), asking the server even if
+    /// the image failed moments ago. Does nothing while it loads.
     public func retry() {
         guard let request else { return }
         if case .loading = phase { return }
-        start(request)
+        start(request, adding: .retryingFailure)
     }
 
     /// Stops loading: the phase goes back to `.empty` (a success stays). Shared work continues
@@ -240,7 +241,8 @@ public final class ImageLoader {
         )
     }
 
-    private func start(_ request: ImageRequest) {
+    /// Starts loading `request`; `extraOptions` apply to this load only.
+    private func start(_ request: ImageRequest, adding extraOptions: ImageRequest.Options = []) {
         let keep = keepsPreviousImage && !isCurrent(request) ? (phase.response ?? previousResponse) : nil
         stopCurrentTask()
         adopt(request)
@@ -256,6 +258,7 @@ public final class ImageLoader {
         generation += 1
         let generation = self.generation
         var taskRequest = request
+        taskRequest.options.formUnion(extraOptions)
         if !isVisible, case .lowerPriority(let priority) = disappearBehavior {
             taskRequest.priority = min(priority, request.priority)
         }

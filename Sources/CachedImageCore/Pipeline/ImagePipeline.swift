@@ -65,7 +65,7 @@ public final class ImagePipeline: Sendable {
     /// The decoded image for `request` if the memory cache has it, synchronously: use it to render
     /// the first frame without a placeholder. Never touches the disk or the network.
     public func cachedImage(for request: ImageRequest) -> DecodedImage? {
-        jobs.memoryImage(for: request, countingMiss: false)
+        jobs.cachedImage(for: request)
     }
 
     /// Loads the image for `request` from the first place that has it: memory, disk, network.
@@ -120,9 +120,7 @@ public final class ImagePipeline: Sendable {
     /// Removes the image for `request` from the memory cache (for its target size and the full
     /// size) and its bytes from the disk cache.
     public func removeCachedImage(for request: ImageRequest) {
-        memoryCache?.removeValue(forKey: ImageCacheKey(request))
-        memoryCache?.removeValue(forKey: ImageCacheKey(cacheKey: request.cacheKey))
-        diskCache?.removeEntry(forKey: request.cacheKey)
+        jobs.removeCachedImage(for: request)
     }
 
     /// Empties the memory cache and the disk cache.

@@ -60,6 +60,16 @@ extension ImagePipeline {
         /// session adds itself (`httpAdditionalHeaders`) are not seen by the pipeline.
         public var storesAuthorizedResponsesOnDisk = false
 
+        /// Request header fields that identify who is asking: their values (hashed, never stored
+        /// in clear) become part of the memory, disk and in-flight keys, so an image loaded for
+        /// one user is never shown to another. Compared case-insensitively.
+        /// Default: `["Authorization"]`.
+        public var identityHeaderFields: Set<String> = ["Authorization"]
+
+        /// How long a failed image is answered with the same error before the server is asked
+        /// again. Default: 4xx and invalid bodies 60 s, 5xx 10 s (or the response's `Retry-After`).
+        public var failureMemory = FailureMemory()
+
         /// Whether the network is constrained right now (Low Data Mode), consulted for requests
         /// with a ``ImageRequest/ConstrainedNetworkPolicy``. Default: never.
         public var isNetworkConstrained: @Sendable () -> Bool = { false }

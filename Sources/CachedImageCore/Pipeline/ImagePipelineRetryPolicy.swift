@@ -77,7 +77,8 @@ extension ImagePipeline {
         }
 
         /// Runs `attempt` until it succeeds, fails for a reason that is not transient, or the
-        /// policy gives up; returns its value or throws its last ``ImagePipeline/Error``.
+        /// policy gives up; returns its value or throws its last failure (a ``DownloadFailure``)
+        /// or `CancellationError`.
         /// Waits happen in the caller, outside any download slot.
         func run<T: Sendable>(_ attempt: () async throws -> T) async throws -> T {
             var retry = 0
@@ -92,7 +93,7 @@ extension ImagePipeline {
                 }
                 retry += 1
                 guard failure.error.isTransient, let delay = delay(beforeRetry: retry, retryAfter: failure.retryAfter) else {
-                    throw failure.error
+                    throw failure
                 }
                 try Task.checkCancellation()
                 try await sleep(delay)

@@ -21,7 +21,17 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// Identifies the image's bytes in the memory and disk caches. Defaults to the URL's
     /// absolute string; override it to share one cache entry between URLs that differ only in,
     /// say, a signed query string.
-    public var cacheKey: String
+    ///
+    /// Only `GET` requests are cached and shared by default: a request with another method is
+    /// cached only when it has an explicit key. The pipeline adds a hash of the request's
+    /// identity headers (``ImagePipeline/Configuration/identityHeaderFields``, `Authorization`
+    /// by default) to the key, so two users never share an image.
+    public var cacheKey: String {
+        didSet { hasExplicitCacheKey = true }
+    }
+
+    /// Whether ``cacheKey`` was set by the caller rather than derived from the URL.
+    private(set) var hasExplicitCacheKey: Bool
 
     /// The request's priority. Visible images should use `.normal` or higher, prefetches `.low`.
     public var priority: Priority
@@ -68,6 +78,7 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     ) {
         self.urlRequest = urlRequest
         self.cacheKey = cacheKey ?? urlRequest.url?.absoluteString ?? ""
+        self.hasExplicitCacheKey = cacheKey != nil
         self.priority = priority
         self.targetSize = targetSize
         self.options = options
@@ -136,8 +147,14 @@ extension ImageRequest {
 
         /// Revalidate a cached entry with the server (a conditional request) even while it is
         /// fresh, unless the server marked it `immutable`. Like `URLRequest`'s
-        /// `.reloadRevalidatingCacheData`: a pull-to-refresh.
+        /// `.reloadRevalidatingCacheData`: a pull-to-refresh. The memory cache is not read (the
+        /// result still refreshes it).
         public static let reloadRevalidatingCachedData = Options(rawValue: 1 << 4)
+
+        /// Ask the network even when this image failed moments ago: an explicit retry (the
+        /// pipeline otherwise answers a recently failed URL with the same error for a short
+        /// while; see ``ImagePipeline/Configuration/failureMemory``).
+        public static let retryingFailure = Options(rawValue: 1 << 5)
     }
 
     /// What to load when the system says the network is constrained (Low Data Mode).

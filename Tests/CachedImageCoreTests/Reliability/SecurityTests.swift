@@ -39,23 +39,24 @@ struct SecurityTests {
         await fixture.tearDown()
     }
 
-    @Test("an authorized response replaces, rather than keeps, an older shared disk entry")
+    @Test("an authorized request never reads the shared entry, and leaves it to anonymous requests")
     @available(macOS 14.0, *)
-    func authorizedResponseRemovesSharedEntry() async throws {
+    func authorizedRequestIgnoresSharedEntry() async throws {
         let fixture = try await PipelineFixture.start()
         let png = fixture.servePNG("/a.png")
         let url = fixture.url("/a.png")
         let pipeline = fixture.makePipeline()
         _ = try await pipeline.image(for: url)
         ReliabilityChecks.expectDisk(of: pipeline, key: url.absoluteString, holds: png)
-        var request = authorizedRequest(url)
-        request.options.insert(.reloadIgnoringCachedData)
-        _ = try await pipeline.image(for: request)
-        ReliabilityChecks.expectDisk(of: pipeline, key: url.absoluteString, holds: nil)
+        // The private request is keyed by its identity: neither the shared memory image nor the
+        // shared disk entry answers it, and it does not overwrite them.
+        #expect(try await pipeline.image(for: authorizedRequest(url)).source == .network)
+        #expect(fixture.server.requestCount(for: "/a.png") == 2)
+        ReliabilityChecks.expectDisk(of: pipeline, key: url.absoluteString, holds: png)
         await fixture.tearDown()
     }
 
-    @Test("apps that opt in store authorized responses on disk")
+    @Test("apps that opt in store authorized responses on disk, under a key that hashes the credentials")
     @available(macOS 14.0, *)
     func optInStoresAuthorizedResponses() async throws {
         let fixture = try await PipelineFixture.start()
@@ -63,7 +64,17 @@ struct SecurityTests {
         let url = fixture.url("/private.png")
         let pipeline = fixture.makePipeline { $0.storesAuthorizedResponsesOnDisk = true }
         _ = try await pipeline.image(for: authorizedRequest(url))
-        ReliabilityChecks.expectDisk(of: pipeline, key: url.absoluteString, holds: png)
+        pipeline.diskCache?.flush()
+        let entries = pipeline.diskCache?.allEntries() ?? []
+        #expect(entries.count == 1)
+        let key = try #require(entries.first?.key)
+        #expect(key.hasPrefix(url.absoluteString) && key != url.absoluteString)
+        #expect(!key.contains("secret-token"))
+        ReliabilityChecks.expectDisk(of: pipeline, key: key, holds: png)
+        // A relaunch serves it from disk to the same user, and not to anyone else.
+        let relaunched = fixture.makePipeline { $0.storesAuthorizedResponsesOnDisk = true }
+        #expect(try await relaunched.image(for: authorizedRequest(url)).source == .disk)
+        #expect(try await relaunched.image(for: url).source == .network)
         await fixture.tearDown()
     }
 

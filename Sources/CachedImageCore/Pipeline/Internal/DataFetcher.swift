@@ -30,6 +30,7 @@ final class DataFetcher: Sendable {
     private let storePolicy: DiskStorePolicy
     private let freshness: FreshnessCheck
     private let retryPolicy: ImagePipeline.RetryPolicy
+    private let failures: FailureRegistry
     private let clock: any CacheClock
     private let instrumentation: PipelineInstrumentation
     private let trace: StageTrace?
@@ -46,6 +47,7 @@ final class DataFetcher: Sendable {
         self.storePolicy = DiskStorePolicy(storesAuthorizedResponses: configuration.storesAuthorizedResponsesOnDisk)
         self.freshness = FreshnessCheck(policy: configuration.freshnessPolicy, clock: configuration.clock)
         self.retryPolicy = configuration.retryPolicy
+        self.failures = FailureRegistry(policy: configuration.failureMemory, clock: configuration.clock)
         self.clock = configuration.clock
         self.instrumentation = instrumentation
         self.trace = configuration.stageTrace
@@ -122,16 +124,35 @@ final class DataFetcher: Sendable {
 
     // MARK: Network
 
-    /// Downloads `url`, retrying transient failures as the retry policy allows.
+    /// Downloads `url`, retrying transient failures as the retry policy allows. A failure the
+    /// server gave is remembered for a while (``ImagePipeline/FailureMemory``) and answered
+    /// without asking again, unless the request insists.
     private func download(
         _ request: ImageRequest,
         url: URL,
         revalidating cached: (entry: DiskCache.Entry, response: ImageDataResponse)?,
         context: Context
     ) async throws -> ImageDataResponse {
-        try await retryPolicy.run {
-            try await downloadOnce(request, url: url, revalidating: cached, context: context)
+        let key = request.cacheKey
+        let insists = !request.options.isDisjoint(with: [.retryingFailure, .reloadIgnoringCachedData, .reloadRevalidatingCachedData])
+        if !insists, let error = failures.error(forKey: key) {
+            throw error
         }
+        do {
+            let response = try await retryPolicy.run {
+                try await downloadOnce(request, url: url, revalidating: cached, context: context)
+            }
+            failures.forget(key)
+            return response
+        } catch let failure as DownloadFailure {
+            failures.remember(failure, forKey: key)
+            throw failure.error
+        }
+    }
+
+    /// Forgets a remembered failure of `key`.
+    func forgetFailure(forKey key: String) {
+        failures.forget(key)
     }
 
     /// Downloads `url` once, conditionally when a cached entry with validators is being

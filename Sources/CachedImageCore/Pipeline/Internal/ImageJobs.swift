@@ -39,7 +39,8 @@ final class ImageJobs: Sendable {
         self.resolver = RequestResolver(
             allowedSchemes: configuration.allowedSchemes,
             isNetworkConstrained: configuration.isNetworkConstrained,
-            diskCache: diskCache
+            diskCache: diskCache,
+            identityHeaderFields: Set(configuration.identityHeaderFields.map { $0.lowercased() })
         )
         self.fetcher = DataFetcher(configuration: configuration, diskCache: diskCache, instrumentation: instrumentation)
         self.instrumentation = instrumentation
@@ -195,10 +196,27 @@ final class ImageJobs: Sendable {
 
     // MARK: Memory and decoding
 
-    /// The memory cache's image for `request`. Hits are always counted; misses only for the
-    /// task's first lookup.
+    /// The memory cache's image for `request`, keyed as a task would key it (first frame).
+    func cachedImage(for request: ImageRequest) -> DecodedImage? {
+        memoryImage(for: resolver.keyed(request), countingMiss: false)
+    }
+
+    /// Removes what the caches hold for `request`: its image at its target size and at full
+    /// size, its bytes, and any failure remembered for it.
+    func removeCachedImage(for request: ImageRequest) {
+        let request = resolver.keyed(request)
+        memoryCache?.removeValue(forKey: ImageCacheKey(request))
+        memoryCache?.removeValue(forKey: ImageCacheKey(cacheKey: request.cacheKey))
+        resolver.diskCache?.removeEntry(forKey: request.cacheKey)
+        fetcher.forgetFailure(forKey: request.cacheKey)
+    }
+
+    /// The memory cache's image for `request` (already keyed by the resolver). Hits are always
+    /// counted; misses only for the task's first lookup. Reloads never read memory.
     func memoryImage(for request: ImageRequest, countingMiss: Bool) -> DecodedImage? {
-        guard let memoryCache, request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringCachedData]) else {
+        guard let memoryCache,
+              request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringCachedData, .reloadRevalidatingCachedData])
+        else {
             return nil
         }
         let image = memoryCache.value(forKey: ImageCacheKey(request))

@@ -1,11 +1,35 @@
 import Foundation
 
-/// Turns a request into what will actually be loaded: checks its URL against the allowed
-/// schemes and applies the Low Data Mode policy (fallback URL, or cache only).
+/// Turns a request into what will actually be loaded: keys it for the caches (method and
+/// identity), checks its URL against the allowed schemes and applies the Low Data Mode policy
+/// (fallback URL, or cache only).
 struct RequestResolver: Sendable {
     var allowedSchemes: Set<String>
     var isNetworkConstrained: @Sendable () -> Bool
     var diskCache: DiskCache?
+    /// Lowercased names of the headers whose values become part of the cache key.
+    var identityHeaderFields: Set<String>
+
+    /// The request as the caches see it. A request with a method other than `GET` and no
+    /// explicit cache key is neither cached nor shared with any other; identity headers add a
+    /// hash of their values to the key.
+    func keyed(_ request: ImageRequest) -> ImageRequest {
+        var keyed = request
+        if let method = request.urlRequest.httpMethod, method != "GET", !request.hasExplicitCacheKey {
+            keyed.options.formUnion([.skipMemoryCache, .skipDiskCache])
+            keyed.cacheKey = "\(method) \(request.cacheKey) #\(UUID().uuidString)"
+            return keyed
+        }
+        guard !identityHeaderFields.isEmpty, let fields = request.urlRequest.allHTTPHeaderFields, !fields.isEmpty else {
+            return request
+        }
+        let identity = fields
+            .filter { identityHeaderFields.contains($0.key.lowercased()) }
+            .map { $0.key.lowercased() + ":" + $0.value }
+        guard !identity.isEmpty else { return request }
+        keyed.cacheKey = request.cacheKey + "\u{1F}identity=" + KeyHasher.fileName(for: identity.sorted().joined(separator: "\n"))
+        return keyed
+    }
 
     /// The request to load and its URL.
     ///
@@ -14,6 +38,7 @@ struct RequestResolver: Sendable {
         guard let url = request.url, let scheme = url.scheme?.lowercased(), allowedSchemes.contains(scheme) else {
             throw ImagePipeline.Error.invalidURL(request.url)
         }
+        let request = keyed(request)
         guard request.constrainedNetworkPolicy != .allow, isNetworkConstrained() else {
             return (request, url)
         }
@@ -30,8 +55,9 @@ struct RequestResolver: Sendable {
                 return (resolved, url)
             }
             resolved.urlRequest.url = fallbackURL
-            resolved.cacheKey = fallbackURL.absoluteString
-            return (resolved, fallbackURL)
+            var fallback = resolved
+            fallback.cacheKey = fallbackURL.absoluteString
+            return (keyed(fallback), fallbackURL)
         }
         return (resolved, url)
     }
