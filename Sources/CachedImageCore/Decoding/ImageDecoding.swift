@@ -18,6 +18,19 @@ public protocol ImageDecoding: Sendable {
     ///
     /// - Throws: Any error; the pipeline reports it as ``ImagePipeline/Error/decodingFailed(url:reason:)``.
     func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage
+
+    /// Whether decoding these bytes takes long enough (milliseconds) that the pipeline should
+    /// run it on a decoding thread of its own rather than hold one of Swift concurrency's
+    /// shared threads. Default: images of 1 megapixel or more (or 512 KB when the header gives
+    /// no size).
+    func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool
+}
+
+extension ImageDecoding {
+    public func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool {
+        guard let size = info.pixelSize else { return data.count >= 512 * 1024 }
+        return size.pixelCount >= 1_000_000
+    }
 }
 
 /// The decoder used where no platform decoder exists: it keeps the original bytes and reports
@@ -25,6 +38,9 @@ public protocol ImageDecoding: Sendable {
 /// memory-cache costs match what the image would take on screen.
 public struct HeaderImageDecoder: ImageDecoding {
     public init() {}
+
+    /// Never: it reads only the header.
+    public func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool { false }
 
     public func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
         guard let size = info.pixelSize else {

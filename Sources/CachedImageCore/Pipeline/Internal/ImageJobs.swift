@@ -125,7 +125,7 @@ final class ImageJobs: Sendable {
             do {
                 switch try fetcher.lookUp(request, url: url) {
                 case .hit(let data):
-                    immediate = Result { try decode(data, request: request, url: url, isCoalesced: false) }
+                    immediate = .success(try await decode(data, request: request, url: url, isCoalesced: false))
                     lookup = nil
                 case let other:
                     immediate = nil
@@ -165,7 +165,7 @@ final class ImageJobs: Sendable {
         let response = try await data.value()
         trace?.mark(.dataDelivered)
         try Task.checkCancellation()
-        return try decode(response, request: request, url: url, isCoalesced: data.isCoalesced)
+        return try await decode(response, request: request, url: url, isCoalesced: data.isCoalesced)
     }
 
     // MARK: Data
@@ -226,10 +226,18 @@ final class ImageJobs: Sendable {
         return image
     }
 
-    private func decode(_ data: ImageDataResponse, request: ImageRequest, url: URL, isCoalesced: Bool) throws -> DecodedResult {
+    /// Decodes `data` for `request` (on a decoding thread when the decoder says it is expensive)
+    /// and stores the image in the memory cache.
+    private func decode(_ data: ImageDataResponse, request: ImageRequest, url: URL, isCoalesced: Bool) async throws -> DecodedResult {
         let image: DecodedImage
         do {
-            image = try decoder.decode(data.data, info: data.info, targetSize: request.targetSize)
+            let decoder = self.decoder
+            let targetSize = request.targetSize
+            if decoder.isExpensive(data.data, info: data.info, targetSize: targetSize) {
+                image = try await DecodingQueue.shared.run { try decoder.decode(data.data, info: data.info, targetSize: targetSize) }
+            } else {
+                image = try decoder.decode(data.data, info: data.info, targetSize: targetSize)
+            }
         } catch {
             throw ImagePipeline.Error.decodingFailed(url: url, reason: String(describing: error))
         }
