@@ -112,7 +112,9 @@ extension PipelineStatistics {
             failures += 1
         case .taskCancelled:
             cancellations += 1
-        case .taskStarted, .taskCompleted, .diskCacheFailed:
+        case .diskCacheFailed:
+            diskCacheFailures += 1
+        case .taskStarted, .taskCompleted:
             break
         }
     }

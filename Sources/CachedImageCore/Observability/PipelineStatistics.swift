@@ -30,6 +30,10 @@ public struct PipelineStatistics: Sendable, Hashable, Codable {
     public var failures = 0
     /// Requests cancelled by their caller.
     public var cancellations = 0
+    /// Disk cache operations that failed: the cache could not open (the pipeline then runs
+    /// without one), or a write or removal failed (disk full, permissions). Each is also an
+    /// ``ImagePipeline/Event/diskCacheFailed(_:)`` event.
+    public var diskCacheFailures = 0
 
     public init() {}
 

@@ -28,14 +28,20 @@ public final class ImagePipeline: Sendable {
     /// warnings: `pipeline.memoryCache?.trim(toCost: 0)`.
     public let memoryCache: MemoryCache<ImageCacheKey, DecodedImage>?
 
-    /// The disk cache of original bytes (`nil` when disabled or its directory could not be created).
+    /// The disk cache of original bytes (`nil` when disabled or when it could not be opened;
+    /// see ``diskCacheOpenError``).
     public let diskCache: DiskCache?
+
+    /// Why the configured disk cache could not be opened (its directory could not be created or
+    /// listed), if it could not: the pipeline then works from memory and the network. Also
+    /// counted in ``PipelineStatistics/diskCacheFailures``.
+    public let diskCacheOpenError: DiskCache.Error?
 
     private let jobs: ImageJobs
     private let instrumentation = PipelineInstrumentation()
 
     /// Creates a pipeline. A disk cache directory that cannot be created disables the disk
-    /// cache rather than failing; ``diskCache`` is then `nil`.
+    /// cache rather than failing; ``diskCache`` is then `nil` and ``diskCacheOpenError`` says why.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         if configuration.memoryCacheCostLimit > 0 {
@@ -49,14 +55,23 @@ public final class ImagePipeline: Sendable {
             memoryCache = nil
         }
         let instrumentation = self.instrumentation
+        var openError: DiskCache.Error?
         diskCache = configuration.diskCacheDirectory.flatMap { directory in
-            try? DiskCache(
-                directory: directory,
-                sizeLimit: configuration.diskCacheSizeLimit,
-                clock: configuration.clock,
-                errorHandler: { error in instrumentation.record(.diskCacheFailed(error)) }
-            )
+            do {
+                return try DiskCache(
+                    directory: directory,
+                    sizeLimit: configuration.diskCacheSizeLimit,
+                    clock: configuration.clock,
+                    errorHandler: { error in instrumentation.record(.diskCacheFailed(error)) }
+                )
+            } catch {
+                openError = error as? DiskCache.Error
+                    ?? DiskCache.Error(operation: .open, key: nil, path: directory.path, underlying: error)
+                return nil
+            }
         }
+        diskCacheOpenError = openError
+        if let openError { instrumentation.record(.diskCacheFailed(openError)) }
         jobs = ImageJobs(configuration: configuration, memoryCache: memoryCache, diskCache: diskCache, instrumentation: instrumentation)
     }
 

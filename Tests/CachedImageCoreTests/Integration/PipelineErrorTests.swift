@@ -163,6 +163,8 @@ struct PipelineErrorTests {
         try Data().write(to: blocker)
         let pipeline = fixture.makePipeline { $0.diskCacheDirectory = blocker.appendingPathComponent("cache") }
         #expect(pipeline.diskCache == nil)
+        #expect(pipeline.diskCacheOpenError?.operation == .createDirectory)
+        #expect(pipeline.statistics.diskCacheFailures == 1)
         #expect(try await pipeline.image(for: fixture.url("/a.png")).source == .network)
         await fixture.tearDown()
     }

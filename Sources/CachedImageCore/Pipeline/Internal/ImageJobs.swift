@@ -61,7 +61,7 @@ final class ImageJobs: Sendable {
         } catch {
             return .failure(error as? ImagePipeline.Error ?? .invalidURL(task.request.url))
         }
-        if let image = memoryImage(for: request, countingMiss: true) {
+        if let image = memoryImage(for: request, counting: .hitsAndMisses) {
             return .memory(image, request)
         }
         trace?.mark(.memoryMissed)
@@ -118,7 +118,7 @@ final class ImageJobs: Sendable {
         let immediate: Result<DecodedResult, any Error>?
         let lookup: DataFetcher.Lookup?
         // Another job may have filled the memory cache since this request missed it.
-        if let image = memoryImage(for: request, countingMiss: false) {
+        if let image = memoryImage(for: request, counting: .hitsOnly) {
             immediate = .success(DecodedResult(image: image, source: .memory, bytesDownloaded: 0, isCoalesced: false))
             lookup = nil
         } else {
@@ -198,7 +198,7 @@ final class ImageJobs: Sendable {
 
     /// The memory cache's image for `request`, keyed as a task would key it (first frame).
     func cachedImage(for request: ImageRequest) -> DecodedImage? {
-        memoryImage(for: resolver.keyed(request), countingMiss: false)
+        memoryImage(for: resolver.keyed(request), counting: .hitsOnly)
     }
 
     /// Removes what the caches hold for `request`: its image at its target size and at full
@@ -211,16 +211,23 @@ final class ImageJobs: Sendable {
         fetcher.forgetFailure(forKey: request.cacheKey)
     }
 
-    /// The memory cache's image for `request` (already keyed by the resolver). Hits are always
-    /// counted; misses only for the task's first lookup. Reloads never read memory.
-    func memoryImage(for request: ImageRequest, countingMiss: Bool) -> DecodedImage? {
+    /// What a memory lookup adds to the statistics: a task's first lookup counts its miss; the
+    /// first-frame probe and a job's second look count only hits.
+    enum LookupCounting {
+        case hitsAndMisses
+        case hitsOnly
+    }
+
+    /// The memory cache's image for `request` (already keyed by the resolver). Reloads never
+    /// read memory.
+    func memoryImage(for request: ImageRequest, counting: LookupCounting) -> DecodedImage? {
         guard let memoryCache,
               request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringCachedData, .reloadRevalidatingCachedData])
         else {
             return nil
         }
         let image = memoryCache.value(forKey: ImageCacheKey(request))
-        if image != nil || countingMiss {
+        if image != nil || counting == .hitsAndMisses {
             instrumentation.record(.memoryLookup(hit: image != nil))
         }
         return image
