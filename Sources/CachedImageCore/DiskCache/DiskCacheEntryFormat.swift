@@ -213,15 +213,13 @@ enum DiskCacheEntryFormat {
               let initialAgeBits = reader.read(UInt64.self)
         else { return nil }
 
-        var durations: [TimeInterval?] = []
-        for flag in [Flag.freshnessLifetime, Flag.staleIfError, Flag.staleWhileRevalidate, Flag.lastModifiedAge] {
-            guard flags & flag != 0 else {
-                durations.append(nil)
-                continue
-            }
-            guard let bits = reader.read(UInt64.self) else { return nil }
-            durations.append(TimeInterval(bitPattern: bits))
-        }
+        // Four optional durations in flag-bit order, without an array on the disk-hit path.
+        var lifetime, staleIfError, staleWhileRevalidate, lastModifiedAge: TimeInterval?
+        guard reader.readDuration(if: flags & Flag.freshnessLifetime != 0, into: &lifetime),
+              reader.readDuration(if: flags & Flag.staleIfError != 0, into: &staleIfError),
+              reader.readDuration(if: flags & Flag.staleWhileRevalidate != 0, into: &staleWhileRevalidate),
+              reader.readDuration(if: flags & Flag.lastModifiedAge != 0, into: &lastModifiedAge)
+        else { return nil }
         var strings: [String?] = []
         for flag in [Flag.contentType, Flag.etag, Flag.lastModified] {
             guard flags & flag != 0 else {
@@ -258,13 +256,13 @@ enum DiskCacheEntryFormat {
             lastModified: strings[2],
             storedAt: Date(timeIntervalSinceReferenceDate: TimeInterval(bitPattern: storedAtBits)),
             initialAge: TimeInterval(bitPattern: initialAgeBits),
-            freshnessLifetime: durations[0],
+            freshnessLifetime: lifetime,
             mustRevalidate: flags & Flag.mustRevalidate != 0,
             isImmutable: flags & Flag.immutable != 0,
             noCache: flags & Flag.noCache != 0,
-            staleIfError: durations[1],
-            staleWhileRevalidate: durations[2],
-            lastModifiedAge: durations[3],
+            staleIfError: staleIfError,
+            staleWhileRevalidate: staleWhileRevalidate,
+            lastModifiedAge: lastModifiedAge,
             vary: vary
         )
         return Header(
@@ -311,6 +309,14 @@ enum DiskCacheEntryFormat {
             guard count >= 0, bytes.count - offset >= count else { return nil }
             defer { offset += count }
             return offset..<(offset + count)
+        }
+
+        /// When `present`, reads an IEEE-754 duration into `value`; `false` when bytes run out.
+        mutating func readDuration(if present: Bool, into value: inout TimeInterval?) -> Bool {
+            guard present else { return true }
+            guard let bits = read(UInt64.self) else { return false }
+            value = TimeInterval(bitPattern: bits)
+            return true
         }
 
         mutating func readString() -> String? {
