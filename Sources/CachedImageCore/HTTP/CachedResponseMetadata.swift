@@ -44,6 +44,7 @@ public struct CachedResponseMetadata: Sendable, Hashable, Codable {
     /// `Vary`.
     public var vary: [VaryField]
 
+    /// Metadata with the given values; every field but `storedAt` defaults to "not stated".
     public init(
         contentType: String? = nil,
         etag: String? = nil,

@@ -16,6 +16,7 @@ public struct FailureCachePolicy: Sendable, Hashable {
     /// The upper bound of any failure lifetime, including server-given ones.
     public var maximum: TimeInterval
 
+    /// A policy with the given lifetimes in seconds (defaults: 60, 10, 10, at most 600).
     public init(
         notFound: TimeInterval = 60,
         clientError: TimeInterval = 10,

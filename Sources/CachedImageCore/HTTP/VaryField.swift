@@ -12,6 +12,7 @@ public struct VaryField: Sendable, Hashable, Codable {
     /// The normalised value the original request had, or `nil` when it did not send the field.
     public var value: String?
 
+    /// A field; `name` should already be lowercased and `value` trimmed.
     public init(name: String, value: String?) {
         self.name = name
         self.value = value
