@@ -86,7 +86,7 @@ enum DiskCacheEntryFormat {
     /// The header length an entry with this key and metadata will have.
     static func headerLength(keyByteCount: Int, metadata: CachedResponseMetadata) -> Int {
         var length = fixedLength + keyByteCount + minimumMetadataLength + checksumLength
-        length += 8 * durations(of: metadata).count { $0 != nil }
+        for duration in durations(of: metadata) where duration != nil { length += 8 }
         for string in [metadata.contentType, metadata.etag, metadata.lastModified] {
             if let string { length += 4 + string.utf8.count }
         }
