@@ -18,7 +18,7 @@ struct DiskCacheFormatTests {
     @Test("Every field of CachedResponseMetadata is encoded (update the format when one is added)")
     func metadataFieldCount() {
         let metadata = CachedResponseMetadata(storedAt: Date())
-        #expect(Mirror(reflecting: metadata).children.count == 8)
+        #expect(Mirror(reflecting: metadata).children.count == 13)
     }
 
     @Test("Headers round-trip every metadata combination", arguments: [false, true])
@@ -50,6 +50,50 @@ struct DiskCacheFormatTests {
             let parsed = damaged.withUnsafeBytes { DiskCacheEntryFormat.parseHeader($0, fileSize: damaged.count + 42) }
             #expect(parsed == nil, "byte \(index)")
         }
+    }
+
+    @Test("Caching-rule metadata (no-cache, stale-if-error, stale-while-revalidate, Last-Modified age, Vary) round-trips")
+    func cachingRuleMetadataRoundTrip() throws {
+        let variants = [
+            CachedResponseMetadata(
+                etag: "\"e\"", storedAt: Date(timeIntervalSinceReferenceDate: 5e8), initialAge: 1.5,
+                freshnessLifetime: 60, mustRevalidate: true, isImmutable: true, noCache: true,
+                staleIfError: 86_400, staleWhileRevalidate: 0, lastModifiedAge: 7_200.25,
+                vary: [
+                    VaryField(name: "accept", value: HTTPRequestDefaults.accept),
+                    VaryField(name: "accept-encoding", value: nil),
+                    VaryField(name: "x-ключ", value: ""),
+                ]
+            ),
+            CachedResponseMetadata(storedAt: Date(timeIntervalSinceReferenceDate: 0), staleWhileRevalidate: 30),
+            CachedResponseMetadata(storedAt: Date(timeIntervalSinceReferenceDate: 0), lastModifiedAge: 0, vary: [VaryField(name: "", value: nil)]),
+            CachedResponseMetadata(storedAt: Date(timeIntervalSinceReferenceDate: 0), noCache: true, staleIfError: 5),
+        ]
+        for metadata in variants {
+            let header = DiskCacheEntryFormat.encodeHeader(key: "k", metadata: metadata, bodyLength: 3, bodyChecksum: 9)
+            #expect(header.count == DiskCacheEntryFormat.headerLength(keyByteCount: 1, metadata: metadata))
+            let parsed = header.withUnsafeBytes { DiskCacheEntryFormat.parseHeader($0, fileSize: header.count + 3) }
+            #expect(parsed?.metadata == metadata)
+        }
+        // Every single-byte change of a header with Vary fields is rejected.
+        let header = DiskCacheEntryFormat.encodeHeader(key: "k", metadata: variants[0], bodyLength: 0, bodyChecksum: 0)
+        for index in header.indices {
+            var damaged = header
+            damaged[index] ^= 0x01
+            #expect(damaged.withUnsafeBytes { DiskCacheEntryFormat.parseHeader($0, fileSize: damaged.count) } == nil, "byte \(index)")
+        }
+    }
+
+    @Test("Files written by format version 1 are misses")
+    func versionOneIsRejected() {
+        #expect(DiskCacheEntryFormat.version == 2)
+        var header = DiskCacheEntryFormat.encodeHeader(
+            key: "k", metadata: CachedResponseMetadata(storedAt: Date()), bodyLength: 0, bodyChecksum: 0
+        )
+        header[4] = 1
+        header[5] = 0
+        #expect(header.withUnsafeBytes { DiskCacheEntryFormat.declaredHeaderLength($0, fileSize: header.count) } == nil)
+        #expect(header.withUnsafeBytes { DiskCacheEntryFormat.parseHeader($0, fileSize: header.count) } == nil)
     }
 
     @Test("The checksum changes with any single byte and with the length")

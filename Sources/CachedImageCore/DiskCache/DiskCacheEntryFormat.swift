@@ -2,12 +2,12 @@ import Foundation
 
 /// The on-disk layout of one cache entry: a small binary header, then the original bytes.
 ///
-/// All integers are little-endian. Layout of version 1:
+/// All integers are little-endian. Layout of version 2:
 ///
 /// | offset | size | field                                                      |
 /// |--------|------|------------------------------------------------------------|
 /// | 0      | 4    | magic `"CIDK"`                                             |
-/// | 4      | 2    | format version (1)                                         |
+/// | 4      | 2    | format version (2)                                         |
 /// | 6      | 2    | reserved, 0                                                |
 /// | 8      | 4    | header length `H`, including the trailing header checksum  |
 /// | 12     | 8    | body length `B` (the file is exactly `H + B` bytes)        |
@@ -18,12 +18,17 @@ import Foundation
 /// | H-8    | 8    | header checksum over bytes `0..<H-8`                       |
 /// | H      | B    | body                                                       |
 ///
-/// Metadata: one flags byte (bit 0 content type, 1 ETag, 2 Last-Modified, 3 freshness lifetime
-/// present, 4 must-revalidate, 5 immutable), `storedAt` and `initialAge` as IEEE-754 bit
-/// patterns (8 bytes each), the freshness lifetime (8 bytes) if present, then each present
-/// string as a 4-byte length plus UTF-8. Binary fields instead of `JSONEncoder` keep a read
-/// within a few microseconds of a raw file read; bump ``version`` whenever
-/// `CachedResponseMetadata` gains a field (a test guards its field count).
+/// Metadata: two flags bytes (bit 0 content type, 1 ETag, 2 Last-Modified, 3 freshness lifetime
+/// present, 4 must-revalidate, 5 immutable, 6 no-cache, 7 stale-if-error present,
+/// 8 stale-while-revalidate present, 9 Last-Modified age present, 10 Vary present),
+/// `storedAt` and `initialAge` as IEEE-754 bit patterns (8 bytes each), then the present
+/// durations in bit order (freshness lifetime, stale-if-error, stale-while-revalidate,
+/// Last-Modified age; 8 bytes each), each present string (content type, ETag, Last-Modified)
+/// as a 4-byte length plus UTF-8, and, when `Vary` is present, a 4-byte field count followed
+/// by each field's name (length + UTF-8), a value-present byte (0 or 1) and the value if
+/// present. Binary fields instead of `JSONEncoder` keep a read within a few microseconds of a
+/// raw file read; bump ``version`` whenever `CachedResponseMetadata` gains a field (a test
+/// guards its field count). Version 1 files are treated as misses.
 enum DiskCacheEntryFormat {
     /// The parsed, validated header of an entry file.
     struct Header {
@@ -36,11 +41,11 @@ enum DiskCacheEntryFormat {
     }
 
     static let magic: UInt32 = 0x4B44_4943 // "CIDK" as little-endian bytes
-    static let version: UInt16 = 1
+    static let version: UInt16 = 2
     /// Bytes before the key.
     static let fixedLength = 32
     static let checksumLength = 8
-    private static let minimumMetadataLength = 17
+    private static let minimumMetadataLength = 18
     /// The smallest possible valid file.
     static let minimumHeaderLength = fixedLength + minimumMetadataLength + checksumLength
     /// Headers larger than this are rejected as corrupt (protects against huge allocations).
@@ -52,13 +57,18 @@ enum DiskCacheEntryFormat {
     private static let bodySeed: UInt64 = 0x4244_5943
 
     private enum Flag {
-        static let contentType: UInt8 = 1 << 0
-        static let etag: UInt8 = 1 << 1
-        static let lastModified: UInt8 = 1 << 2
-        static let freshnessLifetime: UInt8 = 1 << 3
-        static let mustRevalidate: UInt8 = 1 << 4
-        static let immutable: UInt8 = 1 << 5
-        static let all: UInt8 = 0x3F
+        static let contentType: UInt16 = 1 << 0
+        static let etag: UInt16 = 1 << 1
+        static let lastModified: UInt16 = 1 << 2
+        static let freshnessLifetime: UInt16 = 1 << 3
+        static let mustRevalidate: UInt16 = 1 << 4
+        static let immutable: UInt16 = 1 << 5
+        static let noCache: UInt16 = 1 << 6
+        static let staleIfError: UInt16 = 1 << 7
+        static let staleWhileRevalidate: UInt16 = 1 << 8
+        static let lastModifiedAge: UInt16 = 1 << 9
+        static let vary: UInt16 = 1 << 10
+        static let all: UInt16 = 0x07FF
     }
 
     // MARK: Checksums
@@ -76,9 +86,16 @@ enum DiskCacheEntryFormat {
     /// The header length an entry with this key and metadata will have.
     static func headerLength(keyByteCount: Int, metadata: CachedResponseMetadata) -> Int {
         var length = fixedLength + keyByteCount + minimumMetadataLength + checksumLength
-        if metadata.freshnessLifetime != nil { length += 8 }
+        for duration in durations(of: metadata) where duration != nil { length += 8 }
         for string in [metadata.contentType, metadata.etag, metadata.lastModified] {
             if let string { length += 4 + string.utf8.count }
+        }
+        if !metadata.vary.isEmpty {
+            length += 4
+            for field in metadata.vary {
+                length += 4 + field.name.utf8.count + 1
+                if let value = field.value { length += 4 + value.utf8.count }
+            }
         }
         return length
     }
@@ -103,25 +120,48 @@ enum DiskCacheEntryFormat {
         append(UInt32(truncatingIfNeeded: keyBytes.count), to: &bytes)
         bytes.append(contentsOf: keyBytes)
 
-        var flags: UInt8 = 0
+        var flags: UInt16 = 0
         if metadata.contentType != nil { flags |= Flag.contentType }
         if metadata.etag != nil { flags |= Flag.etag }
         if metadata.lastModified != nil { flags |= Flag.lastModified }
         if metadata.freshnessLifetime != nil { flags |= Flag.freshnessLifetime }
         if metadata.mustRevalidate { flags |= Flag.mustRevalidate }
         if metadata.isImmutable { flags |= Flag.immutable }
-        bytes.append(flags)
+        if metadata.noCache { flags |= Flag.noCache }
+        if metadata.staleIfError != nil { flags |= Flag.staleIfError }
+        if metadata.staleWhileRevalidate != nil { flags |= Flag.staleWhileRevalidate }
+        if metadata.lastModifiedAge != nil { flags |= Flag.lastModifiedAge }
+        if !metadata.vary.isEmpty { flags |= Flag.vary }
+        append(flags, to: &bytes)
         append(metadata.storedAt.timeIntervalSinceReferenceDate.bitPattern, to: &bytes)
         append(metadata.initialAge.bitPattern, to: &bytes)
-        if let lifetime = metadata.freshnessLifetime { append(lifetime.bitPattern, to: &bytes) }
+        for duration in durations(of: metadata) {
+            if let duration { append(duration.bitPattern, to: &bytes) }
+        }
         for string in [metadata.contentType, metadata.etag, metadata.lastModified] {
-            guard let string else { continue }
-            let utf8 = Array(string.utf8)
-            append(UInt32(truncatingIfNeeded: utf8.count), to: &bytes)
-            bytes.append(contentsOf: utf8)
+            if let string { appendString(string, to: &bytes) }
+        }
+        if !metadata.vary.isEmpty {
+            append(UInt32(truncatingIfNeeded: metadata.vary.count), to: &bytes)
+            for field in metadata.vary {
+                appendString(field.name, to: &bytes)
+                bytes.append(field.value == nil ? 0 : 1)
+                if let value = field.value { appendString(value, to: &bytes) }
+            }
         }
         append(FastChecksum.checksum(bytes, seed: headerSeed), to: &bytes)
         return bytes
+    }
+
+    /// The optional durations, in encoding order (matching flag bits 3, 7, 8, 9).
+    private static func durations(of metadata: CachedResponseMetadata) -> [TimeInterval?] {
+        [metadata.freshnessLifetime, metadata.staleIfError, metadata.staleWhileRevalidate, metadata.lastModifiedAge]
+    }
+
+    private static func appendString(_ string: String, to bytes: inout [UInt8]) {
+        let utf8 = Array(string.utf8)
+        append(UInt32(truncatingIfNeeded: utf8.count), to: &bytes)
+        bytes.append(contentsOf: utf8)
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
@@ -167,17 +207,19 @@ enum DiskCacheEntryFormat {
               let bodyChecksum = reader.read(UInt64.self),
               let keyLength = reader.read(UInt32.self),
               let keyRange = reader.skip(Int(keyLength)),
-              let flags = reader.read(UInt8.self),
+              let flags = reader.read(UInt16.self),
               flags & ~Flag.all == 0,
               let storedAtBits = reader.read(UInt64.self),
               let initialAgeBits = reader.read(UInt64.self)
         else { return nil }
 
-        var lifetime: TimeInterval?
-        if flags & Flag.freshnessLifetime != 0 {
-            guard let bits = reader.read(UInt64.self) else { return nil }
-            lifetime = TimeInterval(bitPattern: bits)
-        }
+        // Four optional durations in flag-bit order, without an array on the disk-hit path.
+        var lifetime, staleIfError, staleWhileRevalidate, lastModifiedAge: TimeInterval?
+        guard reader.readDuration(if: flags & Flag.freshnessLifetime != 0, into: &lifetime),
+              reader.readDuration(if: flags & Flag.staleIfError != 0, into: &staleIfError),
+              reader.readDuration(if: flags & Flag.staleWhileRevalidate != 0, into: &staleWhileRevalidate),
+              reader.readDuration(if: flags & Flag.lastModifiedAge != 0, into: &lastModifiedAge)
+        else { return nil }
         var strings: [String?] = []
         for flag in [Flag.contentType, Flag.etag, Flag.lastModified] {
             guard flags & flag != 0 else {
@@ -186,6 +228,25 @@ enum DiskCacheEntryFormat {
             }
             guard let string = reader.readString() else { return nil }
             strings.append(string)
+        }
+        var vary: [VaryField] = []
+        if flags & Flag.vary != 0 {
+            // Each field takes at least 5 bytes: bound the count before reserving.
+            guard let count = reader.read(UInt32.self), count > 0,
+                  Int(count) <= (checksummed.count - reader.offset) / 5
+            else { return nil }
+            vary.reserveCapacity(Int(count))
+            for _ in 0..<count {
+                guard let name = reader.readString(), let hasValue = reader.read(UInt8.self), hasValue <= 1 else {
+                    return nil
+                }
+                var value: String?
+                if hasValue == 1 {
+                    guard let string = reader.readString() else { return nil }
+                    value = string
+                }
+                vary.append(VaryField(name: name, value: value))
+            }
         }
         guard reader.offset == checksummed.count else { return nil }
 
@@ -197,7 +258,12 @@ enum DiskCacheEntryFormat {
             initialAge: TimeInterval(bitPattern: initialAgeBits),
             freshnessLifetime: lifetime,
             mustRevalidate: flags & Flag.mustRevalidate != 0,
-            isImmutable: flags & Flag.immutable != 0
+            isImmutable: flags & Flag.immutable != 0,
+            noCache: flags & Flag.noCache != 0,
+            staleIfError: staleIfError,
+            staleWhileRevalidate: staleWhileRevalidate,
+            lastModifiedAge: lastModifiedAge,
+            vary: vary
         )
         return Header(
             headerLength: headerLength,
@@ -243,6 +309,14 @@ enum DiskCacheEntryFormat {
             guard count >= 0, bytes.count - offset >= count else { return nil }
             defer { offset += count }
             return offset..<(offset + count)
+        }
+
+        /// When `present`, reads an IEEE-754 duration into `value`; `false` when bytes run out.
+        mutating func readDuration(if present: Bool, into value: inout TimeInterval?) -> Bool {
+            guard present else { return true }
+            guard let bits = read(UInt64.self) else { return false }
+            value = TimeInterval(bitPattern: bits)
+            return true
         }
 
         mutating func readString() -> String? {

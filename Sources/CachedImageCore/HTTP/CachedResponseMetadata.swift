@@ -1,11 +1,13 @@
 import Foundation
 
 /// What the disk cache remembers about a stored response besides its bytes: enough to decide,
-/// later and after a relaunch, whether the bytes are still fresh and how to revalidate them.
+/// later and after a relaunch, whether the bytes are still fresh, whether they may answer a
+/// given request, and how to revalidate them.
 ///
 /// Values follow RFC 9111: `storedAt` is the response time, `initialAge` the corrected initial
 /// age at that moment, and `freshnessLifetime` what the server allowed (`nil` when it said
-/// nothing, so the pipeline's heuristic lifetime applies when the entry is read).
+/// nothing, so a ``HeuristicFreshness`` applies when the entry is read). Everything a disk hit
+/// needs is stored already parsed, so reading an entry never parses an HTTP header.
 public struct CachedResponseMetadata: Sendable, Hashable, Codable {
     /// The `Content-Type` the server sent, if any.
     public var contentType: String?
@@ -18,13 +20,31 @@ public struct CachedResponseMetadata: Sendable, Hashable, Codable {
     /// How old the response already was when it was received, in seconds.
     public var initialAge: TimeInterval
     /// How long the response stays fresh, in seconds; `nil` when the server gave no explicit
-    /// lifetime. `0` for `no-cache` responses, which must be revalidated before every use.
+    /// lifetime. `0` for `no-cache` responses, which must be revalidated before every use, and
+    /// for responses whose status is not heuristically cacheable (RFC 9111 4.2.2).
     public var freshnessLifetime: TimeInterval?
     /// `must-revalidate`: once stale, never serve without a successful revalidation.
     public var mustRevalidate: Bool
     /// `immutable`: fresh responses are never revalidated.
     public var isImmutable: Bool
+    /// `no-cache` (or `Pragma: no-cache` without `Cache-Control`): never served without a
+    /// successful revalidation, not even stale after an error (RFC 9111 5.2.2.4).
+    public var noCache: Bool
+    /// `stale-if-error` (RFC 5861), in seconds: how long after becoming stale the response may
+    /// stand in for a server error.
+    public var staleIfError: TimeInterval?
+    /// `stale-while-revalidate` (RFC 5861), in seconds: how long after becoming stale the
+    /// response may be served while a background revalidation runs.
+    public var staleWhileRevalidate: TimeInterval?
+    /// `Date - Last-Modified` of the response, in seconds (never negative): the basis of the
+    /// heuristic lifetime (RFC 9111 4.2.2). `nil` without a parseable `Last-Modified`.
+    public var lastModifiedAge: TimeInterval?
+    /// The `Vary` field names of the response (lowercased, sorted, unique) with the values the
+    /// request that fetched it had for them (RFC 9111 4.1). Empty when the response has no
+    /// `Vary`.
+    public var vary: [VaryField]
 
+    /// Metadata with the given values; every field but `storedAt` defaults to "not stated".
     public init(
         contentType: String? = nil,
         etag: String? = nil,
@@ -33,7 +53,12 @@ public struct CachedResponseMetadata: Sendable, Hashable, Codable {
         initialAge: TimeInterval = 0,
         freshnessLifetime: TimeInterval? = nil,
         mustRevalidate: Bool = false,
-        isImmutable: Bool = false
+        isImmutable: Bool = false,
+        noCache: Bool = false,
+        staleIfError: TimeInterval? = nil,
+        staleWhileRevalidate: TimeInterval? = nil,
+        lastModifiedAge: TimeInterval? = nil,
+        vary: [VaryField] = []
     ) {
         self.contentType = contentType
         self.etag = etag
@@ -43,5 +68,10 @@ public struct CachedResponseMetadata: Sendable, Hashable, Codable {
         self.freshnessLifetime = freshnessLifetime
         self.mustRevalidate = mustRevalidate
         self.isImmutable = isImmutable
+        self.noCache = noCache
+        self.staleIfError = staleIfError
+        self.staleWhileRevalidate = staleWhileRevalidate
+        self.lastModifiedAge = lastModifiedAge
+        self.vary = vary
     }
 }
