@@ -15,12 +15,12 @@ enum CacheCleaner {
         directory: URL,
         staleOnly: Bool,
         now: Date = Date(),
-        heuristicLifetime: TimeInterval = CacheInventory.defaultHeuristicLifetime
+        heuristic: HeuristicFreshness = CacheInventory.defaultHeuristic
     ) throws -> Result {
         let cache = try CacheLocation.openExisting(directory)
         let infos = cache.allEntries()
         let doomed = staleOnly
-            ? infos.filter { !$0.metadata.isFresh(at: now, heuristicLifetime: heuristicLifetime) }
+            ? infos.filter { !$0.metadata.isFresh(at: now, heuristic: heuristic) }
             : infos
         if staleOnly {
             for info in doomed { cache.removeEntry(forKey: info.key) }

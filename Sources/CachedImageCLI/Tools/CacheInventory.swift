@@ -25,8 +25,8 @@ struct CacheInventory: Sendable, Hashable, Codable {
     var byContentType: [TypeCount]
 
     /// Reads the cache in `directory` (which must exist), judging staleness at `now` with the
-    /// pipeline's default heuristic lifetime for responses without explicit freshness.
-    static func read(directory: URL, now: Date = Date(), heuristicLifetime: TimeInterval = CacheInventory.defaultHeuristicLifetime) throws -> CacheInventory {
+    /// pipeline's default heuristic for responses without explicit freshness.
+    static func read(directory: URL, now: Date = Date(), heuristic: HeuristicFreshness = CacheInventory.defaultHeuristic) throws -> CacheInventory {
         let cache = try CacheLocation.openExisting(directory)
         let infos = cache.allEntries()
         var types: [String: TypeCount] = [:]
@@ -42,15 +42,15 @@ struct CacheInventory: Sendable, Hashable, Codable {
             fileBytes: cache.totalSize,
             oldestStored: infos.map(\.metadata.storedAt).min(),
             newestStored: infos.map(\.metadata.storedAt).max(),
-            staleEntries: infos.filter { !$0.metadata.isFresh(at: now, heuristicLifetime: heuristicLifetime) }.count,
+            staleEntries: infos.filter { !$0.metadata.isFresh(at: now, heuristic: heuristic) }.count,
             byContentType: types.values.sorted { ($0.bytes, $1.contentType) > ($1.bytes, $0.contentType) }
         )
     }
 
-    /// The lifetime the pipeline gives responses without explicit freshness (7 days by default).
-    static var defaultHeuristicLifetime: TimeInterval {
-        if case .http(let lifetime) = ImagePipeline.Configuration().freshnessPolicy { return lifetime }
-        return 7 * 24 * 60 * 60
+    /// How the pipeline judges responses without explicit freshness, by default.
+    static var defaultHeuristic: HeuristicFreshness {
+        if case .http(let heuristic) = ImagePipeline.Configuration().freshnessPolicy { return heuristic }
+        return .default
     }
 
     /// `image/jpeg; charset=x` → `image/jpeg`.

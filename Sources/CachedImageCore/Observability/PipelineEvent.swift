@@ -26,6 +26,9 @@ extension ImagePipeline {
         case revalidated(url: URL, notModified: Bool)
         /// A stale entry was served because the network failed and the entry allowed it.
         case servedStale(url: URL, error: ImagePipeline.Error)
+        /// A stale entry within its `stale-while-revalidate` window was served at once, and one
+        /// revalidation started in the background (its outcome follows as ``revalidated(url:notModified:)``).
+        case revalidatingInBackground(url: URL)
         /// The disk cache failed to write or remove an entry (disk full, permissions...). The
         /// pipeline keeps serving from memory and the network.
         case diskCacheFailed(DiskCache.Error)
@@ -46,6 +49,8 @@ extension ImagePipeline {
                 "revalidated \(url.absoluteString): \(notModified ? "304 not modified" : "changed")"
             case .servedStale(let url, let error):
                 "served stale \(url.absoluteString) after: \(error)"
+            case .revalidatingInBackground(let url):
+                "served stale \(url.absoluteString) while revalidating it in the background"
             case .diskCacheFailed(let error):
                 "disk cache error: \(error)"
             }

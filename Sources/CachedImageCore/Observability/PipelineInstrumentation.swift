@@ -26,6 +26,7 @@ final class PipelineInstrumentation: Sendable {
         case bytesReceived(Int)
         case revalidated(url: URL, notModified: Bool)
         case servedStale(url: URL, error: ImagePipeline.Error)
+        case revalidatingInBackground(url: URL)
         case diskCacheFailed(DiskCache.Error)
 
         /// The public event for this record, if it is one.
@@ -39,6 +40,7 @@ final class PipelineInstrumentation: Sendable {
             case .networkRequest(let url, let isConditional): .networkRequest(url: url, isConditional: isConditional)
             case .revalidated(let url, let notModified): .revalidated(url: url, notModified: notModified)
             case .servedStale(let url, let error): .servedStale(url: url, error: error)
+            case .revalidatingInBackground(let url): .revalidatingInBackground(url: url)
             case .diskCacheFailed(let error): .diskCacheFailed(error)
             case .memoryLookup, .diskHit, .diskMiss, .coalesced, .bytesReceived: nil
             }
@@ -106,7 +108,7 @@ extension PipelineStatistics {
             bytesDownloaded += count
         case .revalidated(_, let notModified):
             if notModified { notModifiedResponses += 1 }
-        case .servedStale:
+        case .servedStale, .revalidatingInBackground:
             staleResponsesServed += 1
         case .taskFailed:
             failures += 1

@@ -24,7 +24,8 @@ public struct PipelineStatistics: Sendable, Hashable, Codable {
     public var bytesDownloaded = 0
     /// Requests that joined a download or decode already in flight instead of starting one.
     public var coalescedRequests = 0
-    /// Stale entries served because revalidation failed (offline, 5xx) and the entry allowed it.
+    /// Stale entries served because revalidation failed (offline, 5xx) and the entry allowed it,
+    /// or while a background revalidation ran (`stale-while-revalidate`).
     public var staleResponsesServed = 0
     /// Requests that failed with an error.
     public var failures = 0

@@ -38,7 +38,9 @@ extension ImagePipeline {
         public var diskCacheSizeLimit: Int = 150 * 1024 * 1024
 
         /// How long cached bytes are used before asking the server again.
-        public var freshnessPolicy: FreshnessPolicy = .http(heuristicLifetime: 7 * 24 * 60 * 60)
+        /// Default: follow the headers; a response that states no lifetime stays fresh for 10% of
+        /// the time since it was last modified, at most a day (``HeuristicFreshness/default``).
+        public var freshnessPolicy: FreshnessPolicy = .http(heuristic: .default)
 
         /// The most downloads in flight at once; more wait in a priority-ordered queue. Default: 6.
         public var maxConcurrentDownloads: Int = 6
@@ -67,8 +69,13 @@ extension ImagePipeline {
         public var identityHeaderFields: Set<String> = ["Authorization"]
 
         /// How long a failed image is answered with the same error before the server is asked
-        /// again. Default: 4xx and invalid bodies 60 s, 5xx 10 s (or the response's `Retry-After`).
-        public var failureMemory = FailureMemory()
+        /// again (negative caching), so a broken image does not refetch on every appearance.
+        /// Only answers the server gave count: an error status (honouring its `Retry-After` and
+        /// `Cache-Control`), or a body that is not a usable image (remembered as long as a
+        /// client error). Requests with ``ImageRequest/Options/retryingFailure`` (what
+        /// ``ImageLoader/retry()`` sends) or a reload option always ask again.
+        /// Default: ``FailureCachePolicy/default``; ``FailureCachePolicy/disabled`` turns it off.
+        public var failureCachePolicy: FailureCachePolicy = .default
 
         /// Whether the network is constrained right now (Low Data Mode), consulted for requests
         /// with a ``ImageRequest/ConstrainedNetworkPolicy``. Default: never.
@@ -107,10 +114,17 @@ extension ImagePipeline {
 
     /// How long cached bytes stay fresh.
     public enum FreshnessPolicy: Sendable, Hashable {
-        /// Follow the server's HTTP caching headers (`Cache-Control`, `Expires`, `Age`, `Date`),
-        /// revalidating stale entries with `If-None-Match` / `If-Modified-Since`. When a response
-        /// says nothing about freshness it stays fresh for `heuristicLifetime` seconds.
-        case http(heuristicLifetime: TimeInterval)
+        /// Follow the server's HTTP caching headers (`Cache-Control`, `Expires`, `Age`, `Date`,
+        /// `Vary`, `stale-while-revalidate`, `stale-if-error`), revalidating stale entries with
+        /// `If-None-Match` / `If-Modified-Since`. When a response states no lifetime,
+        /// `heuristic` decides (RFC 9111 4.2.2).
+        case http(heuristic: HeuristicFreshness)
+        /// Follow the headers, with a flat `heuristicLifetime` in seconds for responses that state
+        /// no lifetime (whatever their `Last-Modified`).
+        public static func http(heuristicLifetime: TimeInterval) -> FreshnessPolicy {
+            .http(heuristic: .fixed(heuristicLifetime))
+        }
+
         /// Ignore freshness headers: cached bytes are used until the disk cache evicts them, and
         /// the network is only asked on a miss (fewest requests). `no-store` is still honoured.
         case ignoreHTTPHeaders

@@ -153,7 +153,7 @@ extension ImageRequest {
 
         /// Ask the network even when this image failed moments ago: an explicit retry (the
         /// pipeline otherwise answers a recently failed URL with the same error for a short
-        /// while; see ``ImagePipeline/Configuration/failureMemory``).
+        /// while; see ``ImagePipeline/Configuration/failureCachePolicy``).
         public static let retryingFailure = Options(rawValue: 1 << 5)
     }
 

@@ -140,7 +140,7 @@ struct PipelineKeyTests {
         // An explicit retry asks again, and so does any request once the interval has passed.
         _ = try? await pipeline.image(for: ImageRequest(url: url, options: .retryingFailure))
         #expect(fixture.server.requestCount(for: "/gone.png") == 2)
-        fixture.clock.advance(by: ImagePipeline.FailureMemory().clientErrorInterval + 1)
+        fixture.clock.advance(by: FailureCachePolicy.default.notFound + 1)
         let png = fixture.servePNG("/gone.png")
         #expect(try await pipeline.image(for: url).image.data == png)
         #expect(fixture.server.requestCount(for: "/gone.png") == 3)
@@ -166,7 +166,7 @@ struct PipelineKeyTests {
         _ = try? await pipeline.image(for: url)
         #expect(fixture.server.requestCount(for: "/busy.png") == 3)
 
-        let forgetful = fixture.makePipeline { $0.failureMemory = .disabled }
+        let forgetful = fixture.makePipeline { $0.failureCachePolicy = .disabled }
         _ = try? await forgetful.image(for: url)
         _ = try? await forgetful.image(for: url)
         #expect(fixture.server.requestCount(for: "/busy.png") == 5)

@@ -168,12 +168,12 @@ struct RetryTests {
         await fixture.tearDown()
     }
 
-    @Test("a stale entry whose revalidation keeps failing is retried, then served stale")
+    @Test("a stale entry whose revalidation keeps failing is retried, then served stale (within stale-if-error)")
     @available(macOS 14.0, *)
     func staleAfterRetries() async throws {
         let fixture = try await PipelineFixture.start()
         let png = ImageFixtures.png(width: 30, height: 20, seed: 6)
-        fixture.server.serve("/s.png", .ok(png, contentType: "image/png", headers: ["Cache-Control": "max-age=10", "ETag": "\"a\""]))
+        fixture.server.serve("/s.png", .ok(png, contentType: "image/png", headers: ["Cache-Control": "max-age=10, stale-if-error=3600", "ETag": "\"a\""]))
         let sleeper = RecordingSleeper()
         let url = fixture.url("/s.png")
         _ = try await makePipeline(fixture, sleeper, maxRetries: 2).image(for: url)

@@ -20,6 +20,9 @@ final class DataFetcher: Sendable {
         /// Stale: revalidate, and serve these bytes if the server confirms them (or fails and
         /// the entry allows it).
         case stale(DiskCache.Entry, ImageDataResponse)
+        /// Stale within `stale-while-revalidate`: serve these bytes now and revalidate the entry
+        /// once in the background.
+        case staleWhileRevalidate(DiskCache.Entry, ImageDataResponse)
         /// Nothing usable: download.
         case miss
     }
@@ -47,7 +50,7 @@ final class DataFetcher: Sendable {
         self.storePolicy = DiskStorePolicy(storesAuthorizedResponses: configuration.storesAuthorizedResponsesOnDisk)
         self.freshness = FreshnessCheck(policy: configuration.freshnessPolicy, clock: configuration.clock)
         self.retryPolicy = configuration.retryPolicy
-        self.failures = FailureRegistry(policy: configuration.failureMemory, clock: configuration.clock)
+        self.failures = FailureRegistry(policy: configuration.failureCachePolicy, clock: configuration.clock)
         self.clock = configuration.clock
         self.instrumentation = instrumentation
         self.trace = configuration.stageTrace
@@ -57,8 +60,9 @@ final class DataFetcher: Sendable {
 
     /// The disk cache's answer for `request`, synchronously. A hit is counted here.
     ///
-    /// - Throws: ``ImagePipeline/Error/notCached(_:)`` offline with nothing cached; a transport
-    ///   error for an unreadable file URL; a validation error for a file that is not an image.
+    /// - Throws: ``ImagePipeline/Error/notCached(_:)`` offline with nothing cached (or only an
+    ///   entry that may not be served without the network); a transport error for an unreadable
+    ///   file URL; a validation error for a file that is not an image.
     func lookUp(_ request: ImageRequest, url: URL) throws -> Lookup {
         if url.isFileURL {
             return .hit(try loadFile(url))
@@ -66,7 +70,7 @@ final class DataFetcher: Sendable {
         let offline = request.options.contains(.returnCacheDataDontLoad)
         let cached = cachedEntry(for: request)
         trace?.mark(.diskRead)
-        guard let cached else {
+        guard let cached, Self.varyMatches(cached.metadata, request) else {
             if offline { throw ImagePipeline.Error.notCached(url) }
             return .miss
         }
@@ -78,11 +82,31 @@ final class DataFetcher: Sendable {
         }
         let fromDisk = ImageDataResponse(data: cached.data, info: info, source: .disk, bytesDownloaded: 0)
         trace?.mark(.verified)
-        if offline || freshness.isFresh(cached.metadata, for: request.options) {
+        if freshness.isFresh(cached.metadata, for: request.options) {
             instrumentation.record(.diskHit)
             return .hit(fromDisk)
         }
+        if offline {
+            guard freshness.mayServeWithoutNetwork(cached.metadata) else { throw ImagePipeline.Error.notCached(url) }
+            instrumentation.record(.diskHit)
+            return .hit(fromDisk)
+        }
+        if freshness.mayServeWhileRevalidating(cached.metadata, for: request.options) {
+            instrumentation.record(.diskHit)
+            return .staleWhileRevalidate(cached, fromDisk)
+        }
         return .stale(cached, fromDisk)
+    }
+
+    /// Whether a stored response may answer `request` (RFC 9111 4.1): the request headers it
+    /// varies on must carry the values they had when it was stored.
+    private static func varyMatches(_ metadata: CachedResponseMetadata, _ request: ImageRequest) -> Bool {
+        metadata.vary.isEmpty || metadata.matches(requestHeaders: sentHeaders(for: request))
+    }
+
+    /// The request's header fields as the pipeline sends them (with its fixed `Accept`).
+    static func sentHeaders(for request: ImageRequest) -> HTTPHeaders {
+        HTTPHeaders(HTTPRequestDefaults.headers(applyingDefaultsTo: request.urlRequest.allHTTPHeaderFields ?? [:]))
     }
 
     /// The bytes for `request`: `lookup` (or a new disk lookup), then the network as needed.
@@ -93,7 +117,7 @@ final class DataFetcher: Sendable {
             return response
         case .miss:
             return try await download(request, url: url, revalidating: nil, context: context)
-        case .stale(let entry, let fromDisk):
+        case .stale(let entry, let fromDisk), .staleWhileRevalidate(let entry, let fromDisk):
             do {
                 return try await download(request, url: url, revalidating: (entry, fromDisk), context: context)
             } catch let error as ImagePipeline.Error where freshness.mayServeStale(entry.metadata, after: error) {
@@ -164,6 +188,9 @@ final class DataFetcher: Sendable {
         context: Context
     ) async throws -> ImageDataResponse {
         var urlRequest = request.urlRequest
+        if urlRequest.value(forHTTPHeaderField: HTTPRequestDefaults.acceptFieldName) == nil {
+            urlRequest.setValue(HTTPRequestDefaults.accept, forHTTPHeaderField: HTTPRequestDefaults.acceptFieldName)
+        }
         let revalidated = cached.flatMap { $0.entry.metadata.hasValidators ? $0 : nil }
         if let revalidated {
             for (field, value) in revalidated.entry.metadata.conditionalHeaders() {
@@ -174,7 +201,19 @@ final class DataFetcher: Sendable {
         let response = try await downloader.send(urlRequest, url: url, isConditional: revalidated != nil, context: context)
 
         if let revalidated, response.statusCode == 304 {
-            refreshMetadata(of: revalidated.entry, key: request.cacheKey, with: response)
+            let sent = Self.sentHeaders(for: request)
+            switch revalidated.entry.metadata.applyingNotModified(
+                response.headers, requestHeaders: sent, requestTime: response.requestTime, responseTime: response.responseTime
+            ) {
+            case .updated(let metadata):
+                diskCache?.updateMetadata(metadata, forKey: request.cacheKey)
+            case .remove:
+                diskCache?.removeEntry(forKey: request.cacheKey)
+            case .refetch:
+                // The 304 names other bytes than the stored ones (RFC 9111 4.3.4): ask again,
+                // unconditionally, and neither serve nor update the stored entry.
+                return try await downloadOnce(request, url: url, revalidating: nil, context: context)
+            }
             instrumentation.record(.diskHit)
             instrumentation.record(.revalidated(url: url, notModified: true))
             var confirmed = revalidated.response
@@ -185,7 +224,7 @@ final class DataFetcher: Sendable {
             let retryAfter = response.httpResponse?.value(forHTTPHeaderField: "Retry-After").flatMap {
                 ImagePipeline.RetryPolicy.seconds(fromRetryAfter: $0, now: clock.now)
             }
-            throw DownloadFailure(.badStatusCode(url: url, statusCode: status), retryAfter: retryAfter)
+            throw DownloadFailure(.badStatusCode(url: url, statusCode: status), retryAfter: retryAfter, response: response)
         }
         let headers = response.headers
         let info = try validator.validate(
@@ -204,22 +243,17 @@ final class DataFetcher: Sendable {
 
     private func store(_ response: Downloader.Response, headers: HTTPHeaders, for request: ImageRequest) {
         guard let diskCache else { return }
-        switch storePolicy.decision(for: request, headers: headers, requestTime: response.requestTime, responseTime: response.responseTime) {
+        switch storePolicy.decision(
+            for: request, headers: headers, statusCode: response.statusCode ?? 200,
+            requestHeaders: Self.sentHeaders(for: request),
+            requestTime: response.requestTime, responseTime: response.responseTime
+        ) {
         case .store(let metadata):
             diskCache.store(response.data, metadata: metadata, forKey: request.cacheKey)
         case .remove:
             diskCache.removeEntry(forKey: request.cacheKey)
         case .skip:
             break
-        }
-    }
-
-    private func refreshMetadata(of entry: DiskCache.Entry, key: String, with response: Downloader.Response) {
-        guard let diskCache else { return }
-        if let refreshed = entry.metadata.revalidated(with: response.headers, requestTime: response.requestTime, responseTime: response.responseTime) {
-            diskCache.updateMetadata(refreshed, forKey: key)
-        } else {
-            diskCache.removeEntry(forKey: key)
         }
     }
 }

@@ -18,9 +18,14 @@ struct DiskStorePolicy: Sendable {
         case skip
     }
 
+    /// - Parameters:
+    ///   - statusCode: The final response's status (heuristic freshness depends on it).
+    ///   - requestHeaders: The request's header fields as sent, for `Vary`.
     func decision(
         for request: ImageRequest,
         headers: HTTPHeaders,
+        statusCode: Int,
+        requestHeaders: HTTPHeaders,
         requestTime: Date,
         responseTime: Date
     ) -> Decision {
@@ -31,8 +36,11 @@ struct DiskStorePolicy: Sendable {
             // A private response: memory only.
             return .remove
         }
-        // `nil` metadata means `no-store`: such bytes never touch the disk.
-        guard let metadata = CachedResponseMetadata(headers: headers, requestTime: requestTime, responseTime: responseTime) else {
+        // `nil` metadata means `no-store`, `Vary: *` or `Vary: Cookie`: such bytes never touch the disk.
+        guard let metadata = CachedResponseMetadata(
+            headers: headers, statusCode: statusCode, requestHeaders: requestHeaders,
+            requestTime: requestTime, responseTime: responseTime
+        ) else {
             return .remove
         }
         return .store(metadata)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Whether a cached entry may be served as it is, and whether a stale one may stand in for a
-/// failed revalidation.
+/// Whether a cached entry may be served as it is, served while it is revalidated, served
+/// without the network, or stand in for a failed revalidation (RFC 9111 4.2, 4.2.4; RFC 5861).
 struct FreshnessCheck: Sendable {
     var policy: ImagePipeline.FreshnessPolicy
     var clock: any CacheClock
@@ -13,15 +13,45 @@ struct FreshnessCheck: Sendable {
         switch policy {
         case .ignoreHTTPHeaders:
             return !revalidationRequested
-        case .http(let heuristicLifetime):
-            let fresh = metadata.isFresh(at: clock.now, heuristicLifetime: heuristicLifetime)
+        case .http(let heuristic):
+            let fresh = metadata.isFresh(at: clock.now, heuristic: heuristic)
             return revalidationRequested ? fresh && metadata.isImmutable : fresh
         }
     }
 
+    /// Whether a stale entry may be served at once while one background revalidation refreshes
+    /// it (`stale-while-revalidate`). Never for a pull-to-refresh.
+    func mayServeWhileRevalidating(_ metadata: CachedResponseMetadata, for options: ImageRequest.Options) -> Bool {
+        guard case .http(let heuristic) = policy, !options.contains(.reloadRevalidatingCachedData) else { return false }
+        return metadata.isWithinStaleWhileRevalidate(at: clock.now, heuristic: heuristic)
+    }
+
+    /// Whether a cache-only request (offline, Low Data Mode) may be answered with this entry:
+    /// not when it is stale and `must-revalidate` or `no-cache` forbids that.
+    func mayServeWithoutNetwork(_ metadata: CachedResponseMetadata) -> Bool {
+        guard case .http(let heuristic) = policy else { return true }
+        return metadata.mayServeWithoutNetwork(at: clock.now, heuristic: heuristic)
+    }
+
     /// Stale-if-error: whether the stale entry may be served after revalidating it failed with
-    /// `error`. An old image beats a broken one, unless the server forbade it.
+    /// `error`: after a connection failure unless `must-revalidate`/`no-cache` forbid it; after
+    /// a 5xx only within its `stale-if-error` seconds; never after any other error.
     func mayServeStale(_ metadata: CachedResponseMetadata, after error: ImagePipeline.Error) -> Bool {
-        error.isTransient && !metadata.mustRevalidate
+        let failure: RevalidationFailure
+        switch error {
+        case .transport, .truncatedResponse:
+            failure = .transport
+        case .badStatusCode(_, let status):
+            failure = .httpStatus(status)
+        default:
+            return false
+        }
+        switch policy {
+        case .ignoreHTTPHeaders:
+            // Entries never go stale under this policy, except on an explicit reload.
+            return error.isTransient
+        case .http(let heuristic):
+            return metadata.mayServeStale(afterError: failure, at: clock.now, heuristic: heuristic)
+        }
     }
 }

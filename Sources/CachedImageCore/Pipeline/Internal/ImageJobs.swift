@@ -127,6 +127,10 @@ final class ImageJobs: Sendable {
                 case .hit(let data):
                     immediate = .success(try await decode(data, request: request, url: url, isCoalesced: false))
                     lookup = nil
+                case .staleWhileRevalidate(let entry, let data):
+                    revalidateInBackground(request, url: url, entry: entry, data: data)
+                    immediate = .success(try await decode(data, request: request, url: url, isCoalesced: false))
+                    lookup = nil
                 case let other:
                     immediate = nil
                     lookup = other
@@ -166,6 +170,14 @@ final class ImageJobs: Sendable {
         trace?.mark(.dataDelivered)
         try Task.checkCancellation()
         return try await decode(response, request: request, url: url, isCoalesced: data.isCoalesced)
+    }
+
+    /// Starts one low-priority revalidation of a stale entry that is being served at once
+    /// (`stale-while-revalidate`); concurrent ones join it.
+    private func revalidateInBackground(_ request: ImageRequest, url: URL, entry: DiskCache.Entry, data: ImageDataResponse) {
+        instrumentation.record(.revalidatingInBackground(url: url))
+        let subscription = dataSubscription(request, url: url, priority: .low, lookup: .stale(entry, data), progress: nil)
+        Task { _ = try? await subscription.value() }
     }
 
     // MARK: Data
