@@ -130,6 +130,9 @@ public final class ImagePipeline: Sendable {
         try jobs.dataSubscription(for: request)
     }
 
+    /// Downloads waiting for one of the ``Configuration/maxConcurrentDownloads`` slots.
+    var queuedDownloadCount: Int { jobs.queuedDownloadCount }
+
     // MARK: Cache management
 
     /// Removes the image for `request` from the memory cache (for its target size and the full

@@ -56,6 +56,9 @@ final class DataFetcher: Sendable {
         self.trace = configuration.stageTrace
     }
 
+    /// Downloads waiting for a slot in the download queue.
+    var queuedDownloadCount: Int { downloader.queuedCount }
+
     // MARK: Disk
 
     /// The disk cache's answer for `request`, synchronously. A hit is counted here.

@@ -26,6 +26,9 @@ final class Downloader: Sendable {
     }
 
     private let queue: WorkQueue
+
+    /// Downloads waiting for a slot.
+    var queuedCount: Int { queue.pendingCount }
     private let loader: any DataLoading
     private let clock: any CacheClock
     private let instrumentation: PipelineInstrumentation

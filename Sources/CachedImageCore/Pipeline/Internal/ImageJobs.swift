@@ -47,6 +47,9 @@ final class ImageJobs: Sendable {
         self.trace = configuration.stageTrace
     }
 
+    /// Downloads waiting for a slot in the download queue.
+    var queuedDownloadCount: Int { fetcher.queuedDownloadCount }
+
     // MARK: Image tasks
 
     /// Resolves the task's request, answers from memory, or joins (or creates) its image job,

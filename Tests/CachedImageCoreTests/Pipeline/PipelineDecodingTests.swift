@@ -1,6 +1,5 @@
 import Foundation
 import ImageFixtures
-import LoopbackServer
 import Testing
 @testable import CachedImageCore
 
@@ -29,20 +28,19 @@ private final class PlaceRecordingDecoder: ImageDecoding {
 @Suite("Pipeline: decoding")
 struct PipelineDecodingTests {
     @Test("expensive decodes run on decoding threads, not on Swift concurrency's shared threads; cheap ones stay inline")
-    @available(macOS 14.0, *)
     func expensiveDecodesLeaveTheCooperativePool() async throws {
-        let fixture = try await PipelineFixture.start()
-        fixture.servePNG("/small.png", width: 16, height: 16)
-        fixture.servePNG("/large.png", width: 64, height: 16)
-        let decoder = PlaceRecordingDecoder(expensiveWidth: 64)
-        let pipeline = fixture.makePipeline { $0.decoder = decoder }
-        _ = try await pipeline.image(for: fixture.url("/small.png"))
-        _ = try await pipeline.image(for: fixture.url("/large.png"))
-        // From disk too (the inline path of a disk hit).
-        let relaunched = fixture.makePipeline { $0.decoder = decoder }
-        #expect(try await relaunched.image(for: fixture.url("/large.png")).source == .disk)
-        #expect(decoder.decodedOnDecodingQueue == [16: false, 64: true])
-        await fixture.tearDown()
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/small.png", width: 16, height: 16)
+            fixture.servePNG("/large.png", width: 64, height: 16)
+            let decoder = PlaceRecordingDecoder(expensiveWidth: 64)
+            let pipeline = fixture.makePipeline { $0.decoder = decoder }
+            _ = try await pipeline.image(for: fixture.url("/small.png"))
+            _ = try await pipeline.image(for: fixture.url("/large.png"))
+            // From disk too (the inline path of a disk hit).
+            let relaunched = fixture.makePipeline { $0.decoder = decoder }
+            #expect(try await relaunched.image(for: fixture.url("/large.png")).source == .disk)
+            #expect(decoder.decodedOnDecodingQueue == [16: false, 64: true])
+        }
     }
 
     @Test("by default, images of a megapixel or more count as expensive; the header decoder never does")

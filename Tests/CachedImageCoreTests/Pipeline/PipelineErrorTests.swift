@@ -1,0 +1,158 @@
+import Foundation
+import ImageFixtures
+import Testing
+@testable import CachedImageCore
+
+@Suite("Pipeline: bad input gives typed errors and stores nothing")
+struct PipelineErrorTests {
+    /// Loads `path` expecting a failure; returns the typed error and checks nothing reached the disk.
+    private func failure(_ fixture: ScriptedFixture, _ path: String, _ configure: (inout ImagePipeline.Configuration) -> Void = { _ in }) async throws -> ImagePipeline.Error? {
+        let pipeline = fixture.makePipeline(configure)
+        var caught: ImagePipeline.Error?
+        do {
+            _ = try await pipeline.image(for: fixture.url(path))
+            Issue.record("expected \(path) to fail")
+        } catch let error as ImagePipeline.Error {
+            caught = error
+            #expect(error.url == fixture.url(path))
+        }
+        pipeline.diskCache?.flush()
+        #expect(pipeline.diskCache?.entryCount == 0)
+        #expect(pipeline.diskCache?.totalSize == 0)
+        #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url(path))) == nil)
+        return caught
+    }
+
+    @Test("404 gives badStatusCode")
+    func notFound() async throws {
+        try await withScriptedFixture { fixture throws in
+            let error = try await failure(fixture, "/missing.png")
+            guard case .badStatusCode(_, 404) = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(error?.isTransient == false)
+        }
+    }
+
+    @Test("a body cut short gives truncatedResponse")
+    func truncated() async throws {
+        try await withScriptedFixture { fixture throws in
+            let png = ImageFixtures.png(width: 100, height: 100, seed: 9)
+            fixture.server.serve("/cut.png", .ok(png, contentType: "image/png", truncatedAfter: png.count / 2))
+            let error = try await failure(fixture, "/cut.png")
+            guard case .truncatedResponse(_, let received, let expected) = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(received < png.count)
+            #expect(expected == png.count)
+        }
+    }
+
+    @Test("a complete-looking response whose image has no end gives truncatedResponse")
+    func imageWithoutEnd() async throws {
+        try await withScriptedFixture { fixture throws in
+            let png = ImageFixtures.png(width: 100, height: 100, seed: 9)
+            fixture.server.serve("/short.png", .ok(png.prefix(png.count - 20), contentType: "image/png"))
+            let error = try await failure(fixture, "/short.png")
+            guard case .truncatedResponse = error else { Issue.record("got \(String(describing: error))"); return }
+        }
+    }
+
+    @Test("an HTML page served as image/jpeg gives notAnImage")
+    func htmlBody() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.server.serve("/login.jpg", .ok(Data("<html><body>Please log in</body></html>".utf8), contentType: "image/jpeg"))
+            let error = try await failure(fixture, "/login.jpg")
+            guard case .notAnImage(_, let contentType) = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(contentType == "image/jpeg")
+        }
+    }
+
+    @Test("an empty 200 gives emptyResponse")
+    func emptyBody() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.server.serve("/empty.png", .ok(Data(), contentType: "image/png"))
+            let error = try await failure(fixture, "/empty.png")
+            guard case .emptyResponse = error else { Issue.record("got \(String(describing: error))"); return }
+        }
+    }
+
+    @Test("a 20,000 x 20,000 image is refused before decoding")
+    func decompressionBomb() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.server.serve("/bomb.png", .ok(ImageFixtures.pngHeader(width: 20_000, height: 20_000), contentType: "image/png"))
+            let error = try await failure(fixture, "/bomb.png")
+            guard case .imageTooLarge(_, let size, let limit) = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(size == PixelSize(width: 20_000, height: 20_000))
+            #expect(limit == ImagePipeline.Configuration().maxPixelCount)
+        }
+    }
+
+    @Test("URLs that are missing or use a scheme the pipeline does not allow give invalidURL, with no request")
+    func invalidURLs() async throws {
+        try await withScriptedFixture { fixture throws in
+            let pipeline = fixture.makePipeline()
+            for request in [ImageRequest(url: nil), ImageRequest(url: URL(string: "ftp://example.com/a.png"))] {
+                await #expect {
+                    try await pipeline.image(for: request)
+                } throws: { error in
+                    guard case .invalidURL = error as? ImagePipeline.Error else { return false }
+                    return true
+                }
+            }
+            #expect(fixture.server.totalRequestCount == 0)
+        }
+    }
+
+    @Test("an unreachable host gives a transient transport error")
+    func unreachableHost() async throws {
+        try await withScriptedFixture { fixture throws in
+            let url = fixture.url("/gone.png")
+            fixture.server.serve("/gone.png", .transportFailure(.cannotConnectToHost))
+            let pipeline = fixture.makePipeline()
+            await #expect {
+                try await pipeline.image(for: url)
+            } throws: { error in
+                guard let error = error as? ImagePipeline.Error, case .transport = error else { return false }
+                return error.isTransient
+            }
+        }
+    }
+
+    @Test("a disk that cannot be written is reported through events; images still load from the network")
+    func diskWriteFailure() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/a.png")
+            let pipeline = fixture.makePipeline()
+            let events = pipeline.events()
+            // Replace the cache directory with a regular file: every write now fails.
+            try FileManager.default.removeItem(at: fixture.directory)
+            try Data("not a directory".utf8).write(to: fixture.directory)
+
+            let response = try await pipeline.image(for: fixture.url("/a.png"))
+            #expect(response.source == .network)
+            pipeline.diskCache?.flush()
+
+            var diskError: DiskCache.Error?
+            for await event in events {
+                if case .diskCacheFailed(let error) = event {
+                    diskError = error
+                    break
+                }
+            }
+            #expect(diskError?.operation == .write)
+            #expect(pipeline.diskCache?.entryCount == 0)
+        }
+    }
+
+    @Test("a disk cache directory that cannot be created disables the disk cache, not the pipeline")
+    func unusableDiskDirectory() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/a.png")
+            let blocker = fixture.directory.appendingPathComponent("file")
+            try FileManager.default.createDirectory(at: fixture.directory, withIntermediateDirectories: true)
+            try Data().write(to: blocker)
+            let pipeline = fixture.makePipeline { $0.diskCacheDirectory = blocker.appendingPathComponent("cache") }
+            #expect(pipeline.diskCache == nil)
+            #expect(pipeline.diskCacheOpenError?.operation == .createDirectory)
+            #expect(pipeline.statistics.diskCacheFailures == 1)
+            #expect(try await pipeline.image(for: fixture.url("/a.png")).source == .network)
+        }
+    }
+}
