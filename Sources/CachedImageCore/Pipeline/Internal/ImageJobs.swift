@@ -227,13 +227,16 @@ final class ImageJobs: Sendable {
     }
 
     private func decode(_ data: ImageDataResponse, request: ImageRequest, url: URL, isCoalesced: Bool) throws -> DecodedResult {
-        let image: DecodedImage
+        var image: DecodedImage
         do {
             image = try decoder.decode(data.data, info: data.info, targetSize: request.targetSize)
         } catch {
             throw ImagePipeline.Error.decodingFailed(url: url, reason: String(describing: error))
         }
         trace?.mark(.decoded)
+        if !request.processorChain.isEmpty {
+            image = try request.processorChain.apply(to: image, url: url)
+        }
         if let memoryCache, !request.options.contains(.skipMemoryCache) {
             memoryCache.setValue(image, forKey: ImageCacheKey(request), cost: image.cost)
             trace?.mark(.memoryStored)
@@ -242,16 +245,18 @@ final class ImageJobs: Sendable {
     }
 }
 
-/// Identifies an image job: same bytes, same target size, same options.
+/// Identifies an image job: same bytes, same target size, same options, same processors.
 struct ImageTaskKey: Hashable, Sendable {
     var cacheKey: String
     var targetSize: PixelSize?
     var options: ImageRequest.Options
+    var processors: [String]
 
     init(_ request: ImageRequest) {
         cacheKey = request.cacheKey
         targetSize = request.targetSize
         options = request.options
+        processors = request.processorChain.identifiers
     }
 }
 
