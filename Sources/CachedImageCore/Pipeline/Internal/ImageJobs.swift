@@ -25,6 +25,7 @@ final class ImageJobs: Sendable {
     private let fetcher: DataFetcher
     private let instrumentation: PipelineInstrumentation
     private let trace: StageTrace?
+    private let derivedImages: DerivedImageStore?
     private let imageJobs = TaskCoalescer<ImageTaskKey, DecodedResult>()
     private let dataJobs = TaskCoalescer<DataTaskKey, ImageDataResponse>()
 
@@ -45,6 +46,7 @@ final class ImageJobs: Sendable {
         self.fetcher = DataFetcher(configuration: configuration, diskCache: diskCache, instrumentation: instrumentation)
         self.instrumentation = instrumentation
         self.trace = configuration.stageTrace
+        self.derivedImages = DerivedImageStore(configuration: configuration, diskCache: diskCache)
     }
 
     // MARK: Image tasks
@@ -120,6 +122,9 @@ final class ImageJobs: Sendable {
         // Another job may have filled the memory cache since this request missed it.
         if let image = memoryImage(for: request, countingMiss: false) {
             immediate = .success(DecodedResult(image: image, source: .memory, bytesDownloaded: 0, isCoalesced: false))
+            lookup = nil
+        } else if let derived = derivedImage(for: request) {
+            immediate = .success(derived)
             lookup = nil
         } else {
             do {
@@ -208,6 +213,7 @@ final class ImageJobs: Sendable {
         memoryCache?.removeValue(forKey: ImageCacheKey(request))
         memoryCache?.removeValue(forKey: ImageCacheKey(cacheKey: request.cacheKey))
         resolver.diskCache?.removeEntry(forKey: request.cacheKey)
+        derivedImages?.removeDerivedImages(forKey: request.cacheKey)
         fetcher.forgetFailure(forKey: request.cacheKey)
     }
 
@@ -237,11 +243,25 @@ final class ImageJobs: Sendable {
         if !request.processorChain.isEmpty {
             image = try request.processorChain.apply(to: image, url: url)
         }
+        derivedImages?.originalDidLoad(data, image: image, request: request)
         if let memoryCache, !request.options.contains(.skipMemoryCache) {
             memoryCache.setValue(image, forKey: ImageCacheKey(request), cost: image.cost)
             trace?.mark(.memoryStored)
         }
         return DecodedResult(image: image, source: data.source, bytesDownloaded: data.bytesDownloaded, isCoalesced: isCoalesced)
+    }
+}
+
+extension ImageJobs {
+    /// The processed image kept on disk for `request` (``ImagePipeline/DiskCachePolicy``),
+    /// stored in memory like a decoded one.
+    private func derivedImage(for request: ImageRequest) -> DecodedResult? {
+        guard let image = derivedImages?.image(for: request) else { return nil }
+        instrumentation.record(.diskHit)
+        if let memoryCache, !request.options.contains(.skipMemoryCache) {
+            memoryCache.setValue(image, forKey: ImageCacheKey(request), cost: image.cost)
+        }
+        return DecodedResult(image: image, source: .disk, bytesDownloaded: 0, isCoalesced: false)
     }
 }
 
