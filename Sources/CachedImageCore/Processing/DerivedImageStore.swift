@@ -70,7 +70,8 @@ struct DerivedImageStore: Sendable {
             metadata = updateVersion(versionKey, token: token, request: request)
             if metadata == nil { return }
         }
-        guard isDerivable(request) else { return }
+        // Nothing to derive from when the original is not on disk (no-store, private, file URLs).
+        guard isDerivable(request), diskCache.containsEntry(forKey: request.cacheKey) else { return }
         if policy == .automatic {
             guard let originalSize = original.info.pixelSize,
                   image.pixelSize.pixelCount.multipliedReportingOverflow(by: 2).partialValue <= originalSize.pixelCount
