@@ -4,16 +4,13 @@ import CoreGraphics
 import Foundation
 import SwiftUI
 
-/// Plays an animated image: frames decoded on demand off the main actor, a bounded buffer of
-/// decoded frames whose bytes are counted in the pipeline's memory cache, paused while off
-/// screen.
+/// Plays an animated image: frames decoded on demand off the main actor into a bounded
+/// ``AnimationFrameBuffer``, shown when ``AnimationTimeline`` says, paused while off screen.
 ///
-/// Buffering: when every frame fits in ``frameBufferLimit`` bytes the whole loop is kept after
-/// the first pass; otherwise only the frame on screen and the next one are held, and frames are
-/// decoded again each pass. The buffer's cost is registered in the memory cache under a key of
-/// its own (the request's key with the processor identifier `cachedimage.animation-frames`), so
-/// it pushes other images out like any decoded image; when the memory cache evicts it (memory
-/// pressure), the player drops its buffer back to two frames.
+/// The buffer's bytes are registered in the pipeline's memory cache under a key of their own
+/// (the request's key with the processor identifier `cachedimage.animation-frames`), so they
+/// push other images out like any decoded image; when the memory cache evicts that entry
+/// (memory pressure), the player keeps only the frame on screen and decodes the others again.
 @MainActor
 final class AnimatedImagePlayer: ObservableObject {
     /// The frame on screen.
@@ -23,14 +20,14 @@ final class AnimatedImagePlayer: ObservableObject {
     var frameBufferLimit = 16 * 1024 * 1024
 
     private var frameSource: AnimatedFrameSource?
-    private var buffer: [Int: SendableFrame] = [:]
-    private var keepsWholeLoop = false
-    private var index = 0
-    private var playsCompleted = 0
+    private var buffer = AnimationFrameBuffer<SendableFrame>(frameCount: 1, costLimit: 0)
+    /// Playback time already played before the current run (pauses excluded).
+    private var playedTime: TimeInterval = 0
+    private var shownIndex = 0
     private var playback: Task<Void, Never>?
     private var loading: Task<Void, Never>?
     private var loadedRequest: ImageRequest?
-    private weak var memoryCacheOwner: ImagePipeline?
+    private weak var pipeline: ImagePipeline?
     private var costKey: ImageCacheKey?
 
     /// Loads `request`'s bytes and starts playing unless `isPaused`.
@@ -41,7 +38,7 @@ final class AnimatedImagePlayer: ObservableObject {
         }
         reset()
         loadedRequest = request
-        memoryCacheOwner = pipeline
+        self.pipeline = pipeline
         loading = Task { [weak self] in
             // The first frame through the pipeline (memory, disk, network); then the bytes,
             // which are on disk by now (or in flight, shared).
@@ -63,7 +60,7 @@ final class AnimatedImagePlayer: ObservableObject {
         playback = nil
     }
 
-    /// Continues from the frame on screen.
+    /// Continues from where playback paused.
     func resume() {
         guard playback == nil, frameSource != nil else { return }
         playback = Task { [weak self] in await self?.play() }
@@ -75,9 +72,9 @@ final class AnimatedImagePlayer: ObservableObject {
         loading?.cancel()
         loading = nil
         frameSource = nil
-        buffer = [:]
-        index = 0
-        playsCompleted = 0
+        buffer = AnimationFrameBuffer(frameCount: 1, costLimit: 0)
+        playedTime = 0
+        shownIndex = 0
         frame = nil
         loadedRequest = nil
         updateCost()
@@ -89,6 +86,7 @@ final class AnimatedImagePlayer: ObservableObject {
 
     private func start(_ source: AnimatedFrameSource, request: ImageRequest, isPaused: Bool) {
         frameSource = source
+        buffer = AnimationFrameBuffer(frameCount: source.info.frameCount, costLimit: frameBufferLimit)
         costKey = ImageCacheKey(
             cacheKey: request.cacheKey,
             targetSize: request.targetSize,
@@ -97,66 +95,51 @@ final class AnimatedImagePlayer: ObservableObject {
         if !isPaused { resume() }
     }
 
+    private static var now: TimeInterval { ProcessInfo.processInfo.systemUptime }
+
+    /// Shows the frame the timeline says, prefetches the next one, sleeps until it is due.
     private func play() async {
         guard let source = frameSource else { return }
-        let info = source.info
+        let timeline = AnimationTimeline(source.info)
+        let startedAt = Self.now - playedTime
+        defer { playedTime = Self.now - startedAt }
         while !Task.isCancelled {
-            guard let current = await decodedFrame(index, from: source) else { return }
+            let position = timeline.position(at: Self.now - startedAt)
+            guard let current = await decodedFrame(position.frame, from: source) else { return }
             if Task.isCancelled { return }
+            shownIndex = position.frame
             frame = current.cgImage
-            // Decode the next frame while this one is shown.
-            let next = (index + 1) % info.frameCount
-            async let upcoming = decodedFrame(next, from: source)
-            do {
-                try await Task.sleep(nanoseconds: UInt64(info.frameDelays[index] * 1_000_000_000))
-            } catch {
-                _ = await upcoming
-                return
-            }
+            guard let nextChange = position.nextChange else { return } // Finished: rest on the last frame.
+            async let upcoming = decodedFrame((position.frame + 1) % source.info.frameCount, from: source)
+            let wait = max(0, nextChange - (Self.now - startedAt))
+            try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
             _ = await upcoming
-            if next == 0 {
-                playsCompleted += 1
-                if info.loopCount > 0 && playsCompleted >= info.loopCount { return }
-            }
-            index = next
         }
     }
 
-    /// Frame `index` from the buffer, or decoded off the main actor and buffered within the
-    /// limit.
+    /// Frame `index` from the buffer, or decoded off the main actor and buffered.
     private func decodedFrame(_ index: Int, from source: AnimatedFrameSource) async -> SendableFrame? {
-        if let buffered = buffer[index] { return buffered }
+        if let buffered = buffer.frame(at: index) { return buffered }
         let decoded = await Task.detached(priority: .userInitiated) { source.frame(at: index) }.value
         guard let decoded, frameSource === source else { return decoded }
-        if buffer.isEmpty {
-            keepsWholeLoop = decoded.cost.multipliedReportingOverflow(by: source.info.frameCount).partialValue <= frameBufferLimit
-        }
         if costWasEvicted() {
-            // The memory cache let go of the buffer's cost: memory is tight, keep two frames.
-            keepsWholeLoop = false
+            // The memory cache let go of the buffer's cost: memory is tight.
+            buffer.trim(toCost: 0, current: shownIndex)
         }
-        if !keepsWholeLoop {
-            let keep: Set<Int> = [self.index, (self.index + 1) % source.info.frameCount]
-            buffer = buffer.filter { keep.contains($0.key) }
-        }
-        buffer[index] = decoded
+        buffer.insert(decoded, at: index, cost: decoded.cost, current: shownIndex)
         updateCost()
         return decoded
     }
 
-    private var bufferedCost: Int {
-        buffer.values.reduce(0) { $0 + $1.cost }
-    }
-
     private func costWasEvicted() -> Bool {
-        guard let costKey, !buffer.isEmpty, let cache = memoryCacheOwner?.memoryCache else { return false }
+        guard let costKey, buffer.totalCost > 0, let cache = pipeline?.memoryCache else { return false }
         return cache.value(forKey: costKey) == nil
     }
 
     /// Registers the buffer's bytes with the memory cache (or removes them when empty).
     private func updateCost() {
-        guard let costKey, let cache = memoryCacheOwner?.memoryCache else { return }
-        let cost = bufferedCost
+        guard let costKey, let cache = pipeline?.memoryCache else { return }
+        let cost = buffer.totalCost
         guard cost > 0, let info = frameSource?.info else {
             _ = cache.removeValue(forKey: costKey)
             return
