@@ -14,7 +14,12 @@ import SwiftUI
 @MainActor
 final class AnimatedImagePlayer: ObservableObject {
     /// The frame on screen.
-    @Published private(set) var frame: CGImage?
+    @Published private(set) var frame: CGImage? {
+        didSet { onFrameChange?(frame) }
+    }
+
+    /// Called with every new frame (the UIKit view draws through this).
+    var onFrameChange: ((CGImage?) -> Void)?
 
     /// The most bytes of decoded frames kept. Default: 16 MB.
     var frameBufferLimit = 16 * 1024 * 1024
