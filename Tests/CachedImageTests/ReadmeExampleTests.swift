@@ -33,6 +33,7 @@ struct ReadmeExampleTests {
             "Sources/CachedImageExamples/Photo.swift",
             "Sources/CachedImageExamples/PhotoDetailView.swift",
             "Sources/CachedImageExamples/PhotoListView.swift",
+            "Sources/CachedImageExamples/ProcessingExamples.swift",
         ])
         for (path, code) in examples {
             let source = try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)

@@ -1,10 +1,10 @@
 /// Command-line options: `--quick` shrinks every workload so the whole run takes under two
-/// minutes; `--only a,b` runs selected sections (memory, firstframe, hitratio, disk, e2e, diskhit, scaling).
+/// minutes; `--only a,b` runs selected sections (memory, firstframe, hitratio, disk, e2e, diskhit, scaling, thumbnails).
 struct BenchOptions {
     var quick = false
     var sections: Set<String> = BenchOptions.allSections
 
-    static let allSections: Set<String> = ["memory", "firstframe", "hitratio", "disk", "e2e", "diskhit", "scaling"]
+    static let allSections: Set<String> = ["memory", "firstframe", "hitratio", "disk", "e2e", "diskhit", "scaling", "thumbnails"]
 
     init(arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -17,7 +17,7 @@ struct BenchOptions {
                     sections = Set(list.split(separator: ",").map(String.init))
                 }
             default:
-                print("usage: cachedimage-bench [--quick] [--only memory,firstframe,hitratio,disk,e2e,diskhit,scaling]")
+                print("usage: cachedimage-bench [--quick] [--only memory,firstframe,hitratio,disk,e2e,diskhit,scaling,thumbnails]")
             }
         }
     }

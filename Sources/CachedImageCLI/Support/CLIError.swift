@@ -51,6 +51,8 @@ extension CLIError {
             return reason(for: underlying)
         case .decodingFailed(_, let reason):
             return "could not decode: \(reason)"
+        case .processingFailed(_, let processor, let reason):
+            return "processor \(processor) failed: \(reason)"
         }
     }
 

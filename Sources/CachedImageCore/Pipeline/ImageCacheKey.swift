@@ -1,17 +1,21 @@
 /// Identifies a decoded image in the memory cache: the request's cache key plus the size it was
-/// decoded for (the same bytes decoded for two sizes are two memory entries, one disk entry).
+/// decoded for and the processors it went through (the same bytes decoded for two sizes, or
+/// processed two ways, are two memory entries, one disk entry).
 public struct ImageCacheKey: Hashable, Sendable {
     /// The request's ``ImageRequest/cacheKey``.
     public var cacheKey: String
     /// The request's ``ImageRequest/targetSize``.
     public var targetSize: PixelSize?
+    /// The identifiers of the request's ``ImageRequest/processors``, in order.
+    public var processorIdentifiers: [String]
 
-    public init(cacheKey: String, targetSize: PixelSize? = nil) {
+    public init(cacheKey: String, targetSize: PixelSize? = nil, processorIdentifiers: [String] = []) {
         self.cacheKey = cacheKey
         self.targetSize = targetSize
+        self.processorIdentifiers = processorIdentifiers
     }
 
     public init(_ request: ImageRequest) {
-        self.init(cacheKey: request.cacheKey, targetSize: request.targetSize)
+        self.init(cacheKey: request.cacheKey, targetSize: request.targetSize, processorIdentifiers: request.processorChain.identifiers)
     }
 }

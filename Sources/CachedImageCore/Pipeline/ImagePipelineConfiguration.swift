@@ -37,6 +37,14 @@ extension ImagePipeline {
         /// The most bytes the disk cache may hold. Default: 150 MB.
         public var diskCacheSizeLimit: Int = 150 * 1024 * 1024
 
+        /// Whether processed and downsampled images are also kept on disk (encoded with
+        /// ``encoder``), so a relaunch decodes the small version. Default: ``DiskCachePolicy/original``.
+        public var diskCachePolicy: DiskCachePolicy = .original
+
+        /// Encodes processed images for ``diskCachePolicy``. Default: ``defaultEncoder``
+        /// (ImageIO on Apple platforms, `nil` elsewhere: then only originals are stored).
+        public var encoder: (any ImageEncoding)? = Configuration.defaultEncoder
+
         /// How long cached bytes are used before asking the server again.
         /// Default: follow the headers; a response that states no lifetime stays fresh for 10% of
         /// the time since it was last modified, at most a day (``HeuristicFreshness/default``).

@@ -25,6 +25,8 @@ extension ImagePipeline {
         case transport(url: URL, underlying: any Swift.Error)
         /// The decoder could not decode the bytes.
         case decodingFailed(url: URL?, reason: String)
+        /// A processor of the request (named by its ``ImageProcessing/identifier``) failed.
+        case processingFailed(url: URL?, processor: String, reason: String)
 
         /// The URL the error is about, if any.
         public var url: URL? {
@@ -33,7 +35,7 @@ extension ImagePipeline {
             case .badStatusCode(let url, _), .emptyResponse(let url), .truncatedResponse(let url, _, _),
                  .notAnImage(let url, _), .imageTooLarge(let url, _, _), .transport(let url, _):
                 url
-            case .decodingFailed(let url, _): url
+            case .decodingFailed(let url, _), .processingFailed(let url, _, _): url
             }
         }
 
@@ -70,6 +72,8 @@ extension ImagePipeline {
                 return "Network error for \(name): \(underlying.localizedDescription)"
             case .decodingFailed(_, let reason):
                 return "Could not decode \(name): \(reason)"
+            case .processingFailed(_, let processor, let reason):
+                return "Processor \(processor) failed for \(name): \(reason)"
             }
         }
     }

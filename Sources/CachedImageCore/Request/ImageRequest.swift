@@ -47,6 +47,17 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// What to do when the system reports a constrained network (Low Data Mode).
     public var constrainedNetworkPolicy: ConstrainedNetworkPolicy
 
+    /// Processors run in order on the decoded image, off the main actor (resize, crop, round
+    /// corners, blur...). Their identifiers are part of the decoded image's cache key, not of
+    /// the original bytes': requests with different processors share a download, never a result.
+    public var processors: [any ImageProcessing] {
+        get { processorChain.processors }
+        set { processorChain = ProcessorChain(newValue) }
+    }
+
+    /// ``processors``, compared and hashed by identifiers.
+    var processorChain = ProcessorChain()
+
     /// Creates a request for a URL. A `nil` URL gives a request that fails with
     /// ``ImagePipeline/Error/invalidURL(_:)``, mirroring `AsyncImage(url: nil)`.
     public init(
@@ -55,7 +66,8 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
         priority: Priority = .normal,
         targetSize: PixelSize? = nil,
         options: Options = [],
-        constrainedNetworkPolicy: ConstrainedNetworkPolicy = .allow
+        constrainedNetworkPolicy: ConstrainedNetworkPolicy = .allow,
+        processors: [any ImageProcessing] = []
     ) {
         self.init(
             urlRequest: URLRequest(url: url ?? ImageRequest.missingURL),
@@ -63,7 +75,8 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
             priority: priority,
             targetSize: targetSize,
             options: options,
-            constrainedNetworkPolicy: constrainedNetworkPolicy
+            constrainedNetworkPolicy: constrainedNetworkPolicy,
+            processors: processors
         )
     }
 
@@ -74,7 +87,8 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
         priority: Priority = .normal,
         targetSize: PixelSize? = nil,
         options: Options = [],
-        constrainedNetworkPolicy: ConstrainedNetworkPolicy = .allow
+        constrainedNetworkPolicy: ConstrainedNetworkPolicy = .allow,
+        processors: [any ImageProcessing] = []
     ) {
         self.urlRequest = urlRequest
         self.cacheKey = cacheKey ?? urlRequest.url?.absoluteString ?? ""
@@ -83,6 +97,7 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
         self.targetSize = targetSize
         self.options = options
         self.constrainedNetworkPolicy = constrainedNetworkPolicy
+        self.processorChain = ProcessorChain(processors)
     }
 
     /// The request's URL (`nil` for a request created with a `nil` URL).
@@ -92,8 +107,9 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "ImageRequest(\(url?.absoluteString ?? "nil"), priority: \(priority)"
-            + (targetSize.map { ", targetSize: \($0)" } ?? "") + ")"
+        let processors = processorChain.isEmpty ? "" : ", processors: \(processorChain.identifiers)"
+        return "ImageRequest(\(url?.absoluteString ?? "nil"), priority: \(priority)"
+            + (targetSize.map { ", targetSize: \($0)" } ?? "") + processors + ")"
     }
 
     /// Placeholder for `init(url: nil)`, so the request stays a plain value.

@@ -25,6 +25,7 @@ final class ImageJobs: Sendable {
     private let fetcher: DataFetcher
     private let instrumentation: PipelineInstrumentation
     private let trace: StageTrace?
+    private let derivedImages: DerivedImageStore?
     private let imageJobs = TaskCoalescer<ImageTaskKey, DecodedResult>()
     private let dataJobs = TaskCoalescer<DataTaskKey, ImageDataResponse>()
 
@@ -45,6 +46,7 @@ final class ImageJobs: Sendable {
         self.fetcher = DataFetcher(configuration: configuration, diskCache: diskCache, instrumentation: instrumentation)
         self.instrumentation = instrumentation
         self.trace = configuration.stageTrace
+        self.derivedImages = DerivedImageStore(configuration: configuration, diskCache: diskCache)
     }
 
     /// Downloads waiting for a slot in the download queue.
@@ -123,6 +125,9 @@ final class ImageJobs: Sendable {
         // Another job may have filled the memory cache since this request missed it.
         if let image = memoryImage(for: request, counting: .hitsOnly) {
             immediate = .success(DecodedResult(image: image, source: .memory, bytesDownloaded: 0, isCoalesced: false))
+            lookup = nil
+        } else if let derived = derivedImage(for: request) {
+            immediate = .success(derived)
             lookup = nil
         } else {
             do {
@@ -223,6 +228,7 @@ final class ImageJobs: Sendable {
         memoryCache?.removeValue(forKey: ImageCacheKey(request))
         memoryCache?.removeValue(forKey: ImageCacheKey(cacheKey: request.cacheKey))
         resolver.diskCache?.removeEntry(forKey: request.cacheKey)
+        derivedImages?.removeDerivedImages(forKey: request.cacheKey)
         fetcher.forgetFailure(forKey: request.cacheKey)
     }
 
@@ -251,7 +257,7 @@ final class ImageJobs: Sendable {
     /// Decodes `data` for `request` (on a decoding thread when the decoder says it is expensive)
     /// and stores the image in the memory cache.
     private func decode(_ data: ImageDataResponse, request: ImageRequest, url: URL, isCoalesced: Bool) async throws -> DecodedResult {
-        let image: DecodedImage
+        var image: DecodedImage
         do {
             let decoder = self.decoder
             let targetSize = request.targetSize
@@ -264,6 +270,10 @@ final class ImageJobs: Sendable {
             throw ImagePipeline.Error.decodingFailed(url: url, reason: String(describing: error))
         }
         trace?.mark(.decoded)
+        if !request.processorChain.isEmpty {
+            image = try request.processorChain.apply(to: image, url: url)
+        }
+        derivedImages?.originalDidLoad(data, image: image, request: request)
         if let memoryCache, !request.options.contains(.skipMemoryCache) {
             memoryCache.setValue(image, forKey: ImageCacheKey(request), cost: image.cost)
             trace?.mark(.memoryStored)
@@ -272,16 +282,31 @@ final class ImageJobs: Sendable {
     }
 }
 
-/// Identifies an image job: same bytes, same target size, same options.
+extension ImageJobs {
+    /// The processed image kept on disk for `request` (``ImagePipeline/DiskCachePolicy``),
+    /// stored in memory like a decoded one.
+    private func derivedImage(for request: ImageRequest) -> DecodedResult? {
+        guard let image = derivedImages?.image(for: request) else { return nil }
+        instrumentation.record(.diskHit)
+        if let memoryCache, !request.options.contains(.skipMemoryCache) {
+            memoryCache.setValue(image, forKey: ImageCacheKey(request), cost: image.cost)
+        }
+        return DecodedResult(image: image, source: .disk, bytesDownloaded: 0, isCoalesced: false)
+    }
+}
+
+/// Identifies an image job: same bytes, same target size, same options, same processors.
 struct ImageTaskKey: Hashable, Sendable {
     var cacheKey: String
     var targetSize: PixelSize?
     var options: ImageRequest.Options
+    var processors: [String]
 
     init(_ request: ImageRequest) {
         cacheKey = request.cacheKey
         targetSize = request.targetSize
         options = request.options
+        processors = request.processorChain.identifiers
     }
 }
 

@@ -1,0 +1,54 @@
+#if canImport(ImageIO)
+import CachedImageCore
+import CoreGraphics
+import Foundation
+import ImageIO
+
+/// Decodes the frames of an animated image on demand, downsampled like the request's first
+/// frame. An image source only reads its immutable bytes, so decoding from several tasks is
+/// safe.
+final class AnimatedFrameSource: @unchecked Sendable {
+    let info: AnimatedImageInfo
+    private let source: CGImageSource
+    private let maxPixelSize: Int?
+
+    init?(data: Data, targetSize: PixelSize?) {
+        guard let info = AnimatedImageInfo(data: data),
+              let source = CGImageSourceCreateWithData(data as CFData, [kCGImageSourceShouldCache: false] as CFDictionary),
+              CGImageSourceGetCount(source) >= info.frameCount
+        else {
+            return nil
+        }
+        self.info = info
+        self.source = source
+        let size = ImageInfo(data: data)?.pixelSize
+        if let targetSize, let size, size.fitted(into: targetSize) != size {
+            let fitted = size.fitted(into: targetSize)
+            maxPixelSize = max(fitted.width, fitted.height)
+        } else {
+            maxPixelSize = nil
+        }
+    }
+
+    /// Frame `index`, decoded now (call it off the main actor).
+    func frame(at index: Int) -> SendableFrame? {
+        var options: [CFString: Any] = [
+            kCGImageSourceCreateThumbnailFromImageAlways: true,
+            kCGImageSourceCreateThumbnailWithTransform: true,
+            kCGImageSourceShouldCacheImmediately: true,
+        ]
+        if let maxPixelSize {
+            options[kCGImageSourceThumbnailMaxPixelSize] = maxPixelSize
+        }
+        return CGImageSourceCreateThumbnailAtIndex(source, index, options as CFDictionary).map(SendableFrame.init)
+    }
+}
+
+/// A decoded frame crossing from the decoding task to the main actor (`CGImage` is immutable).
+struct SendableFrame: @unchecked Sendable {
+    let cgImage: CGImage
+
+    /// The bytes the bitmap occupies.
+    var cost: Int { cgImage.bytesPerRow * cgImage.height }
+}
+#endif

@@ -1,0 +1,68 @@
+#if canImport(CoreImage)
+import CachedImageCore
+@preconcurrency import CoreImage
+import Foundation
+
+extension ImageProcessors {
+    /// A Gaussian blur with a radius in pixels (edges are not darkened): blurred backdrops.
+    public struct GaussianBlur: ImageProcessing {
+        /// The blur radius, in pixels.
+        public var radius: Double
+
+        public init(radius: Double = 8) {
+            self.radius = radius
+        }
+
+        public var identifier: String { "cachedimage.gaussianBlur(\(radius))" }
+
+        public func process(_ image: DecodedImage) throws -> DecodedImage {
+            try CoreImageFilter(name: "CIGaussianBlur", parameters: [kCIInputRadiusKey: radius], identifier: identifier)
+                .process(image)
+        }
+    }
+
+    /// Any Core Image filter by name, with scalar parameters. The output keeps the input's
+    /// extent (a blur does not grow the image).
+    ///
+    /// ```swift
+    /// ImageProcessors.CoreImageFilter(name: "CISepiaTone", parameters: [kCIInputIntensityKey: 0.8], identifier: "sepia-0.8")
+    /// ```
+    public struct CoreImageFilter: ImageProcessing {
+        /// The filter's name, for example `"CISepiaTone"`.
+        public var name: String
+        /// Input values by key (numbers, strings, colours).
+        public var parameters: [String: any Sendable]
+        /// See ``ImageProcessing/identifier``.
+        public let identifier: String
+
+        /// - Parameter identifier: Stable across launches and distinct for distinct parameters;
+        ///   default: the name and parameters.
+        public init(name: String, parameters: [String: any Sendable] = [:], identifier: String? = nil) {
+            self.name = name
+            self.parameters = parameters
+            self.identifier = identifier ?? "cachedimage.coreImage(\(name),\(parameters.keys.sorted().map { "\($0)=\(parameters[$0]!)" }.joined(separator: ",")))"
+        }
+
+        /// One context for every filter: creating one per image is expensive; it is thread-safe.
+        private static let context: CIContext = CIContext(options: [.useSoftwareRenderer: false])
+
+        public func process(_ image: DecodedImage) throws -> DecodedImage {
+            let input = try ProcessingCanvas.cgImage(of: image, processor: identifier)
+            guard let filter = CIFilter(name: name) else {
+                throw ImageProcessingError(processor: identifier, reason: "Core Image has no filter named \(name)")
+            }
+            let ciImage = CIImage(cgImage: input)
+            filter.setValue(ciImage.clampedToExtent(), forKey: kCIInputImageKey)
+            for (key, value) in parameters {
+                filter.setValue(value, forKey: key)
+            }
+            guard let output = filter.outputImage?.cropped(to: ciImage.extent),
+                  let cgImage = Self.context.createCGImage(output, from: ciImage.extent)
+            else {
+                throw ImageProcessingError(processor: identifier, reason: "\(name) produced no image")
+            }
+            return DecodedImage(processed: cgImage, from: image)
+        }
+    }
+}
+#endif

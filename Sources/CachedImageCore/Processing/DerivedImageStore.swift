@@ -1,0 +1,128 @@
+import Foundation
+
+/// Keeps processed or downsampled images on disk next to their original
+/// (``ImagePipeline/DiskCachePolicy``), so a relaunch decodes the small version.
+///
+/// Two extra entries per image, both in the pipeline's disk cache:
+/// - a *version* entry under `<key>#original-version`: a checksum of the original's bytes, stored
+///   with a copy of the original's HTTP metadata. It is small, so checking freshness costs one
+///   small read, never the original's bytes.
+/// - a *derived* entry per (target size, processors) under a key that includes that checksum:
+///   the encoded result.
+///
+/// A derived entry is served while the version's metadata is fresh (the original's freshness).
+/// When the original is revalidated with a `304`, the version's metadata is refreshed and every
+/// derived entry is fresh again; when new original bytes arrive, the version entry is replaced
+/// (or removed) and derived entries made from the old bytes are no longer reachable (the disk
+/// cache's LRU eviction reclaims them).
+struct DerivedImageStore: Sendable {
+    private let diskCache: DiskCache
+    private let policy: ImagePipeline.DiskCachePolicy
+    private let encoder: any ImageEncoding
+    private let decoder: any ImageDecoding
+    private let freshness: FreshnessCheck
+
+    /// `nil` when the policy keeps originals only, or there is no disk cache or encoder.
+    init?(configuration: ImagePipeline.Configuration, diskCache: DiskCache?) {
+        guard configuration.diskCachePolicy != .original, let diskCache, let encoder = configuration.encoder else {
+            return nil
+        }
+        self.diskCache = diskCache
+        self.policy = configuration.diskCachePolicy
+        self.encoder = encoder
+        self.decoder = configuration.decoder
+        self.freshness = FreshnessCheck(policy: configuration.freshnessPolicy, clock: configuration.clock)
+    }
+
+    // MARK: Reading
+
+    /// The derived image for `request`, decoded, when one is on disk and the original is fresh.
+    func image(for request: ImageRequest) -> DecodedImage? {
+        guard isDerivable(request),
+              request.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringCachedData]),
+              let version = diskCache.entry(forKey: Self.versionKey(request.cacheKey))
+        else {
+            return nil
+        }
+        let offline = request.options.contains(.returnCacheDataDontLoad)
+        guard offline || freshness.isFresh(version.metadata, for: request.options),
+              let derived = diskCache.entry(forKey: Self.derivedKey(request, version: version.data)),
+              let info = ImageInfo(data: derived.data)
+        else {
+            return nil
+        }
+        return try? decoder.decode(derived.data, info: info, targetSize: nil)
+    }
+
+    // MARK: Writing
+
+    /// Called after every decode of original bytes (with or without processing): keeps the
+    /// version entry in step with the original, and stores `image` as a derived entry when the
+    /// policy wants it.
+    func originalDidLoad(_ original: ImageDataResponse, image: DecodedImage, request: ImageRequest) {
+        guard request.options.isDisjoint(with: [.skipDiskCache]), original.source != .memory else { return }
+        let versionKey = Self.versionKey(request.cacheKey)
+        let token = Self.token(of: original.data)
+        var metadata: CachedResponseMetadata?
+        if original.source != .disk, diskCache.containsEntry(forKey: versionKey) {
+            // New bytes, or fresher metadata, for an original that has derived entries: keep
+            // the version in step whether or not this request stores anything.
+            metadata = updateVersion(versionKey, token: token, request: request)
+            if metadata == nil { return }
+        }
+        // Nothing to derive from when the original is not on disk (no-store, private, file URLs).
+        guard isDerivable(request), diskCache.containsEntry(forKey: request.cacheKey) else { return }
+        if policy == .automatic {
+            guard let originalSize = original.info.pixelSize,
+                  image.pixelSize.pixelCount.multipliedReportingOverflow(by: 2).partialValue <= originalSize.pixelCount
+            else {
+                return
+            }
+        }
+        guard let encoded = try? encoder.encode(image) else { return }
+        if policy == .automatic && encoded.count * 2 > original.data.count { return }
+        if metadata == nil {
+            metadata = updateVersion(versionKey, token: token, request: request)
+        }
+        guard let metadata else { return }
+        diskCache.store(encoded, metadata: metadata, forKey: Self.derivedKey(request, version: Data(token.utf8)))
+    }
+
+    /// Writes the version entry for the original's current bytes and metadata; removes it when
+    /// the original is not on disk (`no-store`, private). Returns the original's metadata.
+    @discardableResult
+    private func updateVersion(_ versionKey: String, token: String, request: ImageRequest) -> CachedResponseMetadata? {
+        guard let original = diskCache.entry(forKey: request.cacheKey) else {
+            diskCache.removeEntry(forKey: versionKey)
+            return nil
+        }
+        diskCache.store(Data(token.utf8), metadata: original.metadata, forKey: versionKey)
+        return original.metadata
+    }
+
+    /// Forgets every derived entry of `cacheKey` (by forgetting its version).
+    func removeDerivedImages(forKey cacheKey: String) {
+        diskCache.removeEntry(forKey: Self.versionKey(cacheKey))
+    }
+
+    // MARK: Keys
+
+    private func isDerivable(_ request: ImageRequest) -> Bool {
+        request.targetSize != nil || !request.processorChain.isEmpty
+    }
+
+    static func versionKey(_ cacheKey: String) -> String {
+        cacheKey + "#original-version"
+    }
+
+    static func derivedKey(_ request: ImageRequest, version: Data) -> String {
+        let size = request.targetSize.map(\.description) ?? "full"
+        let processors = request.processorChain.identifiers.joined(separator: "|")
+        return request.cacheKey + "#derived(" + size + ";" + processors + ";" + String(decoding: version, as: UTF8.self) + ")"
+    }
+
+    static func token(of data: Data) -> String {
+        let checksum = data.withUnsafeBytes { FastChecksum.checksum($0) }
+        return String(checksum, radix: 16) + "-" + String(data.count)
+    }
+}

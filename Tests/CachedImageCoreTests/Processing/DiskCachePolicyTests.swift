@@ -1,0 +1,209 @@
+import Foundation
+import ImageFixtures
+import LoopbackServer
+import Testing
+@testable import CachedImageCore
+
+/// Encodes like a real encoder would on Linux: a real PNG of the image's (processed) size, whose
+/// pixels depend on the image's bytes, so tests can tell which original a derived entry came from.
+private final class TestEncoder: ImageEncoding {
+    private let calls = Locked(0)
+    var encodeCount: Int { calls.withLock { $0 } }
+
+    func encode(_ image: DecodedImage) throws -> Data {
+        calls.withLock { $0 += 1 }
+        return Self.encoded(image)
+    }
+
+    static func encoded(_ image: DecodedImage) -> Data {
+        let seed = (image.data ?? Data()).reduce(UInt64(1469598103934665603)) { ($0 ^ UInt64($1)) &* 1099511628211 }
+        return ImageFixtures.png(width: image.pixelSize.width, height: image.pixelSize.height, seed: seed)
+    }
+}
+
+/// Counts processing passes, and tags the bytes so results are distinguishable.
+private final class CountingProcessor: ImageProcessing {
+    private let runs = Locked(0)
+    var runCount: Int { runs.withLock { $0 } }
+    var identifier: String { "test.counting" }
+
+    func process(_ image: DecodedImage) throws -> DecodedImage {
+        runs.withLock { $0 += 1 }
+        var image = image
+        image.data = (image.data ?? Data()) + Data("processed".utf8)
+        return image
+    }
+}
+
+extension ImagePipeline {
+    /// Loads, then waits for the disk cache's writes: what the next "launch" finds on disk.
+    fileprivate func imageFlushed(for request: ImageRequest) async throws -> ImageResponse {
+        let response = try await image(for: request)
+        diskCache?.flush()
+        return response
+    }
+}
+
+@Suite("Processing: processed images on disk (DiskCachePolicy)")
+struct DiskCachePolicyTests {
+    private let thumbnail = PixelSize(width: 40, height: 40)
+
+    @available(macOS 14.0, *)
+    private func launch(
+        _ fixture: PipelineFixture,
+        policy: ImagePipeline.DiskCachePolicy,
+        encoder: TestEncoder = TestEncoder(),
+        decoder: CountingDecoder = CountingDecoder()
+    ) -> ImagePipeline {
+        fixture.makePipeline {
+            $0.diskCachePolicy = policy
+            $0.encoder = encoder
+            $0.decoder = decoder
+        }
+    }
+
+    @Test("with .processed, a relaunch decodes the small processed version, never the original, and runs no processor")
+    @available(macOS 14.0, *)
+    func processedRelaunch() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/big.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
+        let processor = CountingProcessor()
+        let request = ImageRequest(url: fixture.url("/big.png"), targetSize: thumbnail, processors: [processor])
+
+        let first = try await launch(fixture, policy: .processed).imageFlushed(for: request)
+        #expect(first.source == .network)
+        #expect(first.image.pixelSize == PixelSize(width: 40, height: 30))
+        #expect(processor.runCount == 1)
+
+        let decoder = CountingDecoder()
+        let relaunched = launch(fixture, policy: .processed, decoder: decoder)
+        let second = try await relaunched.imageFlushed(for: request)
+        #expect(second.source == .disk)
+        #expect(second.image.data == TestEncoder.encoded(first.image))
+        #expect(second.image.pixelSize == PixelSize(width: 40, height: 30))
+        #expect(processor.runCount == 1)
+        #expect(decoder.targetSizes == [nil]) // One decode: the derived bytes, already small.
+        #expect(fixture.server.requestCount(for: "/big.png") == 1)
+        // Other sizes still come from the original, which is kept.
+        let other = try await relaunched.imageFlushed(for: ImageRequest(url: fixture.url("/big.png"), targetSize: PixelSize(width: 100, height: 100)))
+        #expect(other.source == .disk && other.image.pixelSize == PixelSize(width: 100, height: 75))
+        await fixture.tearDown()
+    }
+
+    @Test("with .original (the default), a relaunch decodes and processes the original again")
+    @available(macOS 14.0, *)
+    func originalRelaunch() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = fixture.servePNG("/big.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
+        let processor = CountingProcessor()
+        let encoder = TestEncoder()
+        let request = ImageRequest(url: fixture.url("/big.png"), targetSize: thumbnail, processors: [processor])
+        _ = try await launch(fixture, policy: .original, encoder: encoder).imageFlushed(for: request)
+        let second = try await launch(fixture, policy: .original, encoder: encoder).imageFlushed(for: request)
+        #expect(second.source == .disk)
+        #expect(second.image.data == png + Data("processed".utf8))
+        #expect(processor.runCount == 2)
+        #expect(encoder.encodeCount == 0)
+        await fixture.tearDown()
+    }
+
+    @Test(".automatic keeps the processed result only when it is much smaller than the original")
+    @available(macOS 14.0, *)
+    func automatic() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/big.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
+        fixture.servePNG("/small.png", width: 40, height: 30, headers: ["Cache-Control": "max-age=3600"])
+        let processor = CountingProcessor()
+        let big = ImageRequest(url: fixture.url("/big.png"), targetSize: thumbnail, processors: [processor])
+        let small = ImageRequest(url: fixture.url("/small.png"), targetSize: thumbnail, processors: [processor])
+        let pipeline = launch(fixture, policy: .automatic)
+        _ = try await pipeline.imageFlushed(for: big)
+        _ = try await pipeline.imageFlushed(for: small)
+        #expect(processor.runCount == 2)
+
+        let relaunched = launch(fixture, policy: .automatic)
+        _ = try await relaunched.imageFlushed(for: big)
+        #expect(processor.runCount == 2) // Derived entry: 40x30 instead of 400x300.
+        _ = try await relaunched.imageFlushed(for: small)
+        #expect(processor.runCount == 3) // Not smaller: the original was kept alone.
+        await fixture.tearDown()
+    }
+
+    @Test("a derived entry follows the original's freshness: stale means revalidate the original; a 304 makes it fresh again")
+    @available(macOS 14.0, *)
+    func freshnessFollowsOriginal() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/big.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=60", "ETag": "\"v1\""])
+        let processor = CountingProcessor()
+        let request = ImageRequest(url: fixture.url("/big.png"), targetSize: thumbnail, processors: [processor])
+        _ = try await launch(fixture, policy: .processed).imageFlushed(for: request)
+
+        fixture.clock.advance(by: 120)
+        let stale = try await launch(fixture, policy: .processed).imageFlushed(for: request)
+        #expect(stale.source == .revalidated)
+        #expect(fixture.server.requestCount(for: "/big.png") == 2)
+        #expect(processor.runCount == 2)
+
+        // Fresh again after the 304: the next launch uses the derived entry, no network.
+        let fresh = try await launch(fixture, policy: .processed).imageFlushed(for: request)
+        #expect(fresh.source == .disk)
+        #expect(processor.runCount == 2)
+        #expect(fixture.server.requestCount(for: "/big.png") == 2)
+        await fixture.tearDown()
+    }
+
+    @Test("new original bytes from a revalidation invalidate derived entries of every size and processing")
+    @available(macOS 14.0, *)
+    func revalidationInvalidates() async throws {
+        let fixture = try await PipelineFixture.start()
+        let v1 = ImageFixtures.png(width: 400, height: 300, seed: 1)
+        let v2 = ImageFixtures.png(width: 400, height: 300, seed: 2)
+        let current = Locked((data: v1, etag: "\"v1\""))
+        fixture.server.serve("/big.png") { request in
+            let (data, etag) = current.withLock { ($0.data, $0.etag) }
+            if request.header("If-None-Match") == etag { return .status(304, headers: ["ETag": etag, "Cache-Control": "max-age=3600"]) }
+            return .ok(data, contentType: "image/png", headers: ["ETag": etag, "Cache-Control": "max-age=3600"])
+        }
+        let processor = CountingProcessor()
+        let url = fixture.url("/big.png")
+        let thumb = ImageRequest(url: url, targetSize: thumbnail, processors: [processor])
+        let pipeline = launch(fixture, policy: .processed)
+        let old = try await pipeline.imageFlushed(for: thumb)
+
+        // Pull-to-refresh on the full-size image; the server has new bytes.
+        current.withLock { $0 = (v2, "\"v2\"") }
+        let refreshed = try await pipeline.imageFlushed(for: ImageRequest(url: url, options: .reloadRevalidatingCachedData))
+        #expect(refreshed.image.data == v2)
+
+        // After a relaunch the thumbnail must come from v2, not the derived entry of v1.
+        let relaunched = launch(fixture, policy: .processed)
+        let thumbnailAfter = try await relaunched.imageFlushed(for: thumb)
+        #expect(thumbnailAfter.image.data != old.image.data)
+        #expect(thumbnailAfter.image.data == v2 + Data("processed".utf8))
+        #expect(fixture.server.requestCount(for: "/big.png") == 2)
+        await fixture.tearDown()
+    }
+
+    @Test("removing an image removes its derived entries; no-store originals get none")
+    @available(macOS 14.0, *)
+    func removalAndNoStore() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/big.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
+        fixture.servePNG("/private.png", width: 400, height: 300, headers: ["Cache-Control": "no-store"])
+        let processor = CountingProcessor()
+        let request = ImageRequest(url: fixture.url("/big.png"), targetSize: thumbnail, processors: [processor])
+        let pipeline = launch(fixture, policy: .processed)
+        _ = try await pipeline.imageFlushed(for: request)
+        pipeline.removeCachedImage(for: request)
+        pipeline.diskCache?.flush()
+        let again = try await launch(fixture, policy: .processed).imageFlushed(for: request)
+        #expect(again.source == .network)
+
+        let encoder = TestEncoder()
+        let privatePipeline = launch(fixture, policy: .processed, encoder: encoder)
+        _ = try await privatePipeline.imageFlushed(for: ImageRequest(url: fixture.url("/private.png"), targetSize: thumbnail))
+        privatePipeline.diskCache?.flush()
+        #expect(privatePipeline.diskCache?.allEntries().contains { $0.key.hasPrefix(fixture.url("/private.png").absoluteString) } == false)
+        await fixture.tearDown()
+    }
+}
