@@ -15,6 +15,7 @@ struct CachedImageBench {
         print("# cachedimage-bench \(options.quick ? "--quick" : "(full)")")
         print("\n\(machineDescription())")
         if options.runs("memory") { MemoryCacheBench(options: options).run() }
+        if options.runs("memloop") { MemoryLoopBench(options: options).run() }
         if options.runs("firstframe") { FirstFrameBench(options: options).run() }
         if options.runs("hitratio") { HitRatioBench(options: options).run() }
         if options.runs("disk") { try DiskCacheBench(options: options, root: root).run() }

@@ -10,7 +10,10 @@ import Foundation
 /// queue (about 10% of the budget) so one-hit wonders, such as images scrolled past once, leave
 /// quickly without pushing out images that are used again and again. Keys evicted recently from
 /// the probationary queue are remembered, and go straight to the protected queue when they come
-/// back. A cache hit takes one lock and only bumps a small counter.
+/// back. The probationary queue's share adapts: it grows when recently dropped keys come back in
+/// the order they left (a list scrolled back over, where the most recent items are the best
+/// cache) and shrinks when keys dropped from the protected queue come back. A cache hit takes one
+/// lock and only bumps a small counter.
 ///
 /// ```swift
 /// let cache = MemoryCache<URL, DecodedImage>(costLimit: 100 * 1024 * 1024)
@@ -26,7 +29,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     @usableFromInline let clock: any CacheClock
 
     /// How long an entry stays valid after it was stored, or `nil` for no expiry.
-    /// An expired entry is reported as a miss and removed.
+    /// An expired entry is reported as a miss and removed. Entries stored with
+    /// ``setValue(_:forKey:cost:expiresAt:)`` expire at the earlier of the two dates.
     public let entryLifetime: TimeInterval?
 
     /// Creates an empty cache.
@@ -69,7 +73,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     @inlinable
     public func value(forKey key: Key) -> Value? {
         let now = currentTime()
-        return storage.withLock { $0.value(forKey: key, now: now) }
+        return storage.withLock { $0.value(forKey: key, now: now, clock: clock) }
     }
 
     /// Stores `value` for `key`, replacing any previous value, and evicts other entries as
@@ -84,13 +88,51 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         storage.withLock { $0.setValue(value, forKey: key, cost: cost, expiry: expiry, now: now) }
     }
 
+    /// Stores `value` for `key` until `expiresAt`, replacing any previous value, and evicts
+    /// other entries as needed to respect ``costLimit`` and ``countLimit``.
+    ///
+    /// Use it for values that must not outlive their freshness, e.g. an image whose HTTP
+    /// response said `max-age=60`: from `expiresAt` on (by the cache's clock), ``value(forKey:)``
+    /// reports a miss and drops the entry. When the cache also has an ``entryLifetime``, the
+    /// earlier of the two expiries applies. A `nil` date means "no expiry of its own", exactly
+    /// like ``setValue(_:forKey:cost:)``.
+    ///
+    /// A date that is not after the current time (`no-store`, `no-cache`, `max-age=0`) stores
+    /// nothing and removes any previous value for `key`, so a stale image is never served from
+    /// memory. Like ``setValue(_:forKey:cost:)``, a value whose `cost` exceeds ``costLimit``
+    /// is not stored either.
+    ///
+    /// ```swift
+    /// let expiry = Date().addingTimeInterval(maxAge)
+    /// cache.setValue(image, forKey: url, cost: image.cost, expiresAt: expiry)
+    /// ```
+    ///
+    /// Reading such an entry reads the clock once (inside the lock) and compares one date;
+    /// entries stored without an expiry pay nothing for it.
+    public func setValue(_ value: Value, forKey key: Key, cost: Int, expiresAt: Date?) {
+        guard let expiresAt else {
+            setValue(value, forKey: key, cost: cost)
+            return
+        }
+        let now = clock.now.timeIntervalSinceReferenceDate
+        var expiry = expiresAt.timeIntervalSinceReferenceDate
+        if let entryLifetime {
+            expiry = min(expiry, now + entryLifetime)
+        }
+        guard expiry > now else {
+            storage.withLock { _ = $0.removeValue(forKey: key, now: now, clock: clock) }
+            return
+        }
+        storage.withLock { $0.setValue(value, forKey: key, cost: cost, expiry: expiry, now: now) }
+    }
+
     /// Removes the value stored for `key`.
     ///
     /// - Returns: The removed value, or `nil` if there was none (expired values included).
     @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
         let now = currentTime()
-        return storage.withLock { $0.removeValue(forKey: key, now: now) }
+        return storage.withLock { $0.removeValue(forKey: key, now: now, clock: clock) }
     }
 
     /// Removes every entry.

@@ -40,12 +40,29 @@ struct MemoryCacheGhosts {
         nextSequence &+= 1
     }
 
+    /// Ages every ghost by one insertion without remembering anything, so the ghosts can
+    /// expire by the number of cache misses rather than by the number of evictions.
+    @inlinable
+    mutating func age() {
+        nextSequence &+= 1
+    }
+
     /// Forgets `hash`; returns whether it was an alive ghost.
     @inlinable
     mutating func remove(_ hash: Int) -> Bool {
         guard contains(hash) else { return false }
         table[hash & mask].sequence = 0
         return true
+    }
+
+    /// Forgets `hash`; returns the insertion sequence number it had as an alive ghost, or 0
+    /// when it was none. Consecutive hits on consecutive sequence numbers reveal a scan.
+    @inlinable
+    mutating func removeReturningSequence(_ hash: Int) -> UInt64 {
+        guard contains(hash) else { return 0 }
+        let sequence = table[hash & mask].sequence
+        table[hash & mask].sequence = 0
+        return sequence
     }
 
     @inlinable

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The S3-FIFO bookkeeping behind ``MemoryCache``, adapted to cost and count limits.
 ///
 /// * New keys enter the **small** FIFO. When the small queue holds more than its share of the
@@ -26,17 +28,25 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     @usableFromInline var small = MemoryCacheQueue()
     @usableFromInline var main = MemoryCacheQueue()
     @usableFromInline var ghosts = MemoryCacheGhosts()
+    /// Hashes of keys recently evicted from main; a hit here shrinks the small queue's share.
+    @usableFromInline var mainGhosts = MemoryCacheGhosts()
     @usableFromInline let tuning: MemoryCacheTuning
 
     @usableFromInline var costLimit: Int
     @usableFromInline var countLimit: Int
     @usableFromInline var smallCostTarget = 0
     @usableFromInline var smallCountTarget = 0
+    /// The small queue's current share of the budget, between ``MemoryCacheTuning/smallRatio``
+    /// and ``MemoryCacheTuning/maximumSmallRatio`` (see ``adapt(growingSmall:)``).
+    @usableFromInline var smallShare: Double
+    /// Sequence number of the last small-queue ghost hit (see ``admissionQueue(forNewKeyWithHash:)``).
+    @usableFromInline var lastGhostHit: UInt64 = 0
 
     init(costLimit: Int, countLimit: Int, tuning: MemoryCacheTuning = MemoryCacheTuning()) {
         self.costLimit = max(0, costLimit)
         self.countLimit = max(0, countLimit)
         self.tuning = tuning
+        self.smallShare = tuning.smallRatio
         updateTargets()
     }
 
@@ -46,12 +56,12 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     // MARK: - Reading
 
     /// The hit path: one hash lookup and a counter bump, no relinking. An entry whose expiry is
-    /// at or before `now` is removed and reported as a miss.
+    /// at or before the current time is removed and reported as a miss (see ``isExpired(_:now:clock:)``).
     @inlinable
-    mutating func value(forKey key: Key, now: Double) -> Value? {
+    mutating func value(forKey key: Key, now: Double, clock: any CacheClock) -> Value? {
         guard let slot = slots[key] else { return nil }
         let i = Int(slot)
-        if nodes[i].expiry <= now {
+        if isExpired(i, now: now, clock: clock) {
             unlinkAndFree(slot)
             return nil
         }
@@ -59,6 +69,16 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
             nodes[i].frequency &+= 1
         }
         return values[i]
+    }
+
+    /// Whether the entry at `i` has expired. Entries that never expire (`.infinity`) cost one
+    /// compare. `now` is the time read before taking the lock, or `-infinity` when the cache has
+    /// no global lifetime: the clock is then read here, only for entries carrying their own expiry.
+    @inlinable @inline(__always)
+    func isExpired(_ i: Int, now: Double, clock: any CacheClock) -> Bool {
+        let expiry = nodes[i].expiry
+        guard expiry != .infinity else { return false }
+        return expiry <= (now != -.infinity ? now : clock.now.timeIntervalSinceReferenceDate)
     }
 
     @inlinable
@@ -80,7 +100,9 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     mutating func setValue(_ value: Value, forKey key: Key, cost: Int, expiry: Double, now: Double) {
         let cost = max(0, cost)
         guard cost <= costLimit, countLimit > 0 else {
-            removeValue(forKey: key, now: now)
+            if let slot = slots[key] {
+                unlinkAndFree(slot)
+            }
             return
         }
         // One hash-table probe finds the key or claims the slot the new node will take.
@@ -91,7 +113,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
             return
         }
         let hash = key.hashValue
-        let queue: MemoryCacheQueueID = ghosts.remove(hash) ? .main : .small
+        let queue = admissionQueue(forNewKeyWithHash: hash)
         let allocated = allocate(key: key, hash: hash, value: value, cost: cost, expiry: expiry)
         assert(allocated == slot)
         // The new node is in the key map but in no queue yet, so eviction cannot pick it;
@@ -100,6 +122,52 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
             evict(untilCost: costLimit - cost, count: countLimit, now: now)
         }
         append(slot, to: queue)
+    }
+
+    /// Where a new key starts: main if it is a ghost of either queue, small otherwise. Ghost
+    /// hits also steer the small queue's share.
+    @inlinable
+    mutating func admissionQueue(forNewKeyWithHash hash: Int) -> MemoryCacheQueueID {
+        let sequence = ghosts.removeReturningSequence(hash)
+        if sequence != 0 {
+            // Ghosts come back in (reverse) eviction order when a list is scrolled back over:
+            // only such a run grows the small queue; random returns (skewed reuse) do not.
+            let distance = sequence > lastGhostHit ? sequence - lastGhostHit : lastGhostHit - sequence
+            lastGhostHit = sequence
+            if distance <= tuning.scanGhostDistance {
+                adapt(growingSmall: true)
+            }
+            return .main
+        }
+        guard tuning.adaptsSmallShare else { return .small }
+        // Main's ghosts expire after `mainGhostRatio` x count *misses*, not main evictions
+        // (which can be rare), so a hit there means "evicted from main a short while ago".
+        mainGhosts.age()
+        if mainGhosts.remove(hash) {
+            adapt(growingSmall: false)
+            return tuning.mainGhostHitsEnterMain ? .main : .small
+        }
+        return .small
+    }
+
+    /// ARC-style adaptation of the small queue's share. A key evicted from small that comes
+    /// back means a larger small queue would have kept it (typical of a feed scrolled down and
+    /// back up: the best cache is then the most recent items, i.e. a FIFO); a key evicted from
+    /// main that comes back means main should be larger (typical of skewed popularity). Each
+    /// ghost hit moves the share by ``MemoryCacheTuning/growthStep`` or ``MemoryCacheTuning/shrinkStep``
+    /// entries' worth, within
+    /// [``MemoryCacheTuning/smallRatio``, ``MemoryCacheTuning/maximumSmallRatio``]. Runs on
+    /// misses only.
+    @inlinable
+    mutating func adapt(growingSmall: Bool) {
+        guard tuning.adaptsSmallShare else { return }
+        let step = (growingSmall ? tuning.growthStep : tuning.shrinkStep) / Double(max(1, slots.count))
+        let share = growingSmall
+            ? min(tuning.maximumSmallRatio, smallShare + step)
+            : max(tuning.smallRatio, smallShare - step)
+        guard share != smallShare else { return }
+        smallShare = share
+        updateTargets()
     }
 
     @inlinable @inline(__always)
@@ -126,11 +194,11 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         append(slot, to: queue)
     }
 
-    /// Removes the entry for `key`; returns its value unless it had expired by `now`.
+    /// Removes the entry for `key`; returns its value unless it had expired.
     @inlinable @discardableResult
-    mutating func removeValue(forKey key: Key, now: Double) -> Value? {
+    mutating func removeValue(forKey key: Key, now: Double, clock: any CacheClock) -> Value? {
         guard let slot = slots[key] else { return nil }
-        let expired = nodes[Int(slot)].expiry <= now
+        let expired = isExpired(Int(slot), now: now, clock: clock)
         let value = unlinkAndFree(slot)
         return expired ? nil : value
     }
@@ -146,6 +214,9 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         small = MemoryCacheQueue()
         main = MemoryCacheQueue()
         ghosts.removeAll()
+        mainGhosts.removeAll()
+        smallShare = tuning.smallRatio
+        updateTargets()
     }
 
     // MARK: - Limits
@@ -187,7 +258,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
 
     @inlinable
     func share(of limit: Int) -> Int {
-        limit == .max ? .max : Int((Double(limit) * tuning.smallRatio).rounded(.up))
+        limit == .max ? .max : Int((Double(limit) * smallShare).rounded(.up))
     }
 
     @inlinable
@@ -226,11 +297,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
                 }
                 append(slot, to: .main)
             } else {
-                let limit = max(
-                    tuning.minimumGhostCapacity,
-                    Int(Double(slots.count) * tuning.ghostRatio)
-                )
-                ghosts.insert(nodes[i].hash, limit: limit)
+                ghosts.insert(nodes[i].hash, limit: ghostLimit(ratio: tuning.ghostRatio))
                 unlinkAndFree(slot)
                 return true
             }
@@ -246,6 +313,9 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
             let slot = main.head
             let i = Int(slot)
             if nodes[i].frequency == 0 || nodes[i].expiry <= now {
+                if tuning.adaptsSmallShare && nodes[i].expiry > now {
+                    mainGhosts.insert(nodes[i].hash, limit: ghostLimit(ratio: tuning.mainGhostRatio))
+                }
                 unlinkAndFree(slot)
                 return
             }
@@ -255,6 +325,11 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
                 append(slot, to: .main)
             }
         }
+    }
+
+    @inlinable
+    func ghostLimit(ratio: Double) -> Int {
+        max(tuning.minimumGhostCapacity, Int(Double(slots.count) * ratio))
     }
 
     @inlinable
