@@ -53,4 +53,6 @@ public struct ImageDataResponse: Sendable {
     public var source: ImageResponse.Source
     /// Body bytes received from the network to produce this response.
     public var bytesDownloaded: Int
+    /// How long an image decoded from these bytes may stay in the memory cache.
+    var memoryLifetime: MemoryCacheLifetime = .unlimited
 }

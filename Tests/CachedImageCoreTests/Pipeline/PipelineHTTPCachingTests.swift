@@ -171,4 +171,25 @@ struct PipelineHTTPCachingTests {
             #expect(requests.last?.header("If-None-Match") == nil)
         }
     }
+
+    @Test("the memory cache follows HTTP: no-store and no-cache images are not kept, others leave when they go stale")
+    func memoryFollowsHTTP() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/nostore.png", headers: ["Cache-Control": "no-store"])
+            fixture.servePNG("/nocache.png", headers: ["Cache-Control": "no-cache", "ETag": "\"n\""])
+            fixture.servePNG("/minute.png", headers: ["Cache-Control": "max-age=60", "ETag": "\"m\""])
+            let pipeline = fixture.makePipeline()
+            for path in ["/nostore.png", "/nocache.png", "/minute.png"] {
+                _ = try await pipeline.image(for: fixture.url(path))
+            }
+            #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/nostore.png"))) == nil)
+            #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/nocache.png"))) == nil)
+            #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/minute.png"))) != nil)
+            #expect(try await pipeline.image(for: fixture.url("/nostore.png")).source == .network)
+
+            fixture.clock.advance(by: 61)
+            #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/minute.png"))) == nil)
+            #expect(try await pipeline.image(for: fixture.url("/minute.png")).source == .revalidated)
+        }
+    }
 }

@@ -83,7 +83,10 @@ final class DataFetcher: Sendable {
             if offline { throw ImagePipeline.Error.notCached(url) }
             return .miss
         }
-        let fromDisk = ImageDataResponse(data: cached.data, info: info, source: .disk, bytesDownloaded: 0)
+        let fromDisk = ImageDataResponse(
+            data: cached.data, info: info, source: .disk, bytesDownloaded: 0,
+            memoryLifetime: freshness.memoryLifetime(cached.metadata)
+        )
         trace?.mark(.verified)
         if freshness.isFresh(cached.metadata, for: request.options) {
             instrumentation.record(.diskHit)
@@ -205,13 +208,16 @@ final class DataFetcher: Sendable {
 
         if let revalidated, response.statusCode == 304 {
             let sent = Self.sentHeaders(for: request)
+            var confirmed = revalidated.response
             switch revalidated.entry.metadata.applyingNotModified(
                 response.headers, requestHeaders: sent, requestTime: response.requestTime, responseTime: response.responseTime
             ) {
             case .updated(let metadata):
                 diskCache?.updateMetadata(metadata, forKey: request.cacheKey)
+                confirmed.memoryLifetime = freshness.memoryLifetime(metadata)
             case .remove:
                 diskCache?.removeEntry(forKey: request.cacheKey)
+                confirmed.memoryLifetime = .doNotKeep
             case .refetch:
                 // The 304 names other bytes than the stored ones (RFC 9111 4.3.4): ask again,
                 // unconditionally, and neither serve nor update the stored entry.
@@ -219,7 +225,6 @@ final class DataFetcher: Sendable {
             }
             instrumentation.record(.diskHit)
             instrumentation.record(.revalidated(url: url, notModified: true))
-            var confirmed = revalidated.response
             confirmed.source = .revalidated
             return confirmed
         }
@@ -238,21 +243,24 @@ final class DataFetcher: Sendable {
         if revalidated != nil {
             instrumentation.record(.revalidated(url: url, notModified: false))
         }
-        store(response, headers: headers, for: request)
-        return ImageDataResponse(data: response.data, info: info, source: .network, bytesDownloaded: response.data.count)
+        let metadata = CachedResponseMetadata(
+            headers: headers, statusCode: response.statusCode ?? 200, requestHeaders: Self.sentHeaders(for: request),
+            requestTime: response.requestTime, responseTime: response.responseTime
+        )
+        store(response.data, metadata: metadata, for: request)
+        return ImageDataResponse(
+            data: response.data, info: info, source: .network, bytesDownloaded: response.data.count,
+            memoryLifetime: freshness.memoryLifetime(metadata)
+        )
     }
 
     // MARK: Storage
 
-    private func store(_ response: Downloader.Response, headers: HTTPHeaders, for request: ImageRequest) {
+    private func store(_ data: Data, metadata: CachedResponseMetadata?, for request: ImageRequest) {
         guard let diskCache else { return }
-        switch storePolicy.decision(
-            for: request, headers: headers, statusCode: response.statusCode ?? 200,
-            requestHeaders: Self.sentHeaders(for: request),
-            requestTime: response.requestTime, responseTime: response.responseTime
-        ) {
+        switch storePolicy.decision(for: request, metadata: metadata) {
         case .store(let metadata):
-            diskCache.store(response.data, metadata: metadata, forKey: request.cacheKey)
+            diskCache.store(data, metadata: metadata, forKey: request.cacheKey)
         case .remove:
             diskCache.removeEntry(forKey: request.cacheKey)
         case .skip:

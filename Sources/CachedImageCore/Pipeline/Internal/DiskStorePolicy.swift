@@ -18,17 +18,9 @@ struct DiskStorePolicy: Sendable {
         case skip
     }
 
-    /// - Parameters:
-    ///   - statusCode: The final response's status (heuristic freshness depends on it).
-    ///   - requestHeaders: The request's header fields as sent, for `Vary`.
-    func decision(
-        for request: ImageRequest,
-        headers: HTTPHeaders,
-        statusCode: Int,
-        requestHeaders: HTTPHeaders,
-        requestTime: Date,
-        responseTime: Date
-    ) -> Decision {
+    /// - Parameter metadata: The response's caching metadata; `nil` when the response may not
+    ///   be stored (`no-store`, `Vary: *`, `Vary: Cookie`, a redirect hop forbidding it).
+    func decision(for request: ImageRequest, metadata: CachedResponseMetadata?) -> Decision {
         if request.options.contains(.skipDiskCache) {
             return .skip
         }
@@ -36,13 +28,7 @@ struct DiskStorePolicy: Sendable {
             // A private response: memory only.
             return .remove
         }
-        // `nil` metadata means `no-store`, `Vary: *` or `Vary: Cookie`: such bytes never touch the disk.
-        guard let metadata = CachedResponseMetadata(
-            headers: headers, statusCode: statusCode, requestHeaders: requestHeaders,
-            requestTime: requestTime, responseTime: responseTime
-        ) else {
-            return .remove
-        }
-        return .store(metadata)
+        // Bytes that may not be stored never touch the disk.
+        return metadata.map(Decision.store) ?? .remove
     }
 }

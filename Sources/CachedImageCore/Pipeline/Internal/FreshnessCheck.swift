@@ -33,6 +33,17 @@ struct FreshnessCheck: Sendable {
         return metadata.mayServeWithoutNetwork(at: clock.now, heuristic: heuristic)
     }
 
+    /// How long an image decoded from a response with `metadata` (`nil`: not storable) may be
+    /// served from memory (RFC 9111 5.2.2.5: `no-store` data is not kept).
+    func memoryLifetime(_ metadata: CachedResponseMetadata?) -> MemoryCacheLifetime {
+        switch policy {
+        case .ignoreHTTPHeaders:
+            return .forResponse(metadata, honorsHTTPFreshness: false, heuristic: .default, at: clock.now)
+        case .http(let heuristic):
+            return .forResponse(metadata, honorsHTTPFreshness: true, heuristic: heuristic, at: clock.now)
+        }
+    }
+
     /// Stale-if-error: whether the stale entry may be served after revalidating it failed with
     /// `error`: after a connection failure unless `must-revalidate`/`no-cache` forbid it; after
     /// a 5xx only within its `stale-if-error` seconds; never after any other error.

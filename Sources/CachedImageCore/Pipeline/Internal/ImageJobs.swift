@@ -275,7 +275,16 @@ final class ImageJobs: Sendable {
         }
         derivedImages?.originalDidLoad(data, image: image, request: request)
         if let memoryCache, !request.options.contains(.skipMemoryCache) {
-            memoryCache.setValue(image, forKey: ImageCacheKey(request), cost: image.cost)
+            let key = ImageCacheKey(request)
+            switch data.memoryLifetime {
+            case .unlimited:
+                memoryCache.setValue(image, forKey: key, cost: image.cost)
+            case .until(let expiry):
+                memoryCache.setValue(image, forKey: key, cost: image.cost, expiresAt: expiry)
+            case .doNotKeep:
+                // `no-store`, `no-cache` or already stale: an older image must not outlive it either.
+                memoryCache.removeValue(forKey: key)
+            }
             trace?.mark(.memoryStored)
         }
         return DecodedResult(image: image, source: data.source, bytesDownloaded: data.bytesDownloaded, isCoalesced: isCoalesced)
