@@ -340,6 +340,27 @@ struct MemoryCacheTests {
 
     // MARK: - Scan adaptation
 
+    @Test func onlyGhostsReturningInEvictionOrderGrowTheProbationaryShare() {
+        func smallShare(afterReturning order: (Range<Int>) -> [Int]) -> Double {
+            let cache = MemoryCache<Int, Int>(costLimit: 1_000)
+            for key in 0..<1_100 { cache.setValue(key, forKey: key, cost: 1) }
+            // Keys 1,000..<1,100 pushed out 0..<100 (never read) as small-queue ghosts.
+            for key in order(0..<100) where cache.value(forKey: key) == nil {
+                cache.setValue(key, forKey: key, cost: 1)
+            }
+            #expect(cache.invariantViolations().isEmpty)
+            return cache.storage.withLock { $0.smallShare }
+        }
+        var rng = SystemRandomNumberGenerator()
+        let scrolledBack = smallShare { Array($0.reversed()) }
+        let scattered = smallShare { range in
+            // Every 7th key, shuffled: no two consecutive returns were evicted side by side.
+            Array(stride(from: range.lowerBound, to: range.upperBound, by: 7)).shuffled(using: &rng)
+        }
+        #expect(scrolledBack > 0.3, "a list scrolled back over turns the cache towards FIFO")
+        #expect(scattered == 0.1, "skewed reuse keeps the tuned 10% probationary share")
+    }
+
     @Test func scrollingAFeedDownAndBackUpKeepsAsManyItemsAsLRU() {
         // 2,000 items scrolled down and back up 20 times through a 500-entry cache: the most
         // recent 500 items are the best possible cache (LRU = optimal = 500 hits per turn).

@@ -3,11 +3,15 @@ import Foundation
 /// The S3-FIFO bookkeeping behind ``MemoryCache``, adapted to cost and count limits.
 ///
 /// * New keys enter the **small** FIFO. When the small queue holds more than its share of the
-///   budget (``MemoryCacheTuning/smallRatio`` of the cost or count limit), eviction takes its head:
+///   budget (``smallShare`` of the cost or count limit, adaptive), eviction takes its head:
 ///   an entry that was read while waiting is promoted to **main**, one that was not is dropped and
 ///   its key hash is remembered as a **ghost** (``MemoryCacheGhosts``, bounded to
 ///   ``MemoryCacheTuning/ghostRatio`` of the entry count).
 /// * A key that comes back while still a ghost is inserted straight into main.
+/// * The small queue's share adapts between ``MemoryCacheTuning/smallRatio`` and
+///   ``MemoryCacheTuning/maximumSmallRatio`` (``adapt(growingSmall:)``): small-queue ghosts
+///   returning in eviction order (a scan coming back) grow it; keys evicted from main returning
+///   while remembered in ``mainGhosts`` shrink it.
 /// * Main is a FIFO with lazy reinsertion (CLOCK): its head is re-appended with a decremented
 ///   counter while the counter is non-zero, otherwise evicted.
 /// * A hit only bumps a saturating counter; nothing is relinked. Every operation is amortised O(1).
