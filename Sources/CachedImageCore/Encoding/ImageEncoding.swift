@@ -15,7 +15,8 @@ public protocol ImageEncoding: Sendable {
 }
 
 extension ImagePipeline {
-    /// What the disk cache keeps for requests with processors or a target size.
+    /// What the disk cache keeps for requests with processors or a target size: set it for the
+    /// pipeline (``Configuration/diskCachePolicy``) or per request (``ImageRequest/diskCachePolicy``).
     ///
     /// Original bytes are always kept (every size and processing of an image derives from them,
     /// and HTTP revalidation needs them). With `.processed` or `.automatic`, the processed result

@@ -22,9 +22,10 @@ struct DerivedImageStore: Sendable {
     private let decoder: any ImageDecoding
     private let freshness: FreshnessCheck
 
-    /// `nil` when the policy keeps originals only, or there is no disk cache or encoder.
+    /// `nil` when there is no disk cache or encoder. (With the `.original` policy it only keeps
+    /// existing version entries in step, one index lookup per download.)
     init?(configuration: ImagePipeline.Configuration, diskCache: DiskCache?) {
-        guard configuration.diskCachePolicy != .original, let diskCache, let encoder = configuration.encoder else {
+        guard let diskCache, let encoder = configuration.encoder else {
             return nil
         }
         self.diskCache = diskCache
@@ -38,7 +39,7 @@ struct DerivedImageStore: Sendable {
 
     /// The derived image for `request`, decoded, when one is on disk and the original is fresh.
     func image(for request: ImageRequest) -> DecodedImage? {
-        guard isDerivable(request),
+        guard policy(for: request) != .original, isDerivable(request),
               request.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringCachedData]),
               let version = diskCache.entry(forKey: Self.versionKey(request.cacheKey))
         else {
@@ -62,16 +63,17 @@ struct DerivedImageStore: Sendable {
     func originalDidLoad(_ original: ImageDataResponse, image: DecodedImage, request: ImageRequest) {
         guard request.options.isDisjoint(with: [.skipDiskCache]), original.source != .memory else { return }
         let versionKey = Self.versionKey(request.cacheKey)
-        let token = Self.token(of: original.data)
+        let policy = policy(for: request)
         var metadata: CachedResponseMetadata?
         if original.source != .disk, diskCache.containsEntry(forKey: versionKey) {
+            let token = Self.token(of: original.data)
             // New bytes, or fresher metadata, for an original that has derived entries: keep
             // the version in step whether or not this request stores anything.
             metadata = updateVersion(versionKey, token: token, request: request)
             if metadata == nil { return }
         }
         // Nothing to derive from when the original is not on disk (no-store, private, file URLs).
-        guard isDerivable(request), diskCache.containsEntry(forKey: request.cacheKey) else { return }
+        guard policy != .original, isDerivable(request), diskCache.containsEntry(forKey: request.cacheKey) else { return }
         if policy == .automatic {
             guard let originalSize = original.info.pixelSize,
                   image.pixelSize.pixelCount.multipliedReportingOverflow(by: 2).partialValue <= originalSize.pixelCount
@@ -81,6 +83,7 @@ struct DerivedImageStore: Sendable {
         }
         guard let encoded = try? encoder.encode(image) else { return }
         if policy == .automatic && encoded.count * 2 > original.data.count { return }
+        let token = Self.token(of: original.data)
         if metadata == nil {
             metadata = updateVersion(versionKey, token: token, request: request)
         }
@@ -106,6 +109,11 @@ struct DerivedImageStore: Sendable {
     }
 
     // MARK: Keys
+
+    /// The request's own policy, else the pipeline's.
+    private func policy(for request: ImageRequest) -> ImagePipeline.DiskCachePolicy {
+        request.diskCachePolicy ?? policy
+    }
 
     private func isDerivable(_ request: ImageRequest) -> Bool {
         request.targetSize != nil || !request.processorChain.isEmpty

@@ -58,6 +58,11 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// ``processors``, compared and hashed by identifiers.
     var processorChain = ProcessorChain()
 
+    /// Whether this request's processed or downsampled result is also kept on disk; `nil` (the
+    /// default) follows ``ImagePipeline/Configuration/diskCachePolicy``. Identical requests in
+    /// flight share one job: the one that started it decides what is stored.
+    public var diskCachePolicy: ImagePipeline.DiskCachePolicy?
+
     /// Creates a request for a URL. A `nil` URL gives a request that fails with
     /// ``ImagePipeline/Error/invalidURL(_:)``, mirroring `AsyncImage(url: nil)`.
     public init(

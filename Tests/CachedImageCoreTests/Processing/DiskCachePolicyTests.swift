@@ -129,6 +129,28 @@ struct DiskCachePolicyTests {
         await fixture.tearDown()
     }
 
+    @Test("a request's own policy overrides the pipeline's, both ways")
+    @available(macOS 14.0, *)
+    func perRequestPolicy() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/a.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
+        fixture.servePNG("/b.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
+        let processor = CountingProcessor()
+        var keep = ImageRequest(url: fixture.url("/a.png"), targetSize: thumbnail, processors: [processor])
+        keep.diskCachePolicy = .processed
+        var skip = ImageRequest(url: fixture.url("/b.png"), targetSize: thumbnail, processors: [processor])
+        skip.diskCachePolicy = .original
+        _ = try await launch(fixture, policy: .original).imageFlushed(for: keep)
+        _ = try await launch(fixture, policy: .processed).imageFlushed(for: skip)
+        #expect(processor.runCount == 2)
+
+        _ = try await launch(fixture, policy: .original).imageFlushed(for: keep)
+        #expect(processor.runCount == 2) // Its derived entry was kept.
+        _ = try await launch(fixture, policy: .processed).imageFlushed(for: skip)
+        #expect(processor.runCount == 3) // Originals only, as it asked.
+        await fixture.tearDown()
+    }
+
     @Test("a derived entry follows the original's freshness: stale means revalidate the original; a 304 makes it fresh again")
     @available(macOS 14.0, *)
     func freshnessFollowsOriginal() async throws {

@@ -129,6 +129,25 @@ struct ProcessingPipelineTests {
         await fixture.tearDown()
     }
 
+    @Test("processing runs off the main actor: it completes while the main actor is blocked")
+    @available(macOS 14.0, *)
+    @MainActor
+    func processingOffMainActor() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/a.png")
+        let pipeline = fixture.makePipeline()
+        let processed = DispatchSemaphore(value: 0)
+        let probe = ImageProcessors.Custom(id: "test.probe") { image in
+            processed.signal()
+            return image
+        }
+        let task = pipeline.imageTask(with: ImageRequest(url: fixture.url("/a.png"), processors: [probe]))
+        // Hold the main actor until the processor has run: processing that needed it would time out.
+        #expect(processed.wait(timeout: .now() + 10) == .success)
+        _ = try await task.response
+        await fixture.tearDown()
+    }
+
     @Test("a failing processor fails the request with a typed error naming it, caches nothing processed, keeps the original bytes")
     @available(macOS 14.0, *)
     func failingProcessorIsNamed() async throws {
