@@ -1,8 +1,12 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// The library products have zero external dependencies. Hummingbird serves the loopback image
-// server (LoopbackServer) only; SwiftPM does not resolve it for clients of the libraries.
+// Apps resolve this package alone. The library products have zero external dependencies, and
+// the package exports no executable product: SwiftPM resolves a dependency's dependencies for
+// every product it exports (an executable product that needs Hummingbird and ArgumentParser made
+// every app resolve 26 packages). The tools (`cachedimage`, `cachedimage-bench`) are executable
+// *targets*, which `swift run <name>` still runs from this directory. scripts/check-client-resolution.sh
+// (run by CI) resolves a throwaway app against a clone of this repository and fails on any other package.
 let package = Package(
     name: "CachedImage",
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
@@ -14,8 +18,6 @@ let package = Package(
         // that the iOS compile check (ios-build) type-checks them with the real SDK; apps do
         // not need it.
         .library(name: "CachedImageExamples", targets: ["CachedImageExamples"]),
-        .executable(name: "cachedimage", targets: ["CachedImageTool"]),
-        .executable(name: "cachedimage-bench", targets: ["CachedImageBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -60,9 +62,11 @@ let package = Package(
             ]
         ),
         // The thin executable: `swift run cachedimage demo`.
+        // Named like the command so `swift run cachedimage` finds it without an executable product.
         .executableTarget(
-            name: "CachedImageTool",
-            dependencies: ["CachedImageCLI"]
+            name: "cachedimage",
+            dependencies: ["CachedImageCLI"],
+            path: "Sources/CachedImageTool"
         ),
         .testTarget(
             name: "CachedImageCLITests",
@@ -76,9 +80,11 @@ let package = Package(
             path: "Sources/CachedImageCrashWriter"
         ),
         // `swift run -c release cachedimage-bench [--quick]`: the project against its baselines.
+        // Not a product either: named like the command for `swift run`.
         .executableTarget(
-            name: "CachedImageBench",
-            dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer"]
+            name: "cachedimage-bench",
+            dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer"],
+            path: "Sources/CachedImageBench"
         ),
         .testTarget(
             name: "CachedImageCoreTests",

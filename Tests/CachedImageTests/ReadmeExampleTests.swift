@@ -30,14 +30,17 @@ struct ReadmeExampleTests {
     func readmeMatchesExamplesTarget() throws {
         let examples = try readmeExamples()
         #expect(examples.map(\.path).sorted() == [
+            "Sources/CachedImageExamples/CallSiteExamples.swift",
+            "Sources/CachedImageExamples/CustomKeyExamples.swift",
             "Sources/CachedImageExamples/Photo.swift",
+            "Sources/CachedImageExamples/PhotoCell.swift",
             "Sources/CachedImageExamples/PhotoDetailView.swift",
             "Sources/CachedImageExamples/PhotoListView.swift",
             "Sources/CachedImageExamples/ProcessingExamples.swift",
         ])
         for (path, code) in examples {
             let source = try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
-            let prefix = "#if canImport(SwiftUI)\n"
+            let prefix = source.hasPrefix("#if canImport(UIKit)\n") ? "#if canImport(UIKit)\n" : "#if canImport(SwiftUI)\n"
             let suffix = "#endif\n"
             #expect(source.hasPrefix(prefix) && source.hasSuffix(suffix), "\(path) is wrapped in one #if canImport(SwiftUI)")
             let body = String(source.dropFirst(prefix.count).dropLast(suffix.count))

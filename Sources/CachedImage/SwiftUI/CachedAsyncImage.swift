@@ -13,6 +13,9 @@ import SwiftUI
 /// CachedAsyncImage(url: url, transaction: Transaction(animation: .default)) { phase in ... }
 /// ```
 ///
+/// Also: `CachedAsyncImage(url: url) { image in image.resizable() }` (a default placeholder), and
+/// each form with an ``ImageRequest`` instead of a URL; a trailing closure is never ambiguous.
+///
 /// What `AsyncImage` does not do:
 /// - **No placeholder flash**: when the image is in the memory cache, the very first frame shows
 ///   it (`AsyncImage` always starts empty).
@@ -24,9 +27,12 @@ import SwiftUI
 /// - **Keep the previous image** while a new URL loads: ``keepsPreviousImageWhileLoading(_:)``.
 /// - **Progress and retry**: ``init(request:scale:transaction:phaseContent:)``.
 /// - The pipeline comes from the environment: `.imagePipeline(_:)`, `ImagePipeline.shared` by default.
+/// - Default request options for a subtree (a maximum pixel size, cache options, priority):
+///   `.imageRequestDefaults(_:)`, applied where the request leaves them unset.
 @MainActor
 public struct CachedAsyncImage<Content: View>: View {
     @Environment(\.imagePipeline) private var pipeline
+    @Environment(\.imageRequestDefaults) private var requestDefaults
     @StateObject private var model = ImageLoaderModel()
 
     private let request: ImageRequest
@@ -73,6 +79,45 @@ public struct CachedAsyncImage<Content: View>: View {
         self.init(request: ImageRequest(url: url), scale: scale, transaction: transaction, content: content)
     }
 
+    // MARK: Image only, with a default placeholder
+
+    /// Shows `content` with the loaded image and a neutral placeholder until then (and on
+    /// failure), the form many tutorials use:
+    ///
+    /// ```swift
+    /// CachedAsyncImage(url: url) { image in image.resizable().scaledToFit() }
+    /// ```
+    ///
+    /// Disfavoured: a closure that would also compile with ``init(url:scale:transaction:content:)``
+    /// (say `{ _ in Color.red }`) gets `AsyncImage`'s `AsyncImagePhase` form, as with `AsyncImage`.
+    @_disfavoredOverload
+    public init<I: View>(
+        url: URL?,
+        scale: CGFloat = 1,
+        @ViewBuilder content: @escaping (Image) -> I
+    ) where Content == _ConditionalContent<I, Color> {
+        self.init(request: ImageRequest(url: url), scale: scale, content: content)
+    }
+
+    /// Like ``init(url:scale:content:)``, for an ``ImageRequest``:
+    /// `CachedAsyncImage(request: request) { image in image.resizable() }`.
+    @_disfavoredOverload
+    public init<I: View>(
+        request: ImageRequest,
+        scale: CGFloat = 1,
+        @ViewBuilder content: @escaping (Image) -> I
+    ) where Content == _ConditionalContent<I, Color> {
+        self.init(request: request, scale: scale, transaction: Transaction(), showsDefaultPlaceholder: false) { phase in
+            if let image = phase.image {
+                return ViewBuilder.buildEither(first: content(image))
+            }
+            return ViewBuilder.buildEither(second: Self.defaultPlaceholder)
+        }
+    }
+
+    /// The placeholder of the initialisers that take none: a light gray fill, like `AsyncImage`'s.
+    static var defaultPlaceholder: Color { Color.gray.opacity(0.2) }
+
     // MARK: Requests
 
     /// Like ``init(url:scale:transaction:content:)``, for an ``ImageRequest``: set its
@@ -80,9 +125,18 @@ public struct CachedAsyncImage<Content: View>: View {
     ///
     /// ```swift
     /// CachedAsyncImage(request: ImageRequest(url: url, targetSize: PixelSize(width: 300, height: 300))) { phase in
-    ///     phase.image?.resizable() ?? Image(systemName: "photo")
+    ///     switch phase {
+    ///     case .success(let image): image.resizable()
+    ///     default: Color.gray
+    ///     }
     /// }
     /// ```
+    ///
+    /// Disfavoured: a trailing closure that compiles with both this initialiser and
+    /// ``init(request:scale:transaction:phaseContent:)`` (one that reads only `phase.image` and
+    /// `phase.error`, which both phases have) gets the ``CachedImagePhase`` one, so it is never
+    /// ambiguous. A closure that switches over `AsyncImagePhase`'s cases still lands here.
+    @_disfavoredOverload
     public init(
         request: ImageRequest,
         scale: CGFloat = 1,
@@ -168,7 +222,7 @@ public struct CachedAsyncImage<Content: View>: View {
 
     public var body: some View {
         let model = self.model
-        let request = self.request
+        let request = requestDefaults.applied(to: self.request)
         model.configure(
             pipeline: pipeline,
             transaction: transaction,
@@ -178,7 +232,7 @@ public struct CachedAsyncImage<Content: View>: View {
         let phase = model.phase(for: request, scale: scale)
         return Group {
             if showsDefaultPlaceholder && phase.image == nil {
-                Color.gray.opacity(0.2)
+                Self.defaultPlaceholder
             } else {
                 content(phase)
             }

@@ -6,8 +6,19 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case webp
     case heic
     case avif
+    /// Windows bitmap (`BM`).
+    case bmp
+    /// TIFF, little- or big-endian (`II*\0`, `MM\0*`); also DNG and other TIFF-based raw formats.
+    case tiff
+    /// Windows icon (`.ico`) or cursor (`.cur`).
+    case ico
+    /// A format the core does not parse but the platform's decoder (ImageIO on Apple platforms)
+    /// recognises, such as JPEG 2000 or OpenEXR. It is passed to the decoder without the core's
+    /// structural checks; the decoder's own verdict decides.
+    case other
 
-    /// The format's usual MIME type, for example `image/png`.
+    /// The format's usual MIME type, for example `image/png` (`application/octet-stream` for
+    /// ``other``).
     public var mimeType: String {
         switch self {
         case .png: "image/png"
@@ -16,6 +27,10 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
         case .webp: "image/webp"
         case .heic: "image/heic"
         case .avif: "image/avif"
+        case .bmp: "image/bmp"
+        case .tiff: "image/tiff"
+        case .ico: "image/vnd.microsoft.icon"
+        case .other: "application/octet-stream"
         }
     }
 }

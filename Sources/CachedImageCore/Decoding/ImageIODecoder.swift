@@ -21,12 +21,20 @@ import ImageIO
 /// let cgImage = image.cgImage
 /// ```
 public struct ImageIODecoder: ImageDecoding {
-    /// Why ImageIO could not decode the bytes.
-    public enum Failure: Error, Sendable, Hashable {
+    /// Why ImageIO could not decode the bytes. The pipeline reports it as
+    /// ``ImagePipeline/Error/decodingFailed(url:reason:)`` with this description as the reason.
+    public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// ImageIO does not recognise the bytes.
         case unreadableData
         /// ImageIO recognised the container but could not produce an image from it.
         case noImage
+
+        public var description: String {
+            switch self {
+            case .unreadableData: "ImageIO does not recognise the bytes as an image"
+            case .noImage: "ImageIO recognised the container but could not decode an image from it"
+            }
+        }
     }
 
     public init() {}

@@ -31,6 +31,11 @@ extension ImageInfo {
         case .gif: return gifIsComplete(bytes)
         case .webp: return webPIsComplete(bytes)
         case .heic, .avif: return isobmffIsComplete(bytes)
+        case .bmp: return bmpIsComplete(bytes)
+        case .ico: return icoIsComplete(bytes)
+        // TIFF strips can sit anywhere in the file; the decoder judges them.
+        case .tiff: return true
+        case .other: return platformDecoderIsComplete(data)
         }
     }
 

@@ -22,6 +22,11 @@ import Foundation
 ///   canvas).
 /// - HEIC and AVIF: the `ftyp` brands decide the format; the size is the `ispe` property of the
 ///   primary item (`pitm` + `ipma`), or the largest `ispe` when those are missing.
+/// - BMP: the DIB header; TIFF: `ImageWidth`/`ImageLength` in the first IFD; ICO/CUR: the
+///   largest directory entry.
+/// - Anything else the platform decoder recognises (ImageIO on Apple platforms: JPEG 2000,
+///   OpenEXR, PSD, raw formats...) is ``ImageFormat/other`` with the size ImageIO reads from
+///   the header. Without ImageIO (Linux), such bytes are not recognised.
 ///
 /// The reported size is the size as stored; EXIF orientation and HEIF `irot` are not applied
 /// (they do not change the pixel count).
@@ -56,7 +61,12 @@ public struct ImageInfo: Sendable, Hashable {
             ?? Self.sniffGIF(bytes)
             ?? Self.sniffWebP(bytes)
             ?? Self.sniffISOBMFF(bytes)
+            ?? Self.sniffBMP(bytes)
+            ?? Self.sniffTIFF(bytes)
+            ?? Self.sniffICO(bytes)
         {
+            self = info
+        } else if let info = Self.sniffWithPlatformDecoder(data) {
             self = info
         } else {
             return nil

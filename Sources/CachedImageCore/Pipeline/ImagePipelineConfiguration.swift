@@ -86,8 +86,10 @@ extension ImagePipeline {
         public var failureCachePolicy: FailureCachePolicy = .default
 
         /// Whether the network is constrained right now (Low Data Mode), consulted for requests
-        /// with a ``ImageRequest/ConstrainedNetworkPolicy``. Default: never.
-        public var isNetworkConstrained: @Sendable () -> Bool = { false }
+        /// with a ``ImageRequest/ConstrainedNetworkPolicy``. Default: ``NetworkMonitor/shared``,
+        /// which follows the system's `NWPathMonitor` on Apple platforms (never constrained on
+        /// Linux). ``useNetworkMonitor(_:treatingExpensiveAsConstrained:)`` also counts cellular.
+        public var isNetworkConstrained: @Sendable () -> Bool = { NetworkMonitor.shared.isConstrained }
 
         /// The clock used for HTTP freshness, memory lifetimes and disk access order.
         public var clock: any CacheClock = SystemClock()

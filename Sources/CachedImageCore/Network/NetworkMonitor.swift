@@ -1,0 +1,117 @@
+import Foundation
+#if canImport(Network)
+@preconcurrency import Network
+#endif
+
+/// Whether the current network is constrained (Low Data Mode) or expensive (cellular, a
+/// personal hotspot), kept up to date by the system on Apple platforms.
+///
+/// ``shared`` is what ``ImagePipeline/Configuration`` consults by default: on Apple platforms it
+/// follows an `NWPathMonitor` (Network framework), so a request's
+/// ``ImageRequest/ConstrainedNetworkPolicy`` (a smaller fallback URL, or cache only) applies in
+/// Low Data Mode without app code. Elsewhere (Linux) nothing reports conditions and the network
+/// counts as neither constrained nor expensive.
+///
+/// Inject your own for tests or another source of truth:
+///
+/// ```swift
+/// let monitor = NetworkMonitor(conditions: .init(isConstrained: true))
+/// var configuration = ImagePipeline.Configuration()
+/// configuration.useNetworkMonitor(monitor)
+/// monitor.update(.init(isConstrained: false))   // e.g. from your own reachability code
+/// ```
+public final class NetworkMonitor: Sendable {
+    /// What the current network path costs.
+    public struct Conditions: Sendable, Hashable, CustomStringConvertible {
+        /// Low Data Mode is on for this path (`NWPath.isConstrained`).
+        public var isConstrained: Bool
+        /// The path is expensive: cellular or a personal hotspot (`NWPath.isExpensive`).
+        public var isExpensive: Bool
+
+        public init(isConstrained: Bool = false, isExpensive: Bool = false) {
+            self.isConstrained = isConstrained
+            self.isExpensive = isExpensive
+        }
+
+        public var description: String {
+            "Conditions(constrained: \(isConstrained), expensive: \(isExpensive))"
+        }
+    }
+
+    /// The process-wide monitor the default configuration reads. On Apple platforms it starts an
+    /// `NWPathMonitor` the first time it is used; until the system's first report, the network
+    /// counts as unconstrained.
+    public static let shared: NetworkMonitor = {
+        let monitor = NetworkMonitor()
+        #if canImport(Network)
+        monitor.startSystemMonitoring()
+        #endif
+        return monitor
+    }()
+
+    private let state: Locked<Conditions>
+    #if canImport(Network)
+    private let pathMonitor = Locked<NWPathMonitor?>(nil)
+    #endif
+
+    /// A monitor with fixed `conditions` until ``update(_:)`` changes them; it follows nothing by
+    /// itself (call ``startSystemMonitoring()`` for the system's reports).
+    public init(conditions: Conditions = Conditions()) {
+        state = Locked(conditions)
+    }
+
+    /// The conditions now. Cheap: one lock, no system call.
+    public var conditions: Conditions {
+        state.withLock { $0 }
+    }
+
+    /// Low Data Mode is on.
+    public var isConstrained: Bool { conditions.isConstrained }
+
+    /// The network is expensive (cellular, hotspot).
+    public var isExpensive: Bool { conditions.isExpensive }
+
+    /// Replaces the conditions (what the system monitor does on every path change).
+    public func update(_ conditions: Conditions) {
+        state.withLock { $0 = conditions }
+    }
+
+    #if canImport(Network)
+    /// Follows the system's network path with an `NWPathMonitor`: Low Data Mode and expensive
+    /// paths update ``conditions`` as they change. Calling it again does nothing.
+    public func startSystemMonitoring() {
+        pathMonitor.withLock { existing in
+            guard existing == nil else { return }
+            let monitor = NWPathMonitor()
+            monitor.pathUpdateHandler = { [weak self] path in
+                self?.update(Conditions(isConstrained: path.isConstrained, isExpensive: path.isExpensive))
+            }
+            monitor.start(queue: DispatchQueue(label: "CachedImage.NetworkMonitor", qos: .utility))
+            existing = monitor
+        }
+    }
+
+    /// Stops following the system (the conditions keep their last value).
+    public func stopSystemMonitoring() {
+        pathMonitor.withLock { existing in
+            existing?.cancel()
+            existing = nil
+        }
+    }
+    #endif
+}
+
+extension ImagePipeline.Configuration {
+    /// Reads Low Data Mode (and, if asked, expensive networks) from `monitor`:
+    /// ``isNetworkConstrained`` becomes `monitor.isConstrained`, or
+    /// `isConstrained || isExpensive` with `treatingExpensiveAsConstrained`, so requests'
+    /// ``ImageRequest/ConstrainedNetworkPolicy`` also saves cellular data.
+    /// The default configuration already uses ``NetworkMonitor/shared`` without the expensive flag.
+    public mutating func useNetworkMonitor(_ monitor: NetworkMonitor, treatingExpensiveAsConstrained: Bool = false) {
+        if treatingExpensiveAsConstrained {
+            isNetworkConstrained = { let conditions = monitor.conditions; return conditions.isConstrained || conditions.isExpensive }
+        } else {
+            isNetworkConstrained = { monitor.isConstrained }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// Your own images under your own keys: a photo the user just took, an image your app renders,
+/// bytes from another API. They live in the pipeline's memory and disk caches beside downloaded
+/// images, survive a relaunch, and get the same integrity guarantees (validated as a complete
+/// image within `maxPixelCount` before they are stored; atomic, checksummed disk writes; a torn or
+/// corrupt file reads as a miss, never as a wrong image).
+///
+/// ```swift
+/// try pipeline.storeImageData(jpegData, forKey: "avatar-\(user.id)")
+/// // Later, even after a relaunch:
+/// let avatar = try await pipeline.image(forKey: "avatar-\(user.id)", targetSize: PixelSize(width: 120, height: 120))
+/// ```
+///
+/// **Keys** are namespaced (``customCacheKey(_:)``), so your key never collides with a URL's
+/// cache key, even if it looks like a URL.
+///
+/// **Eviction**: custom entries share the caches' budgets and policies with downloaded images.
+/// The disk cache sweeps least-recently-used entries when it exceeds `diskCacheSizeLimit`, and the
+/// memory cache evicts decoded images under its cost limit and on memory warnings; a custom entry
+/// read often stays, one never read may go. Custom entries never expire by freshness (they are
+/// stored `immutable` and fresh for a century), so only size-based eviction, ``removeImage(forKey:targetSizes:)``,
+/// `removeAllCachedImages()` or `diskCache.removeAll()` remove them. Keep the originals you
+/// cannot afford to lose in your own storage; the cache is a cache.
+extension ImagePipeline {
+    /// The cache key under which ``storeImageData(_:forKey:targetSizes:)`` keeps `key`'s bytes:
+    /// `cachedimage-key:` followed by `key`. Requests use URLs' absolute strings, which never
+    /// start with that scheme, so the two never collide.
+    public static func customCacheKey(_ key: String) -> String {
+        "cachedimage-key:" + key
+    }
+
+    /// Validates `data` as a complete image and stores it on disk (and drops any decoded copy in
+    /// memory) under `key`. The disk write happens off the caller's thread; `diskCache?.flush()`
+    /// waits for it.
+    ///
+    /// - Parameters:
+    ///   - targetSizes: Sizes this key was read at before (``image(forKey:targetSize:)``): their
+    ///     decoded copies are dropped from memory so the new bytes show. The full-size copy is
+    ///     always dropped. Keys whose content never changes (say, `"photo-\(digest)"`) need none.
+    /// - Returns: The stored image's format and size.
+    /// - Throws: ``Error/emptyResponse(url:)``, ``Error/notAnImage(url:contentType:)``,
+    ///   ``Error/imageTooLarge(url:size:maxPixelCount:)`` or ``Error/truncatedResponse(url:received:expected:)``
+    ///   (with ``customKeyURL(_:)`` as the URL); nothing is stored then.
+    @discardableResult
+    public func storeImageData(_ data: Data, forKey key: String, targetSizes: [PixelSize] = []) throws -> ImageInfo {
+        let info = try validateCustomImage(data, key: key)
+        let cacheKey = Self.customCacheKey(key)
+        dropDecodedCopies(of: cacheKey, targetSizes: targetSizes)
+        let metadata = CachedResponseMetadata(
+            contentType: info.format.mimeType,
+            storedAt: configuration.clock.now,
+            freshnessLifetime: Self.customImageLifetime,
+            isImmutable: true
+        )
+        diskCache?.store(data, metadata: metadata, forKey: cacheKey)
+        return info
+    }
+
+    /// The decoded image stored under `key`, from the memory cache only (synchronous, for a
+    /// first frame); `nil` when it is not in memory.
+    public func cachedImage(forKey key: String, targetSize: PixelSize? = nil) -> DecodedImage? {
+        memoryCache?.value(forKey: ImageCacheKey(cacheKey: Self.customCacheKey(key), targetSize: targetSize))
+    }
+
+    /// The image stored under `key`: from memory, else from disk (validated again, decoded to fit
+    /// `targetSize`, then kept in memory). Never touches the network.
+    ///
+    /// - Throws: ``Error/notCached(_:)`` when nothing (or nothing intact) is stored under `key`;
+    ///   ``Error/decodingFailed(url:reason:)`` with the decoder's reason.
+    public func image(forKey key: String, targetSize: PixelSize? = nil) async throws -> DecodedImage {
+        let cacheKey = Self.customCacheKey(key)
+        let memoryKey = ImageCacheKey(cacheKey: cacheKey, targetSize: targetSize)
+        if let image = memoryCache?.value(forKey: memoryKey) {
+            return image
+        }
+        let url = Self.customKeyURL(key)
+        guard let entry = diskCache?.entry(forKey: cacheKey) else {
+            throw Error.notCached(url)
+        }
+        let info: ImageInfo
+        do {
+            info = try validateCustomImage(entry.data, key: key)
+        } catch {
+            // Bytes that passed validation once but no longer do: never serve them.
+            diskCache?.removeEntry(forKey: cacheKey)
+            throw Error.notCached(url)
+        }
+        let image: DecodedImage
+        do {
+            image = try configuration.decoder.decode(entry.data, info: info, targetSize: targetSize)
+        } catch {
+            throw Error.decodingFailed(url: url, reason: String(describing: error))
+        }
+        memoryCache?.setValue(image, forKey: memoryKey, cost: image.cost)
+        return image
+    }
+
+    /// Whether bytes are stored on disk under `key` (without reading them).
+    public func containsImage(forKey key: String) -> Bool {
+        diskCache?.containsEntry(forKey: Self.customCacheKey(key)) ?? false
+    }
+
+    /// Removes `key`'s bytes from disk and its decoded copies (full size and `targetSizes`) from memory.
+    public func removeImage(forKey key: String, targetSizes: [PixelSize] = []) {
+        let cacheKey = Self.customCacheKey(key)
+        dropDecodedCopies(of: cacheKey, targetSizes: targetSizes)
+        diskCache?.removeEntry(forKey: cacheKey)
+    }
+
+    /// The URL that errors about `key` carry: `cachedimage-key:` and the percent-encoded key.
+    public static func customKeyURL(_ key: String) -> URL {
+        let encoded = key.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? ""
+        return URL(string: "cachedimage-key:" + encoded) ?? URL(string: "cachedimage-key:")!
+    }
+
+    // MARK: Internals
+
+    /// A century: custom entries are never stale (tools such as `cachedimage clear --stale-only`
+    /// keep them).
+    static let customImageLifetime: TimeInterval = 100 * 365 * 24 * 60 * 60
+
+    /// The checks a downloaded body gets: not empty, a recognised image, within the pixel
+    /// limit, a complete container.
+    private func validateCustomImage(_ data: Data, key: String) throws -> ImageInfo {
+        let url = Self.customKeyURL(key)
+        if data.isEmpty {
+            throw Error.emptyResponse(url: url)
+        }
+        guard let info = ImageInfo(data: data) else {
+            throw Error.notAnImage(url: url, contentType: nil)
+        }
+        if let size = info.pixelSize, size.pixelCount > configuration.maxPixelCount {
+            throw Error.imageTooLarge(url: url, size: size, maxPixelCount: configuration.maxPixelCount)
+        }
+        guard ImageInfo.isComplete(data, format: info.format) else {
+            throw Error.truncatedResponse(url: url, received: data.count, expected: nil)
+        }
+        return info
+    }
+
+    private func dropDecodedCopies(of cacheKey: String, targetSizes: [PixelSize]) {
+        _ = memoryCache?.removeValue(forKey: ImageCacheKey(cacheKey: cacheKey, targetSize: nil))
+        for size in targetSizes {
+            _ = memoryCache?.removeValue(forKey: ImageCacheKey(cacheKey: cacheKey, targetSize: size))
+        }
+    }
+}

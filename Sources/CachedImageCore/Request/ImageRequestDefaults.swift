@@ -1,0 +1,63 @@
+/// Request options for a whole screen or app, applied to requests that leave them unset: what the
+/// `imageRequestDefaults` SwiftUI environment value carries to every `CachedAsyncImage` below it,
+/// so `CachedAsyncImage(url:)` call sites decode downsampled without being rewritten.
+///
+/// ```swift
+/// var defaults = ImageRequestDefaults()
+/// defaults.maximumPixelSize = PixelSize(width: 1200, height: 1200)  // never decode larger
+/// defaults.options = [.skipDiskCache]
+/// let request = defaults.applied(to: ImageRequest(url: url))
+/// ```
+public struct ImageRequestDefaults: Sendable, Hashable {
+    /// The target size for requests that have none.
+    public var targetSize: PixelSize?
+
+    /// The most any request decodes: a request's target size (or ``targetSize``) is capped to it
+    /// side by side, and a request with no target size gets this one. Set it to the screen's size
+    /// in pixels and no image decodes larger than the screen.
+    public var maximumPixelSize: PixelSize?
+
+    /// Options added to every request's own.
+    public var options: ImageRequest.Options
+
+    /// The priority for requests left at the default `.normal`; explicit other priorities win.
+    public var priority: ImageRequest.Priority?
+
+    /// The constrained-network policy for requests left at `.allow`.
+    public var constrainedNetworkPolicy: ImageRequest.ConstrainedNetworkPolicy?
+
+    /// Defaults that change nothing.
+    public init(
+        targetSize: PixelSize? = nil,
+        maximumPixelSize: PixelSize? = nil,
+        options: ImageRequest.Options = [],
+        priority: ImageRequest.Priority? = nil,
+        constrainedNetworkPolicy: ImageRequest.ConstrainedNetworkPolicy? = nil
+    ) {
+        self.targetSize = targetSize
+        self.maximumPixelSize = maximumPixelSize
+        self.options = options
+        self.priority = priority
+        self.constrainedNetworkPolicy = constrainedNetworkPolicy
+    }
+
+    /// `request` with these defaults filled in where it left things unset.
+    public func applied(to request: ImageRequest) -> ImageRequest {
+        var request = request
+        var size = request.targetSize ?? targetSize
+        if let maximumPixelSize {
+            size = size.map {
+                PixelSize(width: min($0.width, maximumPixelSize.width), height: min($0.height, maximumPixelSize.height))
+            } ?? maximumPixelSize
+        }
+        request.targetSize = size
+        request.options.formUnion(options)
+        if let priority, request.priority == .normal {
+            request.priority = priority
+        }
+        if let constrainedNetworkPolicy, request.constrainedNetworkPolicy == .allow {
+            request.constrainedNetworkPolicy = constrainedNetworkPolicy
+        }
+        return request
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+@testable import CachedImageCore
+
+@Suite("ImageRequestDefaults: app-wide request options")
+struct ImageRequestDefaultsTests {
+    let url = URL(string: "https://example.com/a.jpg")
+
+    @Test("empty defaults change nothing")
+    func identity() {
+        let request = ImageRequest(url: url, priority: .high, targetSize: PixelSize(width: 10, height: 20), options: [.skipDiskCache])
+        #expect(ImageRequestDefaults().applied(to: request) == request)
+    }
+
+    @Test("a maximum pixel size downsamples plain URL requests and caps larger target sizes")
+    func maximum() {
+        let defaults = ImageRequestDefaults(maximumPixelSize: PixelSize(width: 1200, height: 900))
+        #expect(defaults.applied(to: ImageRequest(url: url)).targetSize == PixelSize(width: 1200, height: 900))
+        #expect(defaults.applied(to: ImageRequest(url: url, targetSize: PixelSize(width: 4000, height: 300))).targetSize
+            == PixelSize(width: 1200, height: 300))
+        #expect(defaults.applied(to: ImageRequest(url: url, targetSize: PixelSize(width: 100, height: 100))).targetSize
+            == PixelSize(width: 100, height: 100))
+    }
+
+    @Test("target size, options, priority and constrained policy fill only what the request left unset")
+    func fillsUnset() {
+        let fallback = URL(string: "https://example.com/small.jpg")!
+        let defaults = ImageRequestDefaults(
+            targetSize: PixelSize(width: 300, height: 300),
+            options: [.skipMemoryCache],
+            priority: .low,
+            constrainedNetworkPolicy: .fallback(fallback)
+        )
+        let plain = defaults.applied(to: ImageRequest(url: url, options: [.skipDiskCache]))
+        #expect(plain.targetSize == PixelSize(width: 300, height: 300))
+        #expect(plain.options == [.skipDiskCache, .skipMemoryCache])
+        #expect(plain.priority == .low)
+        #expect(plain.constrainedNetworkPolicy == .fallback(fallback))
+        #expect(plain.cacheKey == url?.absoluteString)
+
+        let explicit = defaults.applied(to: ImageRequest(url: url, priority: .high, targetSize: PixelSize(width: 50, height: 50), constrainedNetworkPolicy: .cacheOnly))
+        #expect(explicit.targetSize == PixelSize(width: 50, height: 50))
+        #expect(explicit.priority == .high)
+        #expect(explicit.constrainedNetworkPolicy == .cacheOnly)
+    }
+}
