@@ -25,7 +25,9 @@ let package = Package(
     ],
     targets: [
         // The engine: caches, HTTP freshness, pipeline, prefetching. Platform-independent.
-        .target(name: "CachedImageCore"),
+        .target(name: "CachedImageCore", dependencies: ["CCachedImageChecksum"]),
+        // The disk cache's checksum loop, in C so it stays fast in unoptimised (debug) builds.
+        .target(name: "CCachedImageChecksum"),
 
         // The SwiftUI drop-in (CachedAsyncImage), PlatformImage bridging and memory-pressure
         // trimming. Apple-only code is behind canImport checks; on Linux only the re-export remains.

@@ -111,4 +111,14 @@ struct DiskCacheFormatTests {
         }
         #expect(seen.count == 100)
     }
+
+    @Test("the checksum of known bytes never changes: entries written by any build stay readable")
+    func checksumIsStable() {
+        func bytes(_ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) } }
+        #expect(FastChecksum.checksum(bytes(0), seed: 42) == 0x0c0b_16d9_044c_c5d6)
+        #expect(FastChecksum.checksum(bytes(5), seed: 42) == 0x2808_3772_a84b_59e9)
+        #expect(FastChecksum.checksum(bytes(100), seed: 42) == 0x6809_9d8b_0174_2e26)
+        #expect(FastChecksum.checksum(bytes(200), seed: 42) == 0xd989_7de8_f44d_32e4)
+        #expect(FastChecksum.checksum(bytes(1000), seed: 42) == 0xc24d_543d_f93a_dd80)
+    }
 }
