@@ -55,7 +55,7 @@ public final class NetworkMonitor: Sendable {
     #endif
 
     /// A monitor with fixed `conditions` until ``update(_:)`` changes them; it follows nothing by
-    /// itself (call ``startSystemMonitoring()`` for the system's reports).
+    /// itself (on Apple platforms, call `startSystemMonitoring()` for the system's reports).
     public init(conditions: Conditions = Conditions()) {
         state = Locked(conditions)
     }

@@ -35,6 +35,8 @@ extension ImagePipeline {
     /// waits for it.
     ///
     /// - Parameters:
+    ///   - data: The image's encoded bytes (any format ``ImageInfo`` or the platform decoder recognises).
+    ///   - key: Your key; namespaced with ``customCacheKey(_:)``.
     ///   - targetSizes: Sizes this key was read at before (``image(forKey:targetSize:)``): their
     ///     decoded copies are dropped from memory so the new bytes show. The full-size copy is
     ///     always dropped. Keys whose content never changes (say, `"photo-\(digest)"`) need none.

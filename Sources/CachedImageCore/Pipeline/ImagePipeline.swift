@@ -106,7 +106,9 @@ public final class ImagePipeline: Sendable {
     /// image over from one request to another (a prefetch stopped right after a view asks for
     /// the same image) never restarts the download.
     ///
-    /// - Parameter progress: Called with bytes received and expected while downloading.
+    /// - Parameters:
+    ///   - request: What to load.
+    ///   - progress: Called with bytes received and expected while downloading.
     public func imageTask(
         with request: ImageRequest,
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil
