@@ -51,6 +51,14 @@ extension CLIError {
             return reason(for: underlying)
         case .decodingFailed(_, let reason):
             return "could not decode: \(reason)"
+        case .invalidImage(_, let format, let reason):
+            return "not a valid \(format.rawValue.uppercased()): \(reason)"
+        case .responseTooLarge(_, let limit):
+            return "response too large (more than \(limit) bytes)"
+        case .redirectLoop(_, let location):
+            return "redirect loop (back to \(location.absoluteString))"
+        case .tooManyRedirects(_, let count):
+            return "too many redirects (\(count))"
         }
     }
 

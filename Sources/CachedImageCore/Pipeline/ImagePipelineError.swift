@@ -11,9 +11,13 @@ extension ImagePipeline {
         case badStatusCode(url: URL, statusCode: Int)
         /// The server answered 2xx with no body.
         case emptyResponse(url: URL)
-        /// The body ended before the image did (fewer bytes than `Content-Length`, or an image
-        /// container with no end).
+        /// The body ended before the server said it would: fewer bytes than `Content-Length`
+        /// arrived (the connection dropped).
         case truncatedResponse(url: URL, received: Int, expected: Int?)
+        /// The whole body arrived and starts like a `format` image, but its container is broken
+        /// or has no end (`reason` says what is wrong), for example a PNG header followed by
+        /// garbage. The server sent a bad file: retrying does not help.
+        case invalidImage(url: URL, format: ImageFormat, reason: String)
         /// The body is not an image the pipeline recognises (for example an HTML error page).
         case notAnImage(url: URL, contentType: String?)
         /// The image's header declares more pixels than ``ImagePipeline/Configuration/maxPixelCount``:
@@ -25,6 +29,14 @@ extension ImagePipeline {
         case transport(url: URL, underlying: any Swift.Error)
         /// The decoder could not decode the bytes.
         case decodingFailed(url: URL?, reason: String)
+        /// The response announced or delivered more than
+        /// ``ImagePipeline/Configuration/maxResponseBytes``: refused (or cancelled mid-body).
+        case responseTooLarge(url: URL, limit: Int)
+        /// A redirect led back to a URL already visited by the same request. `url` is the
+        /// redirecting URL, `location` the one it pointed to.
+        case redirectLoop(url: URL, location: URL)
+        /// The request was redirected more than the limit allows (10). `url` is the original URL.
+        case tooManyRedirects(url: URL, count: Int)
 
         /// The URL the error is about, if any.
         public var url: URL? {
@@ -34,6 +46,8 @@ extension ImagePipeline {
                  .notAnImage(let url, _), .imageTooLarge(let url, _, _), .transport(let url, _):
                 url
             case .decodingFailed(let url, _): url
+            case .invalidImage(let url, _, _): url
+            case .responseTooLarge(let url, _), .redirectLoop(let url, _), .tooManyRedirects(let url, _): url
             }
         }
 
@@ -70,6 +84,14 @@ extension ImagePipeline {
                 return "Network error for \(name): \(underlying.localizedDescription)"
             case .decodingFailed(_, let reason):
                 return "Could not decode \(name): \(reason)"
+            case .invalidImage(_, let format, let reason):
+                return "Not a valid \(format.rawValue.uppercased()) image at \(name): \(reason)"
+            case .responseTooLarge(_, let limit):
+                return "Response too large at \(name): over the \(limit)-byte limit"
+            case .redirectLoop(_, let location):
+                return "Redirect loop: \(name) redirects to \(location.absoluteString), already visited"
+            case .tooManyRedirects(_, let count):
+                return "Too many redirects for \(name) (\(count) hops)"
             }
         }
     }
