@@ -81,7 +81,7 @@ extension ImagePipeline {
             case .notCached:
                 return "Not in cache and loading is not allowed: \(name)"
             case .transport(_, let underlying):
-                return "Network error for \(name): \(underlying.localizedDescription)"
+                return "Network error for \(name): \(Self.transportReason(underlying))"
             case .decodingFailed(_, let reason):
                 return "Could not decode \(name): \(reason)"
             case .invalidImage(_, let format, let reason):
@@ -93,6 +93,25 @@ extension ImagePipeline {
             case .tooManyRedirects(_, let count):
                 return "Too many redirects for \(name) (\(count) hops)"
             }
+        }
+
+        /// A transport failure in words, with the `URLError` code ("timed out (URLError -1001)").
+        static func transportReason(_ error: any Swift.Error) -> String {
+            guard let error = error as? URLError else { return String(describing: error) }
+            let words: String
+            switch error.code {
+            case .cannotConnectToHost: words = "could not connect to the host"
+            case .cannotFindHost, .dnsLookupFailed: words = "host not found"
+            case .timedOut: words = "timed out"
+            case .networkConnectionLost: words = "connection lost"
+            case .notConnectedToInternet: words = "not connected to the internet"
+            case .httpTooManyRedirects: words = "too many redirects"
+            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+                words = "TLS failed"
+            default: words = error.localizedDescription
+            }
+            return "\(words) (URLError \(error.code.rawValue))"
         }
     }
 }

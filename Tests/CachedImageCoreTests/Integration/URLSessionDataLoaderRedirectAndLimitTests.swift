@@ -162,4 +162,19 @@ struct URLSessionDataLoaderRedirectAndLimitTests {
         let fits = try await Plain().load(URLRequest(url: url), limits: DataLoadLimits(maxResponseBytes: 2_000), progress: { _, _ in })
         #expect(fits.data.count == 2_000 && fits.redirects.isEmpty)
     }
+
+    @Test func transportErrorsSayWhatHappenedInWordsWithTheCode() {
+        let url = URL(string: "https://example.com/a.png")!
+        let cases: [(URLError.Code, String)] = [
+            (.cannotConnectToHost, "could not connect to the host (URLError -1004)"),
+            (.timedOut, "timed out (URLError -1001)"),
+            (.networkConnectionLost, "connection lost (URLError -1005)"),
+        ]
+        for (code, words) in cases {
+            let error = ImagePipeline.Error.transport(url: url, underlying: URLError(code))
+            #expect(error.description == "Network error for https://example.com/a.png: \(words)")
+            guard case .transport(_, let underlying) = error else { continue }
+            #expect((underlying as? URLError)?.code == code, "the underlying error is kept")
+        }
+    }
 }
