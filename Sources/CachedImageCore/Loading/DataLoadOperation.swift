@@ -17,6 +17,8 @@ final class DataLoadOperation: Sendable {
         var visited: Set<String> = []
         /// Whether the pixel limit has been decided from the prefix (or can no longer be).
         var isHeaderChecked = false
+        /// A refused redirect: thrown when the task completes with the redirect response.
+        var redirectFailure: ImagePipeline.Error?
     }
 
     /// How much of the body is searched for an image header; beyond it the validator decides.
@@ -68,27 +70,24 @@ final class DataLoadOperation: Sendable {
         task?.cancel()
     }
 
-    /// Records a redirect hop. Returns `false` (and fails the request) for a loop or one hop
-    /// over ``DataLoadLimits/maxRedirects``; the caller then refuses the redirect.
+    /// Records a redirect hop. Returns `false` for a loop or one hop over
+    /// ``DataLoadLimits/maxRedirects``: the caller then refuses the redirect (the session
+    /// completes the task with the redirect response) and the request fails with the named
+    /// error. The task is not cancelled here: corelibs Foundation traps when a task is cancelled
+    /// while its redirect callback is pending.
     func willRedirect(_ response: HTTPURLResponse, to newURL: URL?) -> Bool {
-        let failure: ImagePipeline.Error? = state.withLock { state in
-            guard state.continuation != nil else { return nil }
+        state.withLock { state in
+            guard state.continuation != nil else { return true }
             state.redirects.append(response)
             let from = response.url ?? url
-            guard let newURL else { return nil }
+            guard let newURL else { return true }
             if !state.visited.insert(newURL.absoluteString).inserted {
-                return .redirectLoop(url: from, location: newURL)
+                state.redirectFailure = .redirectLoop(url: from, location: newURL)
+            } else if state.redirects.count > limits.maxRedirects {
+                state.redirectFailure = .tooManyRedirects(url: url, count: state.redirects.count)
             }
-            if state.redirects.count > limits.maxRedirects {
-                return .tooManyRedirects(url: url, count: state.redirects.count)
-            }
-            return nil
+            return state.redirectFailure == nil
         }
-        if let failure {
-            fail(failure)
-            return false
-        }
-        return true
     }
 
     /// Checks the announced length of the final response. Returns `false` (and fails the
@@ -138,15 +137,17 @@ final class DataLoadOperation: Sendable {
 
     /// Resumes the caller with the body and response, or with the failure.
     func complete(response: URLResponse?, error: (any Error)?) {
-        let (continuation, data, redirects, isCancelled) = state.withLock { state in
-            let pending = (state.continuation, state.data, state.redirects, state.isCancelled)
+        let (continuation, data, redirects, isCancelled, redirectFailure) = state.withLock { state in
+            let pending = (state.continuation, state.data, state.redirects, state.isCancelled, state.redirectFailure)
             state.continuation = nil
             state.task = nil
             state.data = Data()
             return pending
         }
         guard let continuation else { return }
-        if let error {
+        if let redirectFailure {
+            continuation.resume(throwing: redirectFailure)
+        } else if let error {
             if isCancelled || (error as? URLError)?.code == .cancelled {
                 continuation.resume(throwing: CancellationError())
             } else if let response, let url = response.url,
