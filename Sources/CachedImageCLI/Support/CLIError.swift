@@ -53,6 +53,14 @@ extension CLIError {
             return "could not decode: \(reason)"
         case .processingFailed(_, let processor, let reason):
             return "processor \(processor) failed: \(reason)"
+        case .invalidImage(_, let format, let reason):
+            return "not a valid \(format.rawValue.uppercased()): \(reason)"
+        case .responseTooLarge(_, let limit):
+            return "response too large (more than \(limit) bytes)"
+        case .redirectLoop(_, let location):
+            return "redirect loop (back to \(location.absoluteString))"
+        case .tooManyRedirects(_, let count):
+            return "too many redirects (\(count))"
         }
     }
 

@@ -4,26 +4,45 @@ import FoundationNetworking
 #endif
 
 /// The state of one ``URLSessionDataLoader`` request: the continuation to resume, the bytes
-/// received so far and the task to cancel. Every member is safe to call from any thread; the
-/// continuation is resumed exactly once, by whichever of completion or cancellation comes first.
+/// received so far, the redirect hops and the task to cancel. Every member is safe to call from
+/// any thread; the continuation is resumed exactly once, by whichever of completion,
+/// cancellation or a limit failure comes first.
 final class DataLoadOperation: Sendable {
     private struct State {
-        var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
+        var continuation: CheckedContinuation<DataLoadResponse, any Error>?
         var task: URLSessionTask?
         var isCancelled = false
         var data = Data()
+        var redirects: [HTTPURLResponse] = []
+        var visited: Set<String> = []
+        /// Whether the pixel limit has been decided from the prefix (or can no longer be).
+        var isHeaderChecked = false
+        /// A refused redirect: thrown when the task completes with the redirect response.
+        var redirectFailure: ImagePipeline.Error?
     }
 
+    /// How much of the body is searched for an image header; beyond it the validator decides.
+    private static let headerSearchLimit = 512 * 1024
+
     private let state = Locked(State())
+    private let url: URL
+    private let limits: DataLoadLimits
     private let progress: @Sendable (_ received: Int64, _ expected: Int64?) -> Void
 
-    init(progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void) {
+    init(
+        url: URL,
+        limits: DataLoadLimits = DataLoadLimits(),
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
+    ) {
+        self.url = url
+        self.limits = limits
         self.progress = progress
+        state.withLock { _ = $0.visited.insert(url.absoluteString) }
     }
 
     /// Stores the task and continuation. Returns `false` (storing nothing) when the operation
     /// was already cancelled, in which case the caller resumes the continuation itself.
-    func attach(task: URLSessionTask, continuation: CheckedContinuation<(Data, URLResponse), any Error>) -> Bool {
+    func attach(task: URLSessionTask, continuation: CheckedContinuation<DataLoadResponse, any Error>) -> Bool {
         state.withLock { state in
             guard !state.isCancelled else { return false }
             state.task = task
@@ -34,6 +53,11 @@ final class DataLoadOperation: Sendable {
 
     /// Cancels the request: throws `CancellationError` to the caller now and cancels the task.
     func cancel() {
+        fail(CancellationError())
+    }
+
+    /// Ends the request with `error` now and cancels the task.
+    private func fail(_ error: any Error) {
         let (continuation, task) = state.withLock { state in
             state.isCancelled = true
             let pending = (state.continuation, state.task)
@@ -42,34 +66,88 @@ final class DataLoadOperation: Sendable {
             state.data = Data()
             return pending
         }
-        continuation?.resume(throwing: CancellationError())
+        continuation?.resume(throwing: error)
         task?.cancel()
     }
 
-    /// Appends received bytes and reports progress.
-    func didReceive(_ chunk: Data, expectedLength: Int64) {
-        let received: Int64? = state.withLock { state in
-            guard state.continuation != nil else { return nil }
-            state.data.append(chunk)
-            return Int64(state.data.count)
+    /// Records a redirect hop. Returns `false` for a loop or one hop over
+    /// ``DataLoadLimits/maxRedirects``: the caller then refuses the redirect (the session
+    /// completes the task with the redirect response) and the request fails with the named
+    /// error. The task is not cancelled here: corelibs Foundation traps when a task is cancelled
+    /// while its redirect callback is pending.
+    func willRedirect(_ response: HTTPURLResponse, to newURL: URL?) -> Bool {
+        state.withLock { state in
+            guard state.continuation != nil else { return true }
+            state.redirects.append(response)
+            let from = response.url ?? url
+            guard let newURL else { return true }
+            if !state.visited.insert(newURL.absoluteString).inserted {
+                state.redirectFailure = .redirectLoop(url: from, location: newURL)
+            } else if state.redirects.count > limits.maxRedirects {
+                state.redirectFailure = .tooManyRedirects(url: url, count: state.redirects.count)
+            }
+            return state.redirectFailure == nil
         }
-        guard let received else { return }
-        // A length the body has already outgrown (for example a compressed length) is no total.
-        let expected: Int64? = expectedLength >= received ? expectedLength : nil
-        progress(received, expected)
+    }
+
+    /// Checks the announced length of the final response. Returns `false` (and fails the
+    /// request) when it exceeds ``DataLoadLimits/maxResponseBytes``.
+    func didReceive(_ response: URLResponse) -> Bool {
+        if let limit = limits.maxResponseBytes, response.expectedContentLength > Int64(limit),
+           (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding") == nil {
+            fail(ImagePipeline.Error.responseTooLarge(url: response.url ?? url, limit: limit))
+            return false
+        }
+        return true
+    }
+
+    /// Appends received bytes, enforces the limits and reports progress.
+    func didReceive(_ chunk: Data, expectedLength: Int64, responseURL: URL?) {
+        enum Outcome { case ignored, progress(Int64), failed(ImagePipeline.Error) }
+        let outcome: Outcome = state.withLock { state in
+            guard state.continuation != nil else { return .ignored }
+            state.data.append(chunk)
+            let count = state.data.count
+            if let limit = limits.maxResponseBytes, count > limit {
+                return .failed(.responseTooLarge(url: responseURL ?? url, limit: limit))
+            }
+            if let maxPixels = limits.maxPixelCount, !state.isHeaderChecked {
+                if let size = ImageInfo(data: state.data)?.pixelSize {
+                    state.isHeaderChecked = true
+                    if size.pixelCount > maxPixels {
+                        return .failed(.imageTooLarge(url: responseURL ?? url, size: size, maxPixelCount: maxPixels))
+                    }
+                } else if count >= Self.headerSearchLimit {
+                    state.isHeaderChecked = true
+                }
+            }
+            return .progress(Int64(count))
+        }
+        switch outcome {
+        case .ignored:
+            return
+        case .failed(let error):
+            fail(error)
+        case .progress(let received):
+            // A length the body has already outgrown (for example a compressed length) is no total.
+            let expected: Int64? = expectedLength >= received ? expectedLength : nil
+            progress(received, expected)
+        }
     }
 
     /// Resumes the caller with the body and response, or with the failure.
     func complete(response: URLResponse?, error: (any Error)?) {
-        let (continuation, data, isCancelled) = state.withLock { state in
-            let pending = (state.continuation, state.data, state.isCancelled)
+        let (continuation, data, redirects, isCancelled, redirectFailure) = state.withLock { state in
+            let pending = (state.continuation, state.data, state.redirects, state.isCancelled, state.redirectFailure)
             state.continuation = nil
             state.task = nil
             state.data = Data()
             return pending
         }
         guard let continuation else { return }
-        if let error {
+        if let redirectFailure {
+            continuation.resume(throwing: redirectFailure)
+        } else if let error {
             if isCancelled || (error as? URLError)?.code == .cancelled {
                 continuation.resume(throwing: CancellationError())
             } else if let response, let url = response.url,
@@ -79,11 +157,13 @@ final class DataLoadOperation: Sendable {
                 continuation.resume(throwing: ImagePipeline.Error.truncatedResponse(
                     url: url, received: data.count, expected: Int(response.expectedContentLength)
                 ))
+            } else if (error as? URLError)?.code == .httpTooManyRedirects {
+                continuation.resume(throwing: ImagePipeline.Error.tooManyRedirects(url: url, count: redirects.count))
             } else {
                 continuation.resume(throwing: error)
             }
         } else if let response {
-            continuation.resume(returning: (data, response))
+            continuation.resume(returning: DataLoadResponse(data: data, response: response, redirects: redirects))
         } else {
             continuation.resume(throwing: URLError(.badServerResponse))
         }

@@ -16,9 +16,33 @@ final class DataLoaderSessionDelegate: NSObject, URLSessionDataDelegate, Sendabl
         operations.withLock { $0[task.taskIdentifier] }
     }
 
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard let operation = operation(for: task) else {
+            completionHandler(request)
+            return
+        }
+        completionHandler(operation.willRedirect(response, to: request.url) ? request : nil)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let allowed = operation(for: dataTask)?.didReceive(response) ?? true
+        completionHandler(allowed ? .allow : .cancel)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let expected = dataTask.response?.expectedContentLength ?? -1
-        operation(for: dataTask)?.didReceive(data, expectedLength: expected)
+        operation(for: dataTask)?.didReceive(data, expectedLength: expected, responseURL: dataTask.response?.url)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -10,6 +10,10 @@ import FoundationNetworking
 /// throw `CancellationError` (or `URLError(.cancelled)`) promptly when the calling task is
 /// cancelled. They return every response, including non-2xx ones: the pipeline checks status,
 /// length and content itself.
+///
+/// Only ``loadData(for:progress:)`` is required. Implement ``load(_:limits:progress:)`` too to
+/// report redirect hops and enforce ``DataLoadLimits`` while the body streams; the default
+/// implementation calls `loadData` and checks the body size once the load has finished.
 public protocol DataLoading: Sendable {
     /// Loads the response body for `request`.
     ///
@@ -22,4 +26,38 @@ public protocol DataLoading: Sendable {
         for request: URLRequest,
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
     ) async throws -> (Data, URLResponse)
+
+    /// Loads the response body for `request`, enforcing `limits` and recording redirects.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send, including any conditional headers the pipeline added.
+    ///   - limits: Size, pixel and redirect limits to enforce as early as the loader can.
+    ///   - progress: Called as bytes arrive with the bytes received so far and the expected total.
+    /// - Returns: The body, the final response and the redirect hops.
+    /// - Throws: ``ImagePipeline/Error/responseTooLarge(url:limit:)``,
+    ///   ``ImagePipeline/Error/imageTooLarge(url:size:maxPixelCount:)``,
+    ///   ``ImagePipeline/Error/tooManyRedirects(url:count:)``,
+    ///   ``ImagePipeline/Error/redirectLoop(url:location:)``, or a transport error.
+    func load(
+        _ request: URLRequest,
+        limits: DataLoadLimits,
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
+    ) async throws -> DataLoadResponse
+}
+
+extension DataLoading {
+    /// Calls ``loadData(for:progress:)`` and checks `limits.maxResponseBytes` after the load
+    /// (a loader without streaming support cannot stop earlier). Reports no redirects.
+    public func load(
+        _ request: URLRequest,
+        limits: DataLoadLimits,
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
+    ) async throws -> DataLoadResponse {
+        let (data, response) = try await loadData(for: request, progress: progress)
+        if let limit = limits.maxResponseBytes, data.count > limit {
+            let url = response.url ?? request.url ?? URL(fileURLWithPath: "/")
+            throw ImagePipeline.Error.responseTooLarge(url: url, limit: limit)
+        }
+        return DataLoadResponse(data: data, response: response)
+    }
 }

@@ -73,7 +73,26 @@ public final class URLSessionDataLoader: DataLoading {
         for request: URLRequest,
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
     ) async throws -> (Data, URLResponse) {
-        let operation = DataLoadOperation(progress: progress)
+        let result = try await load(request, limits: DataLoadLimits(), progress: progress)
+        return (result.data, result.response)
+    }
+
+    /// Loads the body for `request`, recording every redirect hop and enforcing `limits` while
+    /// the body streams: a `Content-Length` over the byte cap is refused before any body byte,
+    /// a body outgrowing it is cancelled at once, and an image whose header declares too many
+    /// pixels is cancelled as soon as the header has arrived.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled; the typed
+    ///   ``ImagePipeline/Error`` for a limit, a redirect loop or too many redirects; otherwise the
+    ///   session's error (usually a `URLError`) when the transfer fails.
+    public func load(
+        _ request: URLRequest,
+        limits: DataLoadLimits,
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
+    ) async throws -> DataLoadResponse {
+        let operation = DataLoadOperation(
+            url: request.url ?? URL(fileURLWithPath: "/"), limits: limits, progress: progress
+        )
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let task = session.dataTask(with: request)

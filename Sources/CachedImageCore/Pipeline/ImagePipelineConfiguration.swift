@@ -57,6 +57,13 @@ extension ImagePipeline {
         /// (decompression bombs). Default: 64 megapixels (256 MB decoded).
         public var maxPixelCount: Int = 64_000_000
 
+        /// The most body bytes a response may have. A larger `Content-Length` is refused before
+        /// the body arrives, and a body that grows past it is cancelled at once, failing with
+        /// ``ImagePipeline/Error/responseTooLarge(url:limit:)``. Custom loaders that do not
+        /// implement ``DataLoading/load(_:limits:progress:)`` are checked after the load.
+        /// Default: 50 MB.
+        public var maxResponseBytes: Int = 50 * 1024 * 1024
+
         /// URL schemes the pipeline loads; others fail with ``ImagePipeline/Error/invalidURL(_:)``.
         public var allowedSchemes: Set<String> = ["http", "https", "file"]
 

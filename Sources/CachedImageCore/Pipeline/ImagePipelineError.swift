@@ -11,9 +11,13 @@ extension ImagePipeline {
         case badStatusCode(url: URL, statusCode: Int)
         /// The server answered 2xx with no body.
         case emptyResponse(url: URL)
-        /// The body ended before the image did (fewer bytes than `Content-Length`, or an image
-        /// container with no end).
+        /// The body ended before the server said it would: fewer bytes than `Content-Length`
+        /// arrived (the connection dropped).
         case truncatedResponse(url: URL, received: Int, expected: Int?)
+        /// The whole body arrived and starts like a `format` image, but its container is broken
+        /// or has no end (`reason` says what is wrong), for example a PNG header followed by
+        /// garbage. The server sent a bad file: retrying does not help.
+        case invalidImage(url: URL, format: ImageFormat, reason: String)
         /// The body is not an image the pipeline recognises (for example an HTML error page).
         case notAnImage(url: URL, contentType: String?)
         /// The image's header declares more pixels than ``ImagePipeline/Configuration/maxPixelCount``:
@@ -27,6 +31,14 @@ extension ImagePipeline {
         case decodingFailed(url: URL?, reason: String)
         /// A processor of the request (named by its ``ImageProcessing/identifier``) failed.
         case processingFailed(url: URL?, processor: String, reason: String)
+        /// The response announced or delivered more than
+        /// ``ImagePipeline/Configuration/maxResponseBytes``: refused (or cancelled mid-body).
+        case responseTooLarge(url: URL, limit: Int)
+        /// A redirect led back to a URL already visited by the same request. `url` is the
+        /// redirecting URL, `location` the one it pointed to.
+        case redirectLoop(url: URL, location: URL)
+        /// The request was redirected more than the limit allows (10). `url` is the original URL.
+        case tooManyRedirects(url: URL, count: Int)
 
         /// The URL the error is about, if any.
         public var url: URL? {
@@ -36,6 +48,8 @@ extension ImagePipeline {
                  .notAnImage(let url, _), .imageTooLarge(let url, _, _), .transport(let url, _):
                 url
             case .decodingFailed(let url, _), .processingFailed(let url, _, _): url
+            case .invalidImage(let url, _, _): url
+            case .responseTooLarge(let url, _), .redirectLoop(let url, _), .tooManyRedirects(let url, _): url
             }
         }
 
@@ -69,12 +83,39 @@ extension ImagePipeline {
             case .notCached:
                 return "Not in cache and loading is not allowed: \(name)"
             case .transport(_, let underlying):
-                return "Network error for \(name): \(underlying.localizedDescription)"
+                return "Network error for \(name): \(Self.transportReason(underlying))"
             case .decodingFailed(_, let reason):
                 return "Could not decode \(name): \(reason)"
             case .processingFailed(_, let processor, let reason):
                 return "Processor \(processor) failed for \(name): \(reason)"
+            case .invalidImage(_, let format, let reason):
+                return "Not a valid \(format.rawValue.uppercased()) image at \(name): \(reason)"
+            case .responseTooLarge(_, let limit):
+                return "Response too large at \(name): over the \(limit)-byte limit"
+            case .redirectLoop(_, let location):
+                return "Redirect loop: \(name) redirects to \(location.absoluteString), already visited"
+            case .tooManyRedirects(_, let count):
+                return "Too many redirects for \(name) (\(count) hops)"
             }
+        }
+
+        /// A transport failure in words, with the `URLError` code ("timed out (URLError -1001)").
+        static func transportReason(_ error: any Swift.Error) -> String {
+            guard let error = error as? URLError else { return String(describing: error) }
+            let words: String
+            switch error.code {
+            case .cannotConnectToHost: words = "could not connect to the host"
+            case .cannotFindHost, .dnsLookupFailed: words = "host not found"
+            case .timedOut: words = "timed out"
+            case .networkConnectionLost: words = "connection lost"
+            case .notConnectedToInternet: words = "not connected to the internet"
+            case .httpTooManyRedirects: words = "too many redirects"
+            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+                words = "TLS failed"
+            default: words = error.localizedDescription
+            }
+            return "\(words) (URLError \(error.code.rawValue))"
         }
     }
 }

@@ -44,13 +44,15 @@ struct PipelineErrorTests {
         }
     }
 
-    @Test("a complete-looking response whose image has no end gives truncatedResponse")
+    @Test("a complete response (every announced byte) whose image has no end gives invalidImage, not truncatedResponse")
     func imageWithoutEnd() async throws {
         try await withScriptedFixture { fixture throws in
             let png = ImageFixtures.png(width: 100, height: 100, seed: 9)
             fixture.server.serve("/short.png", .ok(png.prefix(png.count - 20), contentType: "image/png"))
             let error = try await failure(fixture, "/short.png")
-            guard case .truncatedResponse = error else { Issue.record("got \(String(describing: error))"); return }
+            guard case .invalidImage(_, .png, let reason) = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(reason.contains("IEND"))
+            #expect(error?.isTransient == false, "the server sent a broken file: retrying does not help")
         }
     }
 

@@ -44,7 +44,10 @@ final class DataFetcher: Sendable {
             maxConcurrentDownloads: configuration.maxConcurrentDownloads,
             loader: configuration.dataLoader,
             clock: configuration.clock,
-            instrumentation: instrumentation
+            instrumentation: instrumentation,
+            limits: DataLoadLimits(
+                maxResponseBytes: configuration.maxResponseBytes, maxPixelCount: configuration.maxPixelCount
+            )
         )
         self.validator = ResponseValidator(maxPixelCount: configuration.maxPixelCount)
         self.storePolicy = DiskStorePolicy(storesAuthorizedResponses: configuration.storesAuthorizedResponsesOnDisk)

@@ -12,6 +12,9 @@ final class Downloader: Sendable {
         var response: URLResponse
         var requestTime: Date
         var responseTime: Date
+        /// The redirect responses followed before `response`, first hop first (empty when
+        /// there was none or the loader does not report them).
+        var redirects: [HTTPURLResponse] = []
 
         var httpResponse: HTTPURLResponse? { response as? HTTPURLResponse }
         var statusCode: Int? { httpResponse?.statusCode }
@@ -32,8 +35,16 @@ final class Downloader: Sendable {
     private let loader: any DataLoading
     private let clock: any CacheClock
     private let instrumentation: PipelineInstrumentation
+    private let limits: DataLoadLimits
 
-    init(maxConcurrentDownloads: Int, loader: any DataLoading, clock: any CacheClock, instrumentation: PipelineInstrumentation) {
+    init(
+        maxConcurrentDownloads: Int,
+        loader: any DataLoading,
+        clock: any CacheClock,
+        instrumentation: PipelineInstrumentation,
+        limits: DataLoadLimits = DataLoadLimits()
+    ) {
+        self.limits = limits
         self.queue = WorkQueue(maxConcurrentCount: maxConcurrentDownloads)
         self.loader = loader
         self.clock = clock
@@ -57,11 +68,17 @@ final class Downloader: Sendable {
             instrumentation.record(.networkRequest(url: url, isConditional: isConditional))
             let requestTime = clock.now
             do {
-                let (data, response) = try await loader.loadData(for: urlRequest) { received, expected in
+                let loaded = try await loader.load(urlRequest, limits: limits) { received, expected in
                     context.reportProgress(received, expected)
                 }
-                instrumentation.record(.bytesReceived(data.count))
-                return Response(data: data, response: response, requestTime: requestTime, responseTime: clock.now)
+                instrumentation.record(.bytesReceived(loaded.data.count))
+                return Response(
+                    data: loaded.data,
+                    response: loaded.response,
+                    requestTime: requestTime,
+                    responseTime: clock.now,
+                    redirects: loaded.redirects
+                )
             } catch {
                 if Task.isCancelled || error is CancellationError || (error as? URLError)?.code == .cancelled {
                     throw CancellationError()

@@ -25,8 +25,24 @@ struct ResponseValidator: Sendable {
             throw ImagePipeline.Error.imageTooLarge(url: url, size: size, maxPixelCount: maxPixelCount)
         }
         guard ImageInfo.isComplete(data, format: info.format) else {
-            throw ImagePipeline.Error.truncatedResponse(url: url, received: data.count, expected: expectedLength)
+            // The transfer ended normally with every announced byte (a short body is caught
+            // above, a dropped connection by the loader): the server sent a broken container.
+            throw ImagePipeline.Error.invalidImage(url: url, format: info.format, reason: Self.incompleteReason(info.format))
         }
         return info
+    }
+
+    /// What ``ImageInfo/isComplete(_:format:)`` found missing, in words.
+    static func incompleteReason(_ format: ImageFormat) -> String {
+        switch format {
+        case .png: "the chunk chain does not reach a valid IEND chunk"
+        case .jpeg: "the marker segments do not reach an end-of-image marker (FF D9)"
+        case .gif: "the block chain does not reach the trailer (0x3B)"
+        case .webp: "the RIFF size does not match the body length"
+        case .heic, .avif: "the box sizes or item extents do not match the body length"
+        case .bmp: "the pixel data ends before the size the header declares"
+        case .ico: "an image entry points past the end of the body"
+        case .tiff, .other: "the container is incomplete"
+        }
     }
 }
