@@ -246,10 +246,16 @@ final class DataFetcher: Sendable {
         if revalidated != nil {
             instrumentation.record(.revalidated(url: url, notModified: false))
         }
+        // Stored under the requested URL: every redirect on the way limits what may be reused
+        // (a temporary redirect without freshness makes the entry stale at once).
+        let sent = Self.sentHeaders(for: request)
+        let hops = response.redirects.map {
+            RedirectHop(statusCode: $0.statusCode, headers: HTTPHeaders($0), requestTime: response.requestTime, responseTime: response.responseTime)
+        }
         let metadata = CachedResponseMetadata(
-            headers: headers, statusCode: response.statusCode ?? 200, requestHeaders: Self.sentHeaders(for: request),
+            headers: headers, statusCode: response.statusCode ?? 200, requestHeaders: sent,
             requestTime: response.requestTime, responseTime: response.responseTime
-        )
+        )?.restricted(byRedirects: hops, requestHeaders: sent, heuristic: freshness.heuristic)
         store(response.data, metadata: metadata, for: request)
         return ImageDataResponse(
             data: response.data, info: info, source: .network, bytesDownloaded: response.data.count,

@@ -33,6 +33,12 @@ struct FreshnessCheck: Sendable {
         return metadata.mayServeWithoutNetwork(at: clock.now, heuristic: heuristic)
     }
 
+    /// The heuristic for responses that state no lifetime.
+    var heuristic: HeuristicFreshness {
+        if case .http(let heuristic) = policy { return heuristic }
+        return .default
+    }
+
     /// How long an image decoded from a response with `metadata` (`nil`: not storable) may be
     /// served from memory (RFC 9111 5.2.2.5: `no-store` data is not kept).
     func memoryLifetime(_ metadata: CachedResponseMetadata?) -> MemoryCacheLifetime {
