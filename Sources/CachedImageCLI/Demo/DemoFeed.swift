@@ -27,8 +27,10 @@ struct DemoFeed: Sendable {
     static func generate(count: Int, seed: UInt64, progress: @escaping @Sendable (Int) -> Void = { _ in }) async -> DemoFeed {
         var random = SeededRandom(seed: seed)
         let plans = (0..<count).map { index in plan(index: index, random: &random) }
-        // Day 2: the first two cells (on screen at launch) and a seeded tenth of the rest change.
+        // Day 2: the first two cells (on screen at launch), the first thumbnail (a unique file
+        // name, so a name collision cannot hide the change) and a seeded tenth of the rest change.
         var changing = Set((0..<min(2, count)))
+        if let thumbnail = plans.first(where: { $0.kind == .thumbnail }) { changing.insert(thumbnail.index) }
         var changeRandom = SeededRandom(seed: seed ^ 0xDA7_2)
         let target = max(changing.count, count / 10)
         while changing.count < target {

@@ -33,7 +33,8 @@ public struct DemoTable: Sendable {
                 + "\(feed.pngImages) PNG, \(feed.jpegImages) JPEG, \(Formatting.bytes(feed.smallestBytes))-\(Formatting.bytes(feed.largestBytes))) "
                 + "on a loopback server, \(options.latencyMilliseconds) ms latency, Cache-Control max-age=\(options.maxAge)",
             "Session: scroll down \(Formatting.count(session.scrollViews)) views (\(Formatting.count(session.uniqueImages)) distinct images), "
-                + "back to top (\(Formatting.count(session.backToTopViews)) views); relaunch and replay; stop the server, relaunch and replay",
+                + "back to top (\(Formatting.count(session.backToTopViews)) views); relaunch and replay; "
+                + "day 2 (max-age passed, \(Formatting.count(feed.changedOnDayTwo)) images changed) relaunch and replay; stop the server, relaunch and replay",
             "Budgets: memory \(Formatting.bytes(options.memoryLimit)) (CachedImage, NSCache), CachedImage disk \(Formatting.bytes(options.diskLimit)), "
                 + "URLCache \(Formatting.bytes(report.urlCacheMemoryCapacity)) memory + \(Formatting.bytes(report.urlCacheDiskCapacity)) disk"
                 + (options.urlCacheMemoryLimit == nil && options.urlCacheDiskLimit == nil ? " (this platform's URLCache.shared default)" : ""),
