@@ -15,7 +15,14 @@ struct DemoCommand: AsyncParsableCommand {
 
           1. launch 1: scroll down (now and then back a bit), then up to the top
           2. relaunch: a new client on the same cache directory, same scroll
-          3. offline: the server is stopped; another new client, same scroll
+          3. day 2: the simulated clock moves past max-age and the server replaces a tenth of \
+        the images (new bytes, new ETag); a new client, same scroll
+          4. offline: the server is stopped; another new client, same scroll
+
+        Avatars and photos use URLs whose last path component repeats \
+        (/users/<id>/avatar.png, /posts/<id>/original.jpg). Every view's bytes are compared with \
+        what the server holds: outdated (an older version of the same URL) or wrong (another \
+        URL's bytes). Decodes, conditional requests, 304s and disk use are counted per approach.
 
         Approaches: CachedImage (ImagePipeline); AsyncImage-like (URLSession and a URLCache with \
         the default shared capacities, no cache of decoded images; on Linux, where URLSession \

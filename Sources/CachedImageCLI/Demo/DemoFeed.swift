@@ -8,6 +8,15 @@ import ImageFixtures
 /// JPEG photos (640-1080 px wide), shuffled the way a social feed mixes them.
 struct DemoFeed: Sendable {
     let images: [FeedImage]
+    /// Day 2's new versions (new bytes, new `ETag`) of about a tenth of the images, some of them
+    /// on screen at launch; keyed by image index.
+    let dayTwo: [Int: FeedImage]
+
+    /// Images whose last path component repeats (avatars and photos).
+    var sharedNameCount: Int {
+        Dictionary(grouping: images, by: { ($0.path as NSString).lastPathComponent }).values
+            .filter { $0.count > 1 }.reduce(0) { $0 + $1.count }
+    }
 
     /// The sum of all image sizes: what downloading the whole feed once costs.
     var totalBytes: Int {
@@ -18,6 +27,22 @@ struct DemoFeed: Sendable {
     static func generate(count: Int, seed: UInt64, progress: @escaping @Sendable (Int) -> Void = { _ in }) async -> DemoFeed {
         var random = SeededRandom(seed: seed)
         let plans = (0..<count).map { index in plan(index: index, random: &random) }
+        // Day 2: the first two cells (on screen at launch), the first thumbnail (a unique file
+        // name, so a name collision cannot hide the change) and a seeded tenth of the rest change.
+        var changing = Set((0..<min(2, count)))
+        if let thumbnail = plans.first(where: { $0.kind == .thumbnail }) { changing.insert(thumbnail.index) }
+        var changeRandom = SeededRandom(seed: seed ^ 0xDA7_2)
+        let target = max(changing.count, count / 10)
+        while changing.count < target {
+            changing.insert(Int.random(in: 0..<count, using: &changeRandom))
+        }
+        var changed: [Plan] = []
+        for index in changing.sorted() {
+            var plan = plans[index]
+            plan.seed = plan.seed &+ 0x9E37_79B9_7F4A_7C15
+            changed.append(plan)
+        }
+        let dayTwo = Dictionary(uniqueKeysWithValues: changed.map { ($0.index, $0.make()) })
         let done = Protected(0)
         let images = await withTaskGroup(of: FeedImage.self) { group in
             var images: [FeedImage] = []
@@ -41,7 +66,7 @@ struct DemoFeed: Sendable {
             }
             return images.sorted { $0.index < $1.index }
         }
-        return DemoFeed(images: images)
+        return DemoFeed(images: images, dayTwo: dayTwo)
     }
 
     /// What to generate for one cell.
@@ -67,9 +92,13 @@ struct DemoFeed: Sendable {
                 contentType = "image/jpeg"
                 fileExtension = "jpg"
             }
-            let name = "\(kind.rawValue)-\(String(format: "%04d", index)).\(fileExtension)"
+            let path = switch kind {
+            case .avatar: "/users/\(1_000 + index)/avatar.\(fileExtension)"
+            case .thumbnail: "/feed/thumbnail-\(String(format: "%04d", index)).\(fileExtension)"
+            case .photo: "/posts/\(index)/original.\(fileExtension)"
+            }
             return FeedImage(
-                index: index, kind: kind, path: "/feed/" + name, data: data, contentType: contentType,
+                index: index, kind: kind, path: path, data: data, contentType: contentType,
                 etag: "\"\(String(seed, radix: 16))-\(data.count)\"", width: width, height: height
             )
         }

@@ -39,8 +39,10 @@ public struct DemoRunner: Sendable {
         generation.finish()
         log("Feed: \(feed.images.count) images, \(Formatting.bytes(feed.totalBytes)), generated in \(Formatting.duration(MonotonicTime.now() - runStart))")
 
+        let dayOne = Date()
+        let clock = DemoClock(start: dayOne)
         let server = try await FeedServer.start(
-            feed: feed, latency: .milliseconds(options.latencyMilliseconds), maxAge: options.maxAge
+            feed: feed, latency: .milliseconds(options.latencyMilliseconds), maxAge: options.maxAge, clock: clock
         )
         let session = ScrollSession(
             imageCount: options.imageCount, columns: options.columns, visibleRows: options.visibleRows,
@@ -60,19 +62,27 @@ public struct DemoRunner: Sendable {
         var latencies: [DemoApproach: [LoadSource: [Double]]] = [:]
         let context = Context(
             server: server, session: session, options: options, root: root,
-            urlCacheMemory: urlCacheMemory, urlCacheDisk: urlCacheDisk
+            urlCacheMemory: urlCacheMemory, urlCacheDisk: urlCacheDisk, clock: clock
         )
+        // Day 2 comes an hour after the max-age has run out; the offline launch an hour later.
+        let dayTwo = dayOne.addingTimeInterval(TimeInterval(options.maxAge) + 3_600)
         do {
             try createDirectories(root: root)
             for approach in approaches {
                 var samples: [LoadSource: [Double]] = [:]
+                clock.set(dayOne)
+                server.setDay(1)
                 let launch1 = try await runLaunch(approach, phases: [.scroll, .backToTop], context: context, samples: &samples)
                 let relaunch = try await runLaunch(approach, phases: [.relaunch], context: context, samples: &samples)
-                phases[approach] = launch1 + relaunch
+                clock.set(dayTwo)
+                server.setDay(2)
+                let secondDay = try await runLaunch(approach, phases: [.dayTwo], context: context, samples: &samples)
+                phases[approach] = launch1 + relaunch + secondDay
                 latencies[approach] = samples
             }
             await server.shutdown()
             log("Server stopped: offline from here on")
+            clock.set(dayTwo.addingTimeInterval(3_600))
             for approach in approaches {
                 var ignored: [LoadSource: [Double]] = [:]
                 let offline = try await runLaunch(approach, phases: [.offline], context: context, samples: &ignored)
@@ -91,7 +101,9 @@ public struct DemoRunner: Sendable {
                 jpegImages: feed.images.filter { $0.contentType == "image/jpeg" }.count,
                 totalBytes: feed.totalBytes,
                 smallestBytes: feed.images.map(\.data.count).min() ?? 0,
-                largestBytes: feed.images.map(\.data.count).max() ?? 0
+                largestBytes: feed.images.map(\.data.count).max() ?? 0,
+                sharedNameImages: feed.sharedNameCount,
+                changedOnDayTwo: feed.dayTwo.count
             ),
             session: DemoReport.Session(
                 scrollViews: session.scrollViewCount,
@@ -101,7 +113,11 @@ public struct DemoRunner: Sendable {
             urlCacheMemoryCapacity: urlCacheMemory,
             urlCacheDiskCapacity: urlCacheDisk,
             approaches: approaches.map { approach in
-                ApproachReport(approach: approach, phases: phases[approach] ?? [], latencies: latencies[approach] ?? [:])
+                ApproachReport(
+                    approach: approach, phases: phases[approach] ?? [], latencies: latencies[approach] ?? [:],
+                    diskUsage: Self.diskUsage(of: context.directory(for: approach)),
+                    diskBudget: diskBudget(approach, context: context)
+                )
             },
             duration: MonotonicTime.now() - runStart,
             cacheDirectory: options.keepCaches ? root.path : nil,
@@ -126,6 +142,17 @@ public struct DemoRunner: Sendable {
         var root: URL
         var urlCacheMemory: Int
         var urlCacheDisk: Int
+        var clock: DemoClock
+        let decodes = Protected<[DemoApproach: DecodeCounter]>([:])
+
+        func decodeCounter(for approach: DemoApproach) -> DecodeCounter {
+            decodes.withLock { counters in
+                if let counter = counters[approach] { return counter }
+                let counter = DecodeCounter()
+                counters[approach] = counter
+                return counter
+            }
+        }
 
         func directory(for approach: DemoApproach) -> URL {
             root.appendingPathComponent(approach.rawValue, isDirectory: true)
@@ -163,6 +190,8 @@ public struct DemoRunner: Sendable {
             )
             let requestsBefore = context.server.totalRequestCount
             let bytesBefore = context.server.bytesSent
+            let conditionalBefore = context.server.conditionalCounts
+            let decodesBefore = context.decodeCounter(for: approach).snapshot
             let phaseStart = MonotonicTime.now()
             let results = await SessionReplayer(server: context.server).replay(steps, client: client) { done in
                 bar.update(completed: done)
@@ -171,8 +200,12 @@ public struct DemoRunner: Sendable {
             bar.finish()
 
             var counts: [LoadSource: Int] = [:]
+            var outdated = 0
+            var wrong = 0
             for sample in results {
                 counts[sample.source, default: 0] += 1
+                if sample.verdict == .outdated { outdated += 1 }
+                if sample.verdict == .wrong { wrong += 1 }
                 if phase != .offline { samples[sample.source, default: []].append(sample.latency) }
             }
             let firstShown = results.filter { $0.source != .failed }.map(\.finishedAt).min()
@@ -186,7 +219,13 @@ public struct DemoRunner: Sendable {
                 networkRequests: context.server.totalRequestCount - requestsBefore,
                 bytesDownloaded: context.server.bytesSent - bytesBefore,
                 timeToFirstImage: phase.startsLaunch ? firstShown.map { $0 - launchStart } : nil,
-                duration: phaseEnd - phaseStart
+                duration: phaseEnd - phaseStart,
+                outdatedShown: outdated,
+                wrongShown: wrong,
+                conditionalRequests: context.server.conditionalCounts.conditional - conditionalBefore.conditional,
+                notModified: context.server.conditionalCounts.notModified - conditionalBefore.notModified,
+                decodes: context.decodeCounter(for: approach).snapshot.count - decodesBefore.count,
+                decodedBytes: context.decodeCounter(for: approach).snapshot.bytes - decodesBefore.bytes
             )
             reports.append(report)
             log("  \(approach.title.padding(toLength: 16, withPad: " ", startingAt: 0)) \(phase.title.padding(toLength: 28, withPad: " ", startingAt: 0)) "
@@ -201,17 +240,49 @@ public struct DemoRunner: Sendable {
         let directory = context.directory(for: approach)
         switch approach {
         case .cachedImage:
-            return PipelineDemoClient(directory: directory, options: context.options)
+            return PipelineDemoClient(
+                directory: directory, options: context.options, clock: context.clock,
+                decodes: context.decodeCounter(for: approach)
+            )
         case .asyncImage:
             return URLCacheDemoClient(
                 directory: directory, memoryCapacity: context.urlCacheMemory, diskCapacity: context.urlCacheDisk,
-                server: context.server, cellPixels: context.options.cellPixels
+                server: context.server, cellPixels: context.options.cellPixels, clock: context.clock,
+                decodes: context.decodeCounter(for: approach)
             )
         case .documentsDirectory:
-            return DocumentsDirectoryDemoClient(directory: directory, cellPixels: context.options.cellPixels)
+            return DocumentsDirectoryDemoClient(
+                directory: directory, cellPixels: context.options.cellPixels, decodes: context.decodeCounter(for: approach)
+            )
         case .nsCache:
-            return NSCacheDemoClient(memoryLimit: context.options.memoryLimit, cellPixels: context.options.cellPixels)
+            return NSCacheDemoClient(
+                memoryLimit: context.options.memoryLimit, cellPixels: context.options.cellPixels,
+                decodes: context.decodeCounter(for: approach)
+            )
         }
+    }
+
+    /// The disk budget `approach` enforces, in bytes; `nil` when it has none.
+    private func diskBudget(_ approach: DemoApproach, context: Context) -> Int? {
+        switch approach {
+        case .cachedImage: context.options.diskLimit
+        case .asyncImage: context.urlCacheDisk
+        case .documentsDirectory: nil
+        case .nsCache: 0
+        }
+    }
+
+    /// Bytes of the regular files under `directory` (what the approach left on disk).
+    private static func diskUsage(of directory: URL) -> Int {
+        guard let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.fileSizeKey, .isRegularFileKey]) else {
+            return 0
+        }
+        var total = 0
+        for case let file as URL in files {
+            let values = try? file.resourceValues(forKeys: [.fileSizeKey, .isRegularFileKey])
+            if values?.isRegularFile == true { total += values?.fileSize ?? 0 }
+        }
+        return total
     }
 
     private func log(_ line: String) {

@@ -10,8 +10,9 @@ struct FeedImage: Sendable {
     /// Position in the feed (0 is the top).
     let index: Int
     let kind: Kind
-    /// The path on the server, for example `/feed/photo-0042.jpg` (unique last path components,
-    /// so the documents-directory baseline is not handicapped by name collisions).
+    /// The path on the server, laid out as CDNs and APIs commonly do: avatars at
+    /// `/users/<id>/avatar.png` and photos at `/posts/<id>/original.jpg` (last path components
+    /// that repeat), thumbnails at `/feed/thumbnail-0042.jpg` (unique).
     let path: String
     let data: Data
     let contentType: String

@@ -7,6 +7,8 @@ struct SessionReplayer: Sendable {
     /// One cell appearance.
     struct Sample: Sendable {
         var source: LoadSource
+        /// How the bytes shown compare with the server's current version (`nil`: nothing shown).
+        var verdict: FeedServer.Verdict?
         /// Seconds from the cell appearing to its image being decoded (or the failure).
         var latency: Double
         /// When it finished (``MonotonicTime``).
@@ -30,9 +32,11 @@ struct SessionReplayer: Sendable {
                     let url = server.url(for: image)
                     group.addTask {
                         let start = MonotonicTime.now()
-                        let source = await client.load(image, url: url)
+                        let shown = await client.load(image, url: url)
                         let end = MonotonicTime.now()
-                        return Sample(source: source, latency: end - start, finishedAt: end)
+                        let verdict = shown.data.map { server.verdict(for: $0, index: index) }
+                        return Sample(source: shown.source, verdict: shown.source == .failed ? nil : verdict,
+                                      latency: end - start, finishedAt: end)
                     }
                 }
                 var results: [Sample] = []

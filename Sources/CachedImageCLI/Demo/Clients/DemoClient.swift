@@ -13,11 +13,20 @@ public enum LoadSource: String, Sendable, Hashable, Codable, CaseIterable {
     case failed
 }
 
+/// What one image view showed: where it came from and the original bytes of the image on screen
+/// (`nil` when nothing was shown), so the demo can compare them with what the server holds.
+struct Shown: Sendable {
+    var source: LoadSource
+    var data: Data?
+
+    static let failed = Shown(source: .failed, data: nil)
+}
+
 /// One way an app could load feed images. The demo creates a new client for each launch (same
 /// directory, nothing else carried over) and calls ``load(_:url:)`` as cells appear.
 protocol DemoClient: Sendable {
     /// Loads `image` from `url` as a cell appearing on screen would, decoding it for display.
-    func load(_ image: FeedImage, url: URL) async -> LoadSource
+    func load(_ image: FeedImage, url: URL) async -> Shown
     /// The app is about to be terminated: persist what must survive.
     func endLaunch() async
 }
@@ -27,8 +36,10 @@ protocol DemoClient: Sendable {
 enum DemoDecoder {
     struct NotAnImage: Error {}
 
-    static func decode(_ data: Data, cellPixels: Int) throws -> DecodedImage {
+    static func decode(_ data: Data, cellPixels: Int, counter: DecodeCounter) throws -> DecodedImage {
         guard let info = ImageInfo(data: data) else { throw NotAnImage() }
-        return try HeaderImageDecoder().decode(data, info: info, targetSize: PixelSize(width: cellPixels, height: cellPixels))
+        let image = try HeaderImageDecoder().decode(data, info: info, targetSize: PixelSize(width: cellPixels, height: cellPixels))
+        counter.record(image)
+        return image
     }
 }

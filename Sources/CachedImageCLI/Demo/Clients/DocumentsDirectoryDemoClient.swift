@@ -10,24 +10,27 @@ final class DocumentsDirectoryDemoClient: DemoClient {
     private let directory: URL
     private let session: URLSession
     private let cellPixels: Int
+    private let decodes: DecodeCounter
 
-    init(directory: URL, cellPixels: Int) {
+    init(directory: URL, cellPixels: Int, decodes: DecodeCounter) {
+        self.decodes = decodes
         self.directory = directory
         self.session = URLSession(configuration: NaiveSession.configuration())
         self.cellPixels = cellPixels
     }
 
-    func load(_ image: FeedImage, url: URL) async -> LoadSource {
+    func load(_ image: FeedImage, url: URL) async -> Shown {
         let file = directory.appendingPathComponent(url.lastPathComponent)
         if let data = try? Data(contentsOf: file) {
-            return (try? DemoDecoder.decode(data, cellPixels: cellPixels)) != nil ? .disk : .failed
+            guard let decoded = try? DemoDecoder.decode(data, cellPixels: cellPixels, counter: decodes) else { return .failed }
+            return Shown(source: .disk, data: decoded.data)
         }
         do {
             let (data, response) = try await session.data(from: url)
             guard (response as? HTTPURLResponse)?.statusCode == 200 else { return .failed }
             try data.write(to: file)
-            _ = try DemoDecoder.decode(data, cellPixels: cellPixels)
-            return .network
+            let decoded = try DemoDecoder.decode(data, cellPixels: cellPixels, counter: decodes)
+            return Shown(source: .network, data: decoded.data)
         } catch {
             return .failed
         }

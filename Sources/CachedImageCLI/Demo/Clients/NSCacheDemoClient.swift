@@ -18,24 +18,26 @@ final class NSCacheDemoClient: DemoClient, @unchecked Sendable {
     private let cache = NSCache<NSString, Box>()
     private let session: URLSession
     private let cellPixels: Int
+    private let decodes: DecodeCounter
 
-    init(memoryLimit: Int, cellPixels: Int) {
+    init(memoryLimit: Int, cellPixels: Int, decodes: DecodeCounter) {
+        self.decodes = decodes
         cache.totalCostLimit = memoryLimit
         session = URLSession(configuration: NaiveSession.configuration())
         self.cellPixels = cellPixels
     }
 
-    func load(_ image: FeedImage, url: URL) async -> LoadSource {
+    func load(_ image: FeedImage, url: URL) async -> Shown {
         let key = url.absoluteString as NSString
-        if cache.object(forKey: key) != nil {
-            return .memory
+        if let cached = cache.object(forKey: key) {
+            return Shown(source: .memory, data: cached.image.data)
         }
         do {
             let (data, response) = try await session.data(from: url)
             guard (response as? HTTPURLResponse)?.statusCode == 200 else { return .failed }
-            let decoded = try DemoDecoder.decode(data, cellPixels: cellPixels)
+            let decoded = try DemoDecoder.decode(data, cellPixels: cellPixels, counter: decodes)
             cache.setObject(Box(decoded), forKey: key, cost: decoded.cost)
-            return .network
+            return Shown(source: .network, data: decoded.data)
         } catch {
             return .failed
         }

@@ -7,8 +7,10 @@ final class PipelineDemoClient: DemoClient {
     let pipeline: ImagePipeline
     private let targetSize: PixelSize
 
-    init(directory: URL, options: DemoOptions) {
+    init(directory: URL, options: DemoOptions, clock: DemoClock, decodes: DecodeCounter) {
         var configuration = ImagePipeline.Configuration()
+        configuration.clock = clock
+        configuration.decoder = CountingDecoder(base: configuration.decoder, counter: decodes)
         configuration.diskCacheDirectory = directory
         configuration.memoryCacheCostLimit = options.memoryLimit
         configuration.diskCacheSizeLimit = options.diskLimit
@@ -16,16 +18,17 @@ final class PipelineDemoClient: DemoClient {
         targetSize = PixelSize(width: options.cellPixels, height: options.cellPixels)
     }
 
-    func load(_ image: FeedImage, url: URL) async -> LoadSource {
+    func load(_ image: FeedImage, url: URL) async -> Shown {
         let request = ImageRequest(url: url, targetSize: targetSize)
-        if pipeline.cachedImage(for: request) != nil {
-            return .memory
+        if let cached = pipeline.cachedImage(for: request) {
+            return Shown(source: .memory, data: cached.data)
         }
         do {
-            switch try await pipeline.image(for: request).source {
-            case .memory: return .memory
-            case .disk: return .disk
-            case .network, .revalidated: return .network
+            let response = try await pipeline.image(for: request)
+            switch response.source {
+            case .memory: return Shown(source: .memory, data: response.image.data)
+            case .disk: return Shown(source: .disk, data: response.image.data)
+            case .network, .revalidated: return Shown(source: .network, data: response.image.data)
             }
         } catch {
             return .failed

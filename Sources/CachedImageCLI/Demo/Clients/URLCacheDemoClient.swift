@@ -21,11 +21,15 @@ final class URLCacheDemoClient: DemoClient {
     private let session: URLSession
     private let server: FeedServer
     private let cellPixels: Int
+    private let clock: DemoClock
+    private let decodes: DecodeCounter
     #if canImport(FoundationNetworking)
     private let cache: URLCacheModel
     #endif
 
-    init(directory: URL, memoryCapacity: Int, diskCapacity: Int, server: FeedServer, cellPixels: Int) {
+    init(directory: URL, memoryCapacity: Int, diskCapacity: Int, server: FeedServer, cellPixels: Int, clock: DemoClock, decodes: DecodeCounter) {
+        self.clock = clock
+        self.decodes = decodes
         let configuration = URLSessionConfiguration.default
         #if canImport(FoundationNetworking)
         cache = URLCacheModel(directory: directory, memoryCapacity: memoryCapacity, diskCapacity: diskCapacity)
@@ -51,12 +55,12 @@ final class URLCacheDemoClient: DemoClient {
         #endif
     }
 
-    func load(_ image: FeedImage, url: URL) async -> LoadSource {
+    func load(_ image: FeedImage, url: URL) async -> Shown {
         let requestsBefore = server.requestCount(for: image)
         do {
             let data = try await loadData(url)
-            _ = try DemoDecoder.decode(data, cellPixels: cellPixels)
-            return server.requestCount(for: image) > requestsBefore ? .network : .disk
+            let decoded = try DemoDecoder.decode(data, cellPixels: cellPixels, counter: decodes)
+            return Shown(source: server.requestCount(for: image) > requestsBefore ? .network : .disk, data: decoded.data)
         } catch {
             return .failed
         }
@@ -72,7 +76,7 @@ final class URLCacheDemoClient: DemoClient {
     /// `.useProtocolCachePolicy`, as Apple's `URLSession` applies it.
     private func loadData(_ url: URL) async throws -> Data {
         let cached = cache.entry(for: url)
-        if let cached, cached.isFresh(at: Date()) {
+        if let cached, cached.isFresh(at: clock.now) {
             return cached.body
         }
         var request = URLRequest(url: url)
@@ -82,7 +86,7 @@ final class URLCacheDemoClient: DemoClient {
         let (data, response) = try await session.data(for: request)
         guard let http = response as? HTTPURLResponse else { throw BadStatus() }
         if http.statusCode == 304, var refreshed = cached {
-            refreshed.date = Self.date(of: http)
+            refreshed.date = self.date(of: http)
             refreshed.maxAge = Self.maxAge(of: http) ?? refreshed.maxAge
             cache.store(refreshed)
             return refreshed.body
@@ -91,15 +95,15 @@ final class URLCacheDemoClient: DemoClient {
         let cacheControl = http.value(forHTTPHeaderField: "Cache-Control")?.lowercased() ?? ""
         if !cacheControl.contains("no-store") {
             cache.store(URLCacheModel.Entry(
-                url: url.absoluteString, date: Self.date(of: http), maxAge: Self.maxAge(of: http),
+                url: url.absoluteString, date: self.date(of: http), maxAge: Self.maxAge(of: http),
                 etag: http.value(forHTTPHeaderField: "ETag"), body: data
             ))
         }
         return data
     }
 
-    private static func date(of response: HTTPURLResponse) -> Date {
-        response.value(forHTTPHeaderField: "Date").flatMap(HTTPDateFormat.date(from:)) ?? Date()
+    private func date(of response: HTTPURLResponse) -> Date {
+        response.value(forHTTPHeaderField: "Date").flatMap(HTTPDateFormat.date(from:)) ?? clock.now
     }
 
     private static func maxAge(of response: HTTPURLResponse) -> TimeInterval? {

@@ -17,8 +17,25 @@ public struct ApproachReport: Sendable, Hashable, Codable {
     /// Views shown in the offline launch, and views attempted.
     public var offlineShown: Int
     public var offlineViews: Int
+    /// Views, over all phases, that showed an older version than the server's.
+    public var outdatedShown: Int
+    /// Views, over all phases, that showed another URL's bytes.
+    public var wrongShown: Int
+    /// Decodes and decoded bytes over all phases.
+    public var decodes: Int
+    public var decodedBytes: Int
+    /// Bytes the approach left on disk at the end of the session.
+    public var diskUsage: Int
+    /// The disk budget the approach enforces; `nil` when it has none.
+    public var diskBudget: Int?
 
-    init(approach: DemoApproach, phases: [PhaseReport], latencies: [LoadSource: [Double]]) {
+    init(approach: DemoApproach, phases: [PhaseReport], latencies: [LoadSource: [Double]], diskUsage: Int = 0, diskBudget: Int? = nil) {
+        self.diskUsage = diskUsage
+        self.diskBudget = diskBudget
+        outdatedShown = phases.reduce(0) { $0 + $1.outdatedShown }
+        wrongShown = phases.reduce(0) { $0 + $1.wrongShown }
+        decodes = phases.reduce(0) { $0 + $1.decodes }
+        decodedBytes = phases.reduce(0) { $0 + $1.decodedBytes }
         self.approach = approach
         self.phases = phases
         networkRequests = phases.reduce(0) { $0 + $1.networkRequests }

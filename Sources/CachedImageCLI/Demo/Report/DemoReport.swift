@@ -9,6 +9,10 @@ public struct DemoReport: Sendable, Hashable, Codable {
         public var totalBytes: Int
         public var smallestBytes: Int
         public var largestBytes: Int
+        /// Images whose URL's last path component repeats (`/users/<id>/avatar.png`, `/posts/<id>/original.jpg`).
+        public var sharedNameImages: Int
+        /// Images the server replaced (new bytes, new ETag) on day 2.
+        public var changedOnDayTwo: Int
     }
 
     /// The replayed session.

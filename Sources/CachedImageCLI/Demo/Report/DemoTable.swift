@@ -33,10 +33,12 @@ public struct DemoTable: Sendable {
                 + "\(feed.pngImages) PNG, \(feed.jpegImages) JPEG, \(Formatting.bytes(feed.smallestBytes))-\(Formatting.bytes(feed.largestBytes))) "
                 + "on a loopback server, \(options.latencyMilliseconds) ms latency, Cache-Control max-age=\(options.maxAge)",
             "Session: scroll down \(Formatting.count(session.scrollViews)) views (\(Formatting.count(session.uniqueImages)) distinct images), "
-                + "back to top (\(Formatting.count(session.backToTopViews)) views); relaunch and replay; stop the server, relaunch and replay",
+                + "back to top (\(Formatting.count(session.backToTopViews)) views); relaunch and replay; "
+                + "day 2 (max-age passed, \(Formatting.count(feed.changedOnDayTwo)) images changed) relaunch and replay; stop the server, relaunch and replay",
             "Budgets: memory \(Formatting.bytes(options.memoryLimit)) (CachedImage, NSCache), CachedImage disk \(Formatting.bytes(options.diskLimit)), "
                 + "URLCache \(Formatting.bytes(report.urlCacheMemoryCapacity)) memory + \(Formatting.bytes(report.urlCacheDiskCapacity)) disk"
                 + (options.urlCacheMemoryLimit == nil && options.urlCacheDiskLimit == nil ? " (this platform's URLCache.shared default)" : ""),
+            "Build: \(report.buildConfiguration) (timings depend on it; counts do not)",
         ]
     }
 
@@ -56,6 +58,21 @@ public struct DemoTable: Sendable {
             rows.append(("Latency p50 / p99: \(source.rawValue)", approaches.map { latency($0.latency(source)) }))
         }
         rows.append(("Offline launch: images shown", approaches.map { offline($0) }))
+        rows.append(("  outdated (older than the server's)", approaches.map { $0.phase(.offline).map { Formatting.count($0.outdatedShown) } ?? "-" }))
+
+        let feed = report.feed
+        rows.append(("Day 2 (\(Formatting.count(feed.changedOnDayTwo)) of \(Formatting.count(feed.images)) images changed)", approaches.map { _ in "" }))
+        rows.append(("  outdated images shown", approaches.map { cell($0.phase(.dayTwo)) { Formatting.count($0.outdatedShown) } }))
+        rows.append(("  conditional requests / 304s", approaches.map {
+            cell($0.phase(.dayTwo)) { "\(Formatting.count($0.conditionalRequests)) / \(Formatting.count($0.notModified))" }
+        }))
+        rows.append(("  bytes downloaded", approaches.map { cell($0.phase(.dayTwo)) { Formatting.bytes($0.bytesDownloaded) } }))
+        rows.append(("URL layouts (\(Formatting.count(feed.sharedNameImages)) URLs share a file name)", approaches.map { _ in "" }))
+        rows.append(("  wrong images shown (all phases)", approaches.map { Formatting.count($0.wrongShown) }))
+        rows.append(("Work per view (all phases)", approaches.map { _ in "" }))
+        rows.append(("  decodes", approaches.map { Formatting.count($0.decodes) }))
+        rows.append(("  decoded bytes", approaches.map { Formatting.bytes($0.decodedBytes) }))
+        rows.append(("Disk at the end / budget", approaches.map { disk($0) }))
 
         let labelWidth = rows.map(\.0.count).max() ?? 0
         var widths = approaches.map { max($0.approach.title.count, $0.approach.subtitle.count) }
@@ -90,13 +107,45 @@ public struct DemoTable: Sendable {
             } else {
                 verdict = "\(Formatting.factor(1 / max(comparison.factor, .leastNonzeroMagnitude))) more"
             }
-            return "CachedImage: \(Formatting.count(comparison.cachedImageRequests)) requests, "
+            var line = "CachedImage: \(Formatting.count(comparison.cachedImageRequests)) requests, "
                 + "\(comparison.baseline.title): \(Formatting.count(comparison.baselineRequests)) requests, \(verdict) "
                 + "(\(Formatting.bytes(comparison.cachedImageBytes)) vs \(Formatting.bytes(comparison.baselineBytes)))"
+            let wins = self.wins(against: comparison.baseline)
+            if !wins.isEmpty { line += "; " + wins.joined(separator: ", ") }
+            return line
         }
     }
 
+    /// The other metrics where CachedImage did better than `baseline`, each with both figures.
+    private func wins(against baseline: DemoApproach) -> [String] {
+        guard let ours = report.approach(.cachedImage), let theirs = report.approach(baseline) else { return [] }
+        var wins: [String] = []
+        if theirs.outdatedShown > ours.outdatedShown {
+            wins.append("outdated images shown \(Formatting.count(ours.outdatedShown)) vs \(Formatting.count(theirs.outdatedShown))")
+        }
+        if theirs.wrongShown > ours.wrongShown {
+            wins.append("wrong images shown \(Formatting.count(ours.wrongShown)) vs \(Formatting.count(theirs.wrongShown))")
+        }
+        if theirs.decodes > ours.decodes {
+            let factor = Double(theirs.decodes) / Double(max(ours.decodes, 1))
+            wins.append("\(Formatting.factor(factor)) fewer decodes (\(Formatting.count(ours.decodes)) vs \(Formatting.count(theirs.decodes)))")
+        }
+        if theirs.offlineShown < ours.offlineShown {
+            wins.append("offline \(Formatting.count(ours.offlineShown)) images shown vs \(Formatting.count(theirs.offlineShown))")
+        }
+        return wins
+    }
+
     // MARK: Cells
+
+    private func cell(_ phase: PhaseReport?, _ text: (PhaseReport) -> String) -> String {
+        phase.map(text) ?? "-"
+    }
+
+    private func disk(_ approach: ApproachReport) -> String {
+        let budget = approach.diskBudget.map { $0 == 0 ? "none kept" : Formatting.bytes($0) } ?? "no limit"
+        return "\(Formatting.bytes(approach.diskUsage)) / \(budget)"
+    }
 
     private func time(_ seconds: Double?) -> String {
         seconds.map(Formatting.duration) ?? "-"

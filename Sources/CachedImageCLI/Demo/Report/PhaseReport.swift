@@ -17,6 +17,17 @@ public struct PhaseReport: Sendable, Hashable, Codable {
     public var timeToFirstImage: Double?
     /// Wall time of the phase, in seconds.
     public var duration: Double
+    /// Views that showed an older version of their URL's image than the server holds.
+    public var outdatedShown: Int
+    /// Views that showed the bytes of another URL (file-name collisions).
+    public var wrongShown: Int
+    /// Conditional requests (`If-None-Match`/`If-Modified-Since`) the server received.
+    public var conditionalRequests: Int
+    /// `304 Not Modified` answers the server sent.
+    public var notModified: Int
+    /// Images decoded, and the decoded bytes (bitmap memory) they produced.
+    public var decodes: Int
+    public var decodedBytes: Int
 
     /// Views that showed an image.
     public var shown: Int { views - failures }

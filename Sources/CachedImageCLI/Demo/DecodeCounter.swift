@@ -1,0 +1,32 @@
+import Foundation
+import CachedImageCore
+
+/// Counts the decodes a client performs and the decoded bytes they produce (the memory a decoded
+/// bitmap takes), so work a memory cache of decoded images saves shows as work not done.
+final class DecodeCounter: Sendable {
+    private let totals = Protected((count: 0, bytes: 0))
+
+    /// Decodes and decoded bytes so far.
+    var snapshot: (count: Int, bytes: Int) {
+        totals.withLock { $0 }
+    }
+
+    func record(_ image: DecodedImage) {
+        totals.withLock { value in
+            value.count += 1
+            value.bytes += image.cost
+        }
+    }
+}
+
+/// The pipeline's decoder, wrapped to count its decodes in a ``DecodeCounter``.
+struct CountingDecoder: ImageDecoding {
+    let base: any ImageDecoding
+    let counter: DecodeCounter
+
+    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+        let image = try base.decode(data, info: info, targetSize: targetSize)
+        counter.record(image)
+        return image
+    }
+}
