@@ -13,8 +13,10 @@ import Testing
 struct FaultInjectionTests {
     /// What a fault must produce.
     enum Outcome: Sendable {
-        /// The exact bytes, and the disk holds them (`cached`) or nothing.
-        case image(Data, cached: Bool)
+        /// The exact bytes, and the disk holds them (`cached`) or nothing. A cached entry that
+        /// is not `reusable` (reached through a temporary redirect without freshness, RFC 9111
+        /// 4.2.2) is stale at once: a relaunch asks the server again.
+        case image(Data, cached: Bool, reusable: Bool = true)
         /// A typed error the predicate accepts; the disk stays empty.
         case failure(@Sendable (ImagePipeline.Error) -> Bool)
     }
@@ -98,13 +100,13 @@ struct FaultInjectionTests {
             case .redirect:
                 server.serve(path, .redirect(to: path + "-target"))
                 server.serve(path + "-target", .ok(png, contentType: "image/png"))
-                return .image(png, cached: true)
+                return .image(png, cached: true, reusable: false)
             case .redirectChain:
                 server.serve(path, .redirect(to: path + "-1", status: 301))
                 server.serve(path + "-1", .redirect(to: path + "-2", status: 307))
                 server.serve(path + "-2", .redirect(to: server.url(path + "-3").absoluteString, status: 308))
                 server.serve(path + "-3", .ok(png, contentType: "image/png"))
-                return .image(png, cached: true)
+                return .image(png, cached: true, reusable: false)
             case .redirectLoop:
                 server.serve(path, .redirect(to: path))
                 return .failure { error in
@@ -170,19 +172,25 @@ struct FaultInjectionTests {
         let pipeline = fixture.makePipeline()
 
         switch outcome {
-        case .image(let expected, let cached):
+        case .image(let expected, let cached, let reusable):
             let response = try await pipeline.image(for: url)
             #expect(response.source == .network)
             #expect(response.image.data == expected)
             ReliabilityChecks.expectDisk(of: pipeline, key: url.absoluteString, holds: cached ? expected : nil)
             if cached {
-                // A relaunch serves the same bytes from disk, without the network.
+                // A relaunch serves the same bytes: from disk without the network, or, for an
+                // entry a temporary redirect made stale at once, after asking the server again.
                 let before = fixture.server.totalRequestCount
                 let relaunched = fixture.makePipeline()
                 let again = try await relaunched.image(for: url)
-                #expect(again.source == .disk)
                 #expect(again.image.data == expected)
-                #expect(fixture.server.totalRequestCount == before)
+                if reusable {
+                    #expect(again.source == .disk)
+                    #expect(fixture.server.totalRequestCount == before)
+                } else {
+                    #expect(again.source != .disk)
+                    #expect(fixture.server.totalRequestCount > before)
+                }
             }
         case .failure(let accepts):
             do {
