@@ -31,7 +31,12 @@ import Foundation
 /// }
 /// ```
 ///
-/// One directory must be used by one `DiskCache` instance at a time.
+/// One directory is used by one `DiskCache` at a time. In a process, ``shared(directory:sizeLimit:clock:errorHandler:)``
+/// (what every ``ImagePipeline`` uses) hands out the same instance for the same directory;
+/// across processes (an app and its extensions sharing a directory), an advisory lock on the
+/// directory lets the first process in, and a second one fails to open with a
+/// ``DiskCache/Error`` whose operation is `.open` (a pipeline then runs without a disk cache and
+/// reports it in ``ImagePipeline/diskCacheOpenError``).
 public final class DiskCache: Sendable {
     /// A cached response: the original bytes and what was known about them.
     public struct Entry: Sendable, Hashable {
@@ -73,7 +78,9 @@ public final class DiskCache: Sendable {
     private let directoryPath: String
     private let temporaryDirectoryPath: String
     private let clock: any CacheClock
-    private let errorHandler: (@Sendable (DiskCache.Error) -> Void)?
+    private let errorHandlers: Locked<[@Sendable (DiskCache.Error) -> Void]>
+    /// The directory's advisory lock, held while this instance lives.
+    private let directoryLock: DiskCacheDirectoryLock
     private let fileNameForKey: @Sendable (String) -> String
     /// The serial queue all file mutations run on (internal so tests can hold it).
     let queue = DispatchQueue(label: "CachedImage.DiskCache", qos: .utility)
@@ -157,10 +164,11 @@ public final class DiskCache: Sendable {
         self.directoryPath = directory.path
         self.temporaryDirectoryPath = directory.appendingPathComponent("tmp", isDirectory: true).path
         self.clock = clock
-        self.errorHandler = errorHandler
+        self.errorHandlers = Locked(errorHandler.map { [$0] } ?? [])
         self.fileNameForKey = fileNameForKey
 
         try Self.createDirectories(directoryPath, temporaryDirectoryPath)
+        self.directoryLock = try DiskCacheDirectoryLock(directoryPath: directoryPath)
         Self.removeTemporaryFiles(in: temporaryDirectoryPath)
         let files: [FileIO.ListedFile]
         do {
@@ -419,7 +427,8 @@ public final class DiskCache: Sendable {
         guard !state.isTouchWriteScheduled else { return }
         state.isTouchWriteScheduled = true
         // Batched: one pass per delay, however many reads happen meanwhile.
-        queue.asyncAfter(deadline: .now() + Self.touchPersistenceDelay) { self.persistTouches() }
+        // Weak: a cache nobody uses any more is released at once (and with it the directory lock).
+        queue.asyncAfter(deadline: .now() + Self.touchPersistenceDelay) { [weak self] in self?.persistTouches() }
     }
 
     /// Drops a record after its file turned out to be missing or corrupt, unless it was
@@ -576,7 +585,12 @@ public final class DiskCache: Sendable {
     }
 
     private func report(_ error: Error) {
-        errorHandler?(error)
+        for handler in errorHandlers.withLock({ $0 }) { handler(error) }
+    }
+
+    /// Adds an error handler (a second pipeline sharing this cache reports failures too).
+    func addErrorHandler(_ handler: @escaping @Sendable (DiskCache.Error) -> Void) {
+        errorHandlers.withLock { $0.append(handler) }
     }
 
     // MARK: Directory setup

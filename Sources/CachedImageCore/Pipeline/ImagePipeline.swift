@@ -58,7 +58,7 @@ public final class ImagePipeline: Sendable {
         var openError: DiskCache.Error?
         diskCache = configuration.diskCacheDirectory.flatMap { directory in
             do {
-                return try DiskCache(
+                return try DiskCache.shared(
                     directory: directory,
                     sizeLimit: configuration.diskCacheSizeLimit,
                     clock: configuration.clock,

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+@testable import CachedImageCore
+
+/// One disk cache per directory: pipelines in one process share it; another process is kept out.
+@Suite("Reliability: one disk cache per directory")
+struct SharedDirectoryTests {
+    @Test("two pipelines on one directory share one disk cache: one index, one size limit, no second download")
+    func pipelinesShareTheDirectory() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/a.png", headers: ["Cache-Control": "max-age=600"])
+            let first = fixture.makePipeline { $0.diskCacheSizeLimit = 1_000_000 }
+            let second = fixture.makePipeline { $0.diskCacheSizeLimit = 5 }
+            #expect(first.diskCache === second.diskCache)
+            #expect(second.diskCache?.sizeLimit == 1_000_000, "the first opener's limit applies")
+            _ = try await first.image(for: fixture.url("/a.png"))
+            #expect(try await second.image(for: fixture.url("/a.png")).source == .disk)
+            #expect(fixture.server.requestCount(for: "/a.png") == 1)
+        }
+    }
+
+    @Test("another process holding the directory keeps this one out with a typed error; the pipeline runs without a disk cache")
+    func anotherProcessIsKeptOut() async throws {
+        let writer = try #require(CrashSafetyTests.writerURL(), "cachedimage-crash-writer was not built next to the tests")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("CachedImageShared-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let process = Process()
+        process.executableURL = writer
+        process.arguments = [directory.path, "0", String(10_000_000)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        #expect(String(decoding: output.fileHandleForReading.readData(ofLength: 6), as: UTF8.self) == "ready\n")
+
+        #expect {
+            _ = try DiskCache(directory: directory)
+        } throws: { error in
+            (error as? DiskCache.Error)?.operation == .open
+        }
+        var configuration = ImagePipeline.Configuration()
+        configuration.diskCacheDirectory = directory
+        let pipeline = ImagePipeline(configuration: configuration)
+        #expect(pipeline.diskCache == nil)
+        #expect(pipeline.diskCacheOpenError?.operation == .open)
+
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        // The lock goes with the process, however it ended.
+        #expect(throws: Never.self) { _ = try DiskCache(directory: directory) }
+    }
+}
