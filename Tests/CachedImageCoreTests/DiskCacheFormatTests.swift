@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ImageFixtures
 @testable import CachedImageCore
 
 @Suite("DiskCache internals")
@@ -120,5 +121,18 @@ struct DiskCacheFormatTests {
         #expect(FastChecksum.checksum(bytes(100), seed: 42) == 0x6809_9d8b_0174_2e26)
         #expect(FastChecksum.checksum(bytes(200), seed: 42) == 0xd989_7de8_f44d_32e4)
         #expect(FastChecksum.checksum(bytes(1000), seed: 42) == 0xc24d_543d_f93a_dd80)
+    }
+
+    @Test("the SIMD checksum (optimised builds) and the C one (debug builds) agree on every length and seed")
+    func bothChecksumsAgree() {
+        var random = SeededRandom(seed: 7)
+        for length in [0, 1, 7, 8, 9, 127, 128, 129, 255, 256, 1_000, 4_096, 65_537] {
+            for seed: UInt64 in [0, 1, 0xDEAD_BEEF] {
+                let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                bytes.withUnsafeBytes { buffer in
+                    #expect(FastChecksum.simdChecksum(buffer, seed: seed) == FastChecksum.portableChecksum(buffer, seed: seed), "length \(length), seed \(seed)")
+                }
+            }
+        }
     }
 }
