@@ -23,9 +23,11 @@ rm -rf "$graphs" && mkdir -p "$graphs" "$out"
 swift build --target CachedImage >"$scratch/build.log" 2>&1 || {
   cat "$scratch/build.log" >&2; echo "build-docs: FAILED to build the modules" >&2; exit 1; }
 modules=$(swift build --show-bin-path)/Modules
+cModules=$(for map in "$(swift build --show-bin-path)"/*.build/module.modulemap; do [ -f "$map" ] && printf -- '-I %s ' "$(dirname "$map")"; done)
 triple=$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
 for module in CachedImageCore CachedImage; do
-  swift-symbolgraph-extract -module-name "$module" -I "$modules" -target "$triple" \
+  # C targets (the checksum) are found through their generated module maps.
+  swift-symbolgraph-extract -module-name "$module" -I "$modules" $cModules -target "$triple" \
     -minimum-access-level public -skip-synthesized-members -output-dir "$graphs" >>"$scratch/build.log" 2>&1 || {
     cat "$scratch/build.log" >&2; echo "build-docs: FAILED to extract $module's symbol graph" >&2; exit 1; }
 done

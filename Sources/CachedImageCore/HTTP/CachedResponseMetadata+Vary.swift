@@ -43,7 +43,8 @@ extension CachedResponseMetadata {
         }
     }
 
-    /// ``matches(requestHeaders:)-(HTTPHeaders)`` for a request's `allHTTPHeaderFields`.
+    /// Whether this stored response may answer a request with these header fields (a request's
+    /// `allHTTPHeaderFields`, as sent): every field named by `Vary` carries the stored value.
     public func matches(requestHeaders: [String: String]) -> Bool {
         matches(requestHeaders: HTTPHeaders(requestHeaders))
     }

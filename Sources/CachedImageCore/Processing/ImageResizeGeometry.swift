@@ -27,6 +27,8 @@ public struct ImageResizeGeometry: Sendable, Hashable {
     /// The geometry of resizing `source` to `target`.
     ///
     /// - Parameters:
+    ///   - source: The image's size, in pixels.
+    ///   - target: The size to fit or fill, in pixels.
     ///   - contentMode: Fit inside the target, or fill it.
     ///   - upscale: Whether an image smaller than needed is enlarged (`false`: it keeps its size).
     ///   - crop: With `.aspectFill`, whether the output is cropped to the target size (centred).
