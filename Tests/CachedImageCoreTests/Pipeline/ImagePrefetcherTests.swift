@@ -57,11 +57,7 @@ struct ImagePrefetcherTests {
     func dedupsWithLiveRequests() async throws {
         try await withScriptedFixture { fixture throws in
             let gate = Gate()
-            let png = fixture.servePNG("/shared.png")
-            fixture.server.serve("/shared.png") { _ in
-                await gate.wait()
-                return .ok(png, contentType: "image/png")
-            }
+            fixture.serveHeldPNG("/shared.png", until: gate)
             let pipeline = fixture.makePipeline()
             let request = ImageRequest(url: fixture.url("/shared.png"))
             let prefetcher = ImagePrefetcher(pipeline: pipeline, destination: .memoryCache)

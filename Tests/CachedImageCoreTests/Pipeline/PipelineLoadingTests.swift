@@ -100,11 +100,7 @@ struct PipelineLoadingTests {
     func cancellingOneSubscriberKeepsDownload() async throws {
         try await withScriptedFixture { fixture throws in
             let gate = Gate()
-            let png = fixture.servePNG("/slow.png")
-            fixture.server.serve("/slow.png") { _ in
-                await gate.wait()
-                return .ok(png, contentType: "image/png")
-            }
+            fixture.serveHeldPNG("/slow.png", until: gate)
             let pipeline = fixture.makePipeline()
             let request = ImageRequest(url: fixture.url("/slow.png"))
 
@@ -126,11 +122,7 @@ struct PipelineLoadingTests {
     func cancellingLastSubscriberCancelsDownload() async throws {
         try await withScriptedFixture { fixture throws in
             let gate = Gate()
-            let png = fixture.servePNG("/slow.png")
-            fixture.server.serve("/slow.png") { _ in
-                await gate.wait()
-                return .ok(png, contentType: "image/png")
-            }
+            fixture.serveHeldPNG("/slow.png", until: gate)
             let pipeline = fixture.makePipeline()
             let task = pipeline.imageTask(with: ImageRequest(url: fixture.url("/slow.png")))
             #expect(await eventually { fixture.server.requestCount(for: "/slow.png") == 1 })
@@ -147,11 +139,7 @@ struct PipelineLoadingTests {
     func priorityOrdersQueuedDownloads() async throws {
         try await withScriptedFixture { fixture throws in
             let gate = Gate()
-            let blockerPNG = fixture.servePNG("/blocker.png")
-            fixture.server.serve("/blocker.png") { _ in
-                await gate.wait()
-                return .ok(blockerPNG, contentType: "image/png")
-            }
+            fixture.serveHeldPNG("/blocker.png", until: gate)
             for name in ["low", "normal", "high", "raised"] {
                 fixture.servePNG("/\(name).png")
             }

@@ -19,14 +19,7 @@ struct PipelineFixture {
 
     /// A pipeline over the fixture's directory and clock; each call is a "launch".
     func makePipeline(_ configure: (inout ImagePipeline.Configuration) -> Void = { _ in }) -> ImagePipeline {
-        var configuration = ImagePipeline.Configuration()
-        configuration.diskCacheDirectory = directory
-        configuration.clock = clock
-        // Keeps the original bytes on every platform, so tests can compare them (ImageIO, the
-        // Apple default, keeps only the bitmap).
-        configuration.decoder = HeaderImageDecoder()
-        configure(&configuration)
-        return ImagePipeline(configuration: configuration)
+        .forTests(directory: directory, clock: clock, configure)
     }
 
     /// Serves a real PNG at `path` and returns its bytes.

@@ -17,14 +17,7 @@ struct ScriptedFixture: Sendable {
 
     /// A pipeline over the fixture's loader, directory and clock; each call is a "launch".
     func makePipeline(_ configure: (inout ImagePipeline.Configuration) -> Void = { _ in }) -> ImagePipeline {
-        var configuration = ImagePipeline.Configuration()
-        configuration.dataLoader = server
-        configuration.diskCacheDirectory = directory
-        configuration.clock = clock
-        // Keeps the original bytes on every platform, so tests can compare them.
-        configuration.decoder = HeaderImageDecoder()
-        configure(&configuration)
-        return ImagePipeline(configuration: configuration)
+        .forTests(directory: directory, clock: clock, dataLoader: server, configure)
     }
 
     /// Serves a real PNG at `path` and returns its bytes.
@@ -39,6 +32,17 @@ struct ScriptedFixture: Sendable {
     ) -> Data {
         let png = ImageFixtures.png(width: width, height: height, seed: seed)
         server.serve(path, .ok(png, contentType: "image/png", headers: headers, latency: latency))
+        return png
+    }
+
+    /// Serves a real PNG at `path` that is sent only once `gate` opens, and returns its bytes.
+    @discardableResult
+    func serveHeldPNG(_ path: String, until gate: Gate) -> Data {
+        let png = ImageFixtures.png(width: 64, height: 48, seed: 1)
+        server.serve(path) { _ in
+            await gate.wait()
+            return .ok(png, contentType: "image/png")
+        }
         return png
     }
 
