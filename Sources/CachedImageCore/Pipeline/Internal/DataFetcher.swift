@@ -158,7 +158,7 @@ final class DataFetcher: Sendable {
     // MARK: Network
 
     /// Downloads `url`, retrying transient failures as the retry policy allows. A failure the
-    /// server gave is remembered for a while (``ImagePipeline/FailureMemory``) and answered
+    /// server gave is remembered for a while (``FailureCachePolicy``) and answered
     /// without asking again, unless the request insists.
     private func download(
         _ request: ImageRequest,
