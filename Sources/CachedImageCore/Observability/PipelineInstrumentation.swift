@@ -57,11 +57,13 @@ final class PipelineInstrumentation: Sendable {
 
     /// Counts `record` and broadcasts its event to the current readers.
     func record(_ record: Record) {
-        let readers: [AsyncStream<ImagePipeline.Event>.Continuation]? = state.withLock { state in
+        let delivery: (ImagePipeline.Event, [AsyncStream<ImagePipeline.Event>.Continuation])? = state.withLock { state in
             state.statistics.count(record)
-            return state.readers.isEmpty ? nil : Array(state.readers.values)
+            // Statistics-only records, or nobody listening: no event is built, nothing copied.
+            guard !state.readers.isEmpty, let event = record.event else { return nil }
+            return (event, Array(state.readers.values))
         }
-        guard let readers, let event = record.event else { return }
+        guard let (event, readers) = delivery else { return }
         for reader in readers { reader.yield(event) }
     }
 

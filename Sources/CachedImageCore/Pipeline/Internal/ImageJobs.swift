@@ -120,44 +120,53 @@ final class ImageJobs: Sendable {
 
     /// Runs a job this task created: inline when memory or disk can answer, else in a task.
     private func run(_ subscription: Subscription, request: ImageRequest, url: URL) async throws -> DecodedResult {
-        let immediate: Result<DecodedResult, any Error>?
-        let lookup: DataFetcher.Lookup?
-        // Another job may have filled the memory cache since this request missed it.
-        if let image = memoryImage(for: request, counting: .hitsOnly) {
-            immediate = .success(DecodedResult(image: image, source: .memory, bytesDownloaded: 0, isCoalesced: false))
-            lookup = nil
-        } else if let derived = derivedImage(for: request) {
-            immediate = .success(derived)
-            lookup = nil
-        } else {
-            do {
-                switch try fetcher.lookUp(request, url: url) {
-                case .hit(let data):
-                    immediate = .success(try await decode(data, request: request, url: url, isCoalesced: false))
-                    lookup = nil
-                case .staleWhileRevalidate(let entry, let data):
-                    revalidateInBackground(request, url: url, entry: entry, data: data)
-                    immediate = .success(try await decode(data, request: request, url: url, isCoalesced: false))
-                    lookup = nil
-                case let other:
-                    immediate = nil
-                    lookup = other
-                }
-            } catch {
-                immediate = .failure(error)
-                lookup = nil
-            }
+        let answer: LocalAnswer
+        do {
+            answer = try await answerWithoutNetwork(request, url: url)
+        } catch {
+            // Whatever failed, the requests that joined must hear of it.
+            subscription.complete(with: .failure(error))
+            throw error
         }
-        if let immediate {
-            subscription.complete(with: immediate)
+        switch answer {
+        case .answered(let result):
+            subscription.complete(with: .success(result))
             // A task cancelled meanwhile still fed the requests that joined it, but throws itself.
             try Task.checkCancellation()
-            return try immediate.get()
+            return result
+        case .needsNetwork(let lookup):
+            subscription.start { [self] context in
+                try await decodeDownloaded(request, url: url, lookup: lookup, context: context)
+            }
+            return try await subscription.value()
         }
-        subscription.start { [self] context in
-            try await decodeDownloaded(request, url: url, lookup: lookup, context: context)
+    }
+
+    /// What a job can do without the network.
+    private enum LocalAnswer {
+        case answered(DecodedResult)
+        /// The disk's answer (stale or missing) for the download to start from.
+        case needsNetwork(DataFetcher.Lookup)
+    }
+
+    /// Memory (another job may have filled it since this request missed it), a processed image
+    /// on disk, or the original bytes on disk, decoded here.
+    private func answerWithoutNetwork(_ request: ImageRequest, url: URL) async throws -> LocalAnswer {
+        if let image = memoryImage(for: request, counting: .hitsOnly) {
+            return .answered(DecodedResult(image: image, source: .memory, bytesDownloaded: 0, isCoalesced: false))
         }
-        return try await subscription.value()
+        if let derived = derivedImage(for: request) {
+            return .answered(derived)
+        }
+        switch try fetcher.lookUp(request, url: url) {
+        case .hit(let data):
+            return .answered(try await decode(data, request: request, url: url, isCoalesced: false))
+        case .staleWhileRevalidate(let entry, let data):
+            revalidateInBackground(request, url: url, entry: entry, data: data)
+            return .answered(try await decode(data, request: request, url: url, isCoalesced: false))
+        case let other:
+            return .needsNetwork(other)
+        }
     }
 
     /// The work of an image job that needs the network: the bytes (shared with every other size
