@@ -4,75 +4,8 @@ import Testing
 
 // MARK: - Helpers
 
-/// A clock the test moves by hand.
-private final class DiskTestClock: CacheClock, @unchecked Sendable {
-    private let date = Locked(Date(timeIntervalSince1970: 1_000_000))
-
-    var now: Date { date.withLock { $0 } }
-
-    func advance(by seconds: TimeInterval = 10) {
-        date.withLock { $0 += seconds }
-    }
-}
-
-/// Collects errors reported by the cache.
-private final class ErrorLog: Sendable {
-    private let errors = Locked<[DiskCache.Error]>([])
-
-    var all: [DiskCache.Error] { errors.withLock { $0 } }
-
-    var handler: @Sendable (DiskCache.Error) -> Void {
-        { error in self.errors.withLock { $0.append(error) } }
-    }
-}
-
-/// A fresh directory under the system temporary directory, removed by `cleanUp()`.
-private struct TemporaryDirectory {
-    let root: URL
-    /// Where the cache lives (does not exist yet).
-    let cache: URL
-
-    init() throws {
-        root = FileManager.default.temporaryDirectory
-            .appendingPathComponent("DiskCacheTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        cache = root.appendingPathComponent("Images", isDirectory: true)
-    }
-
-    func cleanUp() {
-        try? FileManager.default.removeItem(at: root)
-    }
-}
-
-private let sampleMetadata = CachedResponseMetadata(
-    contentType: "image/png",
-    etag: "\"abc-123\"",
-    lastModified: "Wed, 21 Oct 2015 07:28:00 GMT",
-    storedAt: Date(timeIntervalSince1970: 1_700_000_000.125),
-    initialAge: 12.5,
-    freshnessLifetime: 3600,
-    mustRevalidate: true,
-    isImmutable: false
-)
-
-private let bareMetadata = CachedResponseMetadata(storedAt: Date(timeIntervalSince1970: 1_000))
-
 private func bytes(_ count: Int, seed: UInt8 = 1) -> Data {
     Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
-}
-
-/// The entry files (32-hex names) directly in `directory`.
-private func entryFiles(in directory: URL) throws -> [URL] {
-    try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
-        .filter { KeyHasher.isFileName($0.lastPathComponent) }
-}
-
-private func fileSize(_ url: URL) throws -> Int {
-    try #require(FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
-}
-
-private func entryFile(for key: String, in directory: URL) -> URL {
-    directory.appendingPathComponent(KeyHasher.fileName(for: key))
 }
 
 // MARK: - Round trips and persistence
@@ -316,10 +249,10 @@ struct DiskCacheTests {
     func forcedCollision() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
-        let collide: @Sendable (String) -> String = { _ in String(repeating: "0", count: 32) }
+        let collide: @Sendable (String) -> DiskCacheEntryName = { _ in DiskCacheEntryName(high: 0, low: 0) }
         let cache = try DiskCache(
             directory: dir.cache, sizeLimit: DiskCache.defaultSizeLimit, clock: SystemClock(),
-            errorHandler: nil, fileNameForKey: collide
+            errorHandler: nil, nameForKey: collide
         )
         cache.store(bytes(1_000, seed: 1), metadata: sampleMetadata, forKey: "first")
         #expect(cache.entry(forKey: "second") == nil)
@@ -330,7 +263,7 @@ struct DiskCacheTests {
         // After a relaunch the index does not know the key yet: the file must still be checked.
         let reopened = try DiskCache(
             directory: dir.cache, sizeLimit: DiskCache.defaultSizeLimit, clock: SystemClock(),
-            errorHandler: nil, fileNameForKey: collide
+            errorHandler: nil, nameForKey: collide
         )
         #expect(reopened.entry(forKey: "second") == nil)
         reopened.updateMetadata(bareMetadata, forKey: "second")
@@ -388,8 +321,8 @@ struct DiskCacheTests {
 
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.root.path) == ["Images"])
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.cache.path).sorted()
-        #expect(names.count == keys.count + 1)
-        #expect(names.allSatisfy { $0 == "tmp" || KeyHasher.isFileName($0) })
+        #expect(names.count == keys.count + 2)
+        #expect(names.allSatisfy { $0 == "tmp" || $0 == "index" || KeyHasher.isFileName($0) })
         let reopened = try DiskCache(directory: dir.cache)
         for (index, key) in keys.enumerated() {
             #expect(reopened.entry(forKey: key)?.data == bytes(100 + index), "key #\(index)")

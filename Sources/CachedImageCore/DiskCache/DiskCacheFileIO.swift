@@ -124,6 +124,16 @@ enum DiskCacheFileIO {
         return succeeded ? bytes : nil
     }
 
+    /// The whole regular file at `path`, or `nil` if it is missing, unreadable or larger than
+    /// `maximumSize`.
+    static func readFile(atPath path: String, maximumSize: Int) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard let fileSize = size(of: descriptor), fileSize <= maximumSize else { return nil }
+        return readBytes(descriptor, count: fileSize)
+    }
+
     /// `pread`s exactly `count` bytes; `false` on error or early end of file.
     private static func readFully(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int, offset: Int) -> Bool {
         var done = 0
@@ -182,6 +192,20 @@ enum DiskCacheFileIO {
         }
         guard rename(temporaryPath, finalPath) == 0 else {
             let error = posixError()
+            unlink(temporaryPath)
+            throw error
+        }
+    }
+
+    /// Writes `bytes` to `temporaryPath` and renames it over `finalPath`, so `finalPath` holds
+    /// either its previous content or all of `bytes`, never a part.
+    static func writeAtomically(_ bytes: [UInt8], temporaryPath: String, finalPath: String) throws {
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw posixError() }
+        let failure = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
+        let closed = close(descriptor) == 0 ? 0 : errno
+        guard failure == 0, closed == 0, rename(temporaryPath, finalPath) == 0 else {
+            let error = posixError(failure != 0 ? failure : closed != 0 ? closed : errno)
             unlink(temporaryPath)
             throw error
         }
@@ -246,6 +270,31 @@ enum DiskCacheFileIO {
             files.append(ListedFile(name: name, size: Int(info.st_size), modificationDate: modificationDate(info)))
         }
         return files
+    }
+
+    /// What identifies a directory and its last change: device, inode and modification time.
+    /// Creating, renaming or deleting an entry in the directory changes its modification time;
+    /// writing a file's content or dates does not.
+    struct DirectoryStamp: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var seconds: Int64
+        var nanoseconds: Int64
+    }
+
+    /// The directory at `path`'s stamp, or `nil` if it cannot be read or is not a directory.
+    static func directoryStamp(atPath path: String) -> DirectoryStamp? {
+        var info = stat()
+        guard stat(path, &info) == 0, (UInt32(info.st_mode) & 0o170000) == 0o040000 else { return nil }
+        #if canImport(Darwin)
+        let time = info.st_mtimespec
+        #else
+        let time = info.st_mtim
+        #endif
+        return DirectoryStamp(
+            device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino),
+            seconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec)
+        )
     }
 
     private static func isRegularFile(_ info: stat) -> Bool {

@@ -6,8 +6,8 @@ import Foundation
 struct DiskCacheIndex {
     /// What the cache knows about one entry file without reading it.
     struct Record: Equatable {
-        /// The file name (the key's hash).
-        var name: String
+        /// The file's name (the key's hash).
+        var name: DiskCacheEntryName
         /// The file size in bytes, header included.
         var size: Int
         /// The last time the entry was stored or read.
@@ -28,7 +28,7 @@ struct DiskCacheIndex {
 
     private var slots: [Slot] = []
     private var freeSlots: [Int] = []
-    private var positions: [String: Int] = [:]
+    private var positions: [DiskCacheEntryName: Int] = [:]
     private var oldest = -1
     private var newest = -1
 
@@ -38,7 +38,20 @@ struct DiskCacheIndex {
     /// The number of records.
     var count: Int { positions.count }
 
-    func record(named name: String) -> Record? {
+    init() {}
+
+    /// An index of `records`, given least recently used first (as ``recordsByRecency()`` returns
+    /// them), or `nil` if two records have the same name.
+    init?(recordsByRecency records: [Record]) {
+        slots.reserveCapacity(records.count)
+        positions.reserveCapacity(records.count)
+        for record in records {
+            guard positions[record.name] == nil else { return nil }
+            upsert(record)
+        }
+    }
+
+    func record(named name: DiskCacheEntryName) -> Record? {
         guard let position = positions[name] else { return nil }
         return slots[position].record
     }
@@ -65,14 +78,14 @@ struct DiskCacheIndex {
     }
 
     /// Marks the record as used at `date`, making it the most recently used.
-    mutating func touch(_ name: String, at date: Date) {
+    mutating func touch(_ name: DiskCacheEntryName, at date: Date) {
         guard let position = positions[name] else { return }
         slots[position].record?.accessDate = date
         moveToNewest(position)
     }
 
     /// Changes a record in place without changing its recency. The name must not change.
-    mutating func modify(_ name: String, _ body: (inout Record) -> Void) {
+    mutating func modify(_ name: DiskCacheEntryName, _ body: (inout Record) -> Void) {
         guard let position = positions[name], var record = slots[position].record else { return }
         let oldSize = record.size
         body(&record)
@@ -81,7 +94,7 @@ struct DiskCacheIndex {
     }
 
     @discardableResult
-    mutating func remove(_ name: String) -> Record? {
+    mutating func remove(_ name: DiskCacheEntryName) -> Record? {
         guard let position = positions.removeValue(forKey: name) else { return nil }
         unlink(position)
         let record = slots[position].record
@@ -97,7 +110,7 @@ struct DiskCacheIndex {
 
     /// Removes least recently used records until the total is at most `limit`, never removing
     /// `protected`. Returns what was removed, oldest first.
-    mutating func evict(toFit limit: Int, protecting protected: String? = nil) -> [Record] {
+    mutating func evict(toFit limit: Int, protecting protected: DiskCacheEntryName? = nil) -> [Record] {
         var evicted: [Record] = []
         var position = oldest
         while totalSize > limit, position >= 0 {

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import CachedImageCore
+
+// Shared by the DiskCache test files.
+
+/// A clock the test moves by hand.
+final class DiskTestClock: CacheClock, @unchecked Sendable {
+    private let date = Locked(Date(timeIntervalSince1970: 1_000_000))
+
+    var now: Date { date.withLock { $0 } }
+
+    func advance(by seconds: TimeInterval = 10) {
+        date.withLock { $0 += seconds }
+    }
+}
+
+/// Collects errors reported by the cache.
+final class ErrorLog: Sendable {
+    private let errors = Locked<[DiskCache.Error]>([])
+
+    var all: [DiskCache.Error] { errors.withLock { $0 } }
+
+    var handler: @Sendable (DiskCache.Error) -> Void {
+        { error in self.errors.withLock { $0.append(error) } }
+    }
+}
+
+/// A fresh directory under the system temporary directory, removed by `cleanUp()`.
+struct TemporaryDirectory {
+    let root: URL
+    /// Where the cache lives (does not exist yet).
+    let cache: URL
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory
+            .appendingPathComponent("DiskCacheTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        cache = root.appendingPathComponent("Images", isDirectory: true)
+    }
+
+    func cleanUp() {
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+let sampleMetadata = CachedResponseMetadata(
+    contentType: "image/png",
+    etag: "\"abc-123\"",
+    lastModified: "Wed, 21 Oct 2015 07:28:00 GMT",
+    storedAt: Date(timeIntervalSince1970: 1_700_000_000.125),
+    initialAge: 12.5,
+    freshnessLifetime: 3600,
+    mustRevalidate: true,
+    isImmutable: false
+)
+
+let bareMetadata = CachedResponseMetadata(storedAt: Date(timeIntervalSince1970: 1_000))
+
+
+/// The entry files (32-hex names) directly in `directory`.
+func entryFiles(in directory: URL) throws -> [URL] {
+    try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+        .filter { KeyHasher.isFileName($0.lastPathComponent) }
+}
+
+func fileSize(_ url: URL) throws -> Int {
+    try #require(FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
+}
+
+func entryFile(for key: String, in directory: URL) -> URL {
+    directory.appendingPathComponent(KeyHasher.fileName(for: key))
+}
