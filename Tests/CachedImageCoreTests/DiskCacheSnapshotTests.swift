@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import CachedImageCore
+@_spi(Benchmarks) @testable import CachedImageCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

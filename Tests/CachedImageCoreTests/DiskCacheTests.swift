@@ -63,6 +63,7 @@ struct DiskCacheTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let cache = try DiskCache(directory: dir.cache)
+        cache.flush() // the index loads on the queue: let it, then hold the queue
         cache.queue.suspend()
         cache.store(bytes(5_000), metadata: sampleMetadata, forKey: "pending")
         let entry = cache.entry(forKey: "pending")

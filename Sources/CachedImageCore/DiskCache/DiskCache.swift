@@ -87,7 +87,9 @@ public final class DiskCache: Sendable {
     private let directoryLock: DiskCacheDirectoryLock
     private let nameForKey: @Sendable (String) -> DiskCacheEntryName
     /// Where the index came from when the cache opened (for tests and benchmarks).
-    let indexSource: IndexSource
+    @_spi(Benchmarks) public var indexSource: IndexSource {
+        withIndex { $0.indexSource }
+    }
     /// The serial queue all file mutations run on (internal so tests can hold it).
     let queue = DispatchQueue(label: "CachedImage.DiskCache", qos: .utility)
     private let state: Locked<State>
@@ -103,18 +105,23 @@ public final class DiskCache: Sendable {
     private typealias Snapshot = DiskCacheIndexSnapshot
 
     private struct State {
-        var index: DiskCacheIndex
+        /// Empty until the index is loaded, on the queue, as its first job.
+        var index = DiskCacheIndex()
+        var isIndexLoaded = false
+        var indexSource = IndexSource.listing
+        /// Entries read from their files before the index was loaded, to mark as used once it is.
+        var readsBeforeLoad: [(name: DiskCacheEntryName, date: Date)] = []
         /// Entries (or metadata updates) not yet written, served from memory until they are.
         var staged: [DiskCacheEntryName: Staged] = [:]
         /// Access dates not yet persisted as modification dates.
         var pendingTouches: [DiskCacheEntryName: Date] = [:]
         var isTouchWriteScheduled = false
-        var nextGeneration: UInt64
+        var nextGeneration: UInt64 = 1
         /// Changes to the directory queued and not yet done. A snapshot is written only when
         /// there are none, so it always describes files that are on disk.
         var queuedFileOperations = 0
         /// Whether the index changed since the snapshot on disk was written (or there is none).
-        var isSnapshotStale: Bool
+        var isSnapshotStale = false
         var isSnapshotWriteScheduled = false
         /// Whether a snapshot file may be on disk: it is deleted before the directory changes.
         var mayHaveSnapshotOnDisk = true
@@ -134,7 +141,7 @@ public final class DiskCache: Sendable {
     }
 
     /// Where an opened cache's index came from.
-    enum IndexSource {
+    @_spi(Benchmarks) public enum IndexSource: Sendable {
         /// The snapshot, intact and matching the directory.
         case snapshot
         /// A listing of the directory.
@@ -142,6 +149,8 @@ public final class DiskCache: Sendable {
     }
 
     private enum Lookup {
+        /// The index is still loading: read the file, which verifies itself.
+        case unindexed
         case miss
         case hit(Entry)
         case disk(generation: UInt64, metadataOverride: CachedResponseMetadata?)
@@ -149,11 +158,12 @@ public final class DiskCache: Sendable {
 
     /// Opens (or creates) the cache in `directory`.
     ///
-    /// Opening reads the index snapshot the cache keeps in its directory (one file; about 2 ms
-    /// for 100,000 entries) when it still matches the directory, and otherwise lists the
-    /// directory (names, sizes and modification dates only; no entry is read). It deletes
-    /// leftover temporary files from an interrupted write, and evicts entries if the directory
-    /// holds more than `sizeLimit` bytes.
+    /// Opening takes the directory's lock, deletes leftover temporary files from an interrupted
+    /// write, and returns: the index is loaded on the cache's queue, from the snapshot the cache
+    /// keeps in its directory when it still matches the directory, and otherwise from a listing
+    /// (names, sizes and modification dates only; no entry is read). Reads do not wait for it
+    /// (an entry file verifies itself); calls that need the index (writes, ``totalSize``, …)
+    /// wait until it is loaded. Entries beyond `sizeLimit` are evicted once it is.
     ///
     /// - Parameters:
     ///   - directory: The cache's own directory; created with its parents if needed.
@@ -189,8 +199,8 @@ public final class DiskCache: Sendable {
         self.directory = directory
         self.sizeLimit = max(0, sizeLimit)
         self.directoryPath = directory.path
-        self.temporaryDirectoryPath = directory.appendingPathComponent("tmp", isDirectory: true).path
-        self.snapshotDirectoryPath = directory.appendingPathComponent(Snapshot.directoryName, isDirectory: true).path
+        self.temporaryDirectoryPath = directoryPath + "/tmp"
+        self.snapshotDirectoryPath = directoryPath + "/" + Snapshot.directoryName
         self.snapshotPath = snapshotDirectoryPath + "/" + Snapshot.fileName
         self.snapshotTemporaryPath = snapshotPath + ".tmp"
         self.clock = clock
@@ -201,20 +211,60 @@ public final class DiskCache: Sendable {
         self.directoryLock = try DiskCacheDirectoryLock(directoryPath: directoryPath)
         Self.removeTemporaryFiles(in: temporaryDirectoryPath)
 
-        let opened = try Self.openIndex(directoryPath: directoryPath, snapshotPath: snapshotPath)
-        var index = opened.index
-        indexSource = opened.fromSnapshot ? .snapshot : .listing
-        let evicted = index.evict(toFit: self.sizeLimit)
-        let nextGeneration = UInt64(index.count + opened.unusable.count + evicted.count + 1)
-        state = Locked(State(index: index, nextGeneration: nextGeneration, isSnapshotStale: !opened.fromSnapshot))
+        state = Locked(State())
+        // The queue's first job: everything else on the queue runs with the index loaded.
+        queue.async { self.loadIndex() }
+    }
+
+    /// Loads the index (from the snapshot or a listing), marks what was read meanwhile as used,
+    /// and evicts beyond the size limit. On the queue, before any other job.
+    private func loadIndex() {
+        var failure: Error?
+        let opened: (index: DiskCacheIndex, unusable: [Record], fromSnapshot: Bool)
+        do {
+            opened = try Self.openIndex(directoryPath: directoryPath, snapshotPath: snapshotPath)
+        } catch {
+            // The directory could be locked but not listed: run empty (files written from now
+            // on are tracked) and say so.
+            failure = error as? Error ?? Error(operation: .open, key: nil, path: directoryPath, underlying: error)
+            opened = (DiskCacheIndex(), [], false)
+        }
         state.withLock { state in
+            var index = opened.index
+            for read in state.readsBeforeLoad where index.record(named: read.name) != nil {
+                index.touch(read.name, at: read.date)
+                state.pendingTouches[read.name] = read.date
+            }
+            state.readsBeforeLoad = []
+            let evicted = index.evict(toFit: sizeLimit)
+            for record in evicted { state.pendingTouches[record.name] = nil }
+            state.nextGeneration = UInt64(index.count + opened.unusable.count + evicted.count + 1)
+            state.index = index
+            state.indexSource = opened.fromSnapshot ? .snapshot : .listing
+            state.isIndexLoaded = true
+            if !state.pendingTouches.isEmpty, !state.isTouchWriteScheduled {
+                state.isTouchWriteScheduled = true
+                queue.asyncAfter(deadline: .now() + Self.touchPersistenceDelay) { [weak self] in self?.persistTouches() }
+            }
             let doomed = opened.unusable + evicted
             if !doomed.isEmpty {
                 enqueueFileOperation(in: &state) { self.deleteFiles(doomed) }
             }
-            // Opened from a listing: write a snapshot so that the next open is fast.
-            if state.isSnapshotStale { scheduleSnapshot(in: &state) }
+            // Opened from a listing (write a snapshot so that the next open is fast), or the use
+            // order changed.
+            if !opened.fromSnapshot || !state.pendingTouches.isEmpty { scheduleSnapshot(in: &state) }
         }
+        if let failure { report(failure) }
+    }
+
+    /// Runs `body` on the state once the index is loaded, waiting for the load if needed.
+    /// Never called on the queue before the load: the load is the queue's first job.
+    private func withIndex<T>(_ body: (inout State) -> T) -> T {
+        if let result = state.withLock({ state in state.isIndexLoaded ? Optional(body(&state)) : nil }) {
+            return result
+        }
+        queue.sync {}
+        return state.withLock { body(&$0) }
     }
 
     /// The index, from the snapshot when it is intact and matches the directory, else from a
@@ -267,6 +317,10 @@ public final class DiskCache: Sendable {
         let name = nameForKey(key)
         let now = clock.now
         let lookup: Lookup = state.withLock { state in
+            guard state.isIndexLoaded else {
+                state.readsBeforeLoad.append((name, now))
+                return .unindexed
+            }
             guard let record = state.index.record(named: name), record.key == nil || record.key == key else {
                 return .miss
             }
@@ -285,6 +339,8 @@ public final class DiskCache: Sendable {
         let generation: UInt64
         let metadataOverride: CachedResponseMetadata?
         switch lookup {
+        case .unindexed:
+            return readUnindexed(name, key: key)
         case .miss:
             return nil
         case .hit(let entry):
@@ -317,11 +373,36 @@ public final class DiskCache: Sendable {
         }
     }
 
+    /// Reads an entry while the index is loading. A corrupt file is deleted once the index is
+    /// loaded, if it is still the file that was found at open.
+    private func readUnindexed(_ name: DiskCacheEntryName, key: String) -> Entry? {
+        switch FileIO.readEntry(atPath: path(for: name), key: key, maximumSize: sizeLimit) {
+        case .hit(let body, let metadata):
+            return Entry(key: key, data: body, metadata: metadata)
+        case .keyMismatch, .notFound:
+            return nil
+        case .corrupt:
+            state.withLock { state in
+                enqueueFileOperation(in: &state) {
+                    let record: Record? = self.state.withLock { state in
+                        // A record whose key is unknown was neither stored nor read since open.
+                        guard state.staged[name] == nil, let record = state.index.record(named: name), record.key == nil
+                        else { return nil }
+                        state.pendingTouches[name] = nil
+                        return state.index.remove(name)
+                    }
+                    if let record { self.deleteFiles([record]) }
+                }
+            }
+            return nil
+        }
+    }
+
     /// Whether an entry is indexed under `key`. Reads nothing from disk and does not count as a
     /// use. Can be `true` for an entry that then turns out to be corrupt (a later read misses).
     public func containsEntry(forKey key: String) -> Bool {
         let name = nameForKey(key)
-        return state.withLock { state in
+        return withIndex { state in
             guard let record = state.index.record(named: name) else { return false }
             return record.key == nil || record.key == key
         }
@@ -329,12 +410,12 @@ public final class DiskCache: Sendable {
 
     /// The sum of the sizes of all entry files (headers included), in bytes.
     public var totalSize: Int {
-        state.withLock { $0.index.totalSize }
+        withIndex { $0.index.totalSize }
     }
 
     /// The number of entries.
     public var entryCount: Int {
-        state.withLock { $0.index.count }
+        withIndex { $0.index.count }
     }
 
     /// Every entry's key, byte count, metadata and last access date, most recently used first.
@@ -342,7 +423,7 @@ public final class DiskCache: Sendable {
     /// Reads each file's header but not its bytes; meant for diagnostics, not hot paths.
     /// Entries whose header is corrupt are left out and deleted.
     public func allEntries() -> [EntryInfo] {
-        let (records, staged) = state.withLock { ($0.index.recordsByRecency(), $0.staged) }
+        let (records, staged) = withIndex { ($0.index.recordsByRecency(), $0.staged) }
         var infos: [EntryInfo] = []
         infos.reserveCapacity(records.count)
         for record in records.reversed() {
@@ -382,7 +463,7 @@ public final class DiskCache: Sendable {
         let headerLength = Format.headerLength(keyByteCount: key.utf8.count, metadata: metadata)
         let size = headerLength + data.count
         let now = clock.now
-        state.withLock { state in
+        withIndex { state in
             guard size <= sizeLimit, headerLength <= Format.maximumHeaderLength else {
                 removeLocked(name, key: key, in: &state)
                 return
@@ -403,7 +484,7 @@ public final class DiskCache: Sendable {
     /// is rewritten to a temporary file and renamed over the old one).
     public func updateMetadata(_ metadata: CachedResponseMetadata, forKey key: String) {
         let name = nameForKey(key)
-        state.withLock { state in
+        withIndex { state in
             guard let record = state.index.record(named: name), record.key == nil || record.key == key else { return }
             if let existing = state.staged[name], existing.key != key { return }
             let generation = state.makeGeneration()
@@ -431,7 +512,7 @@ public final class DiskCache: Sendable {
     /// Removes the entry under `key`, if any. Its file is deleted on the cache's queue.
     public func removeEntry(forKey key: String) {
         let name = nameForKey(key)
-        state.withLock { state in
+        withIndex { state in
             guard let record = state.index.record(named: name), record.key == nil || record.key == key else { return }
             removeLocked(name, key: key, in: &state)
         }
@@ -439,7 +520,7 @@ public final class DiskCache: Sendable {
 
     /// Removes every entry. Files are deleted on the cache's queue.
     public func removeAll() {
-        state.withLock { state in
+        withIndex { state in
             state.index.removeAll()
             state.staged.removeAll()
             state.pendingTouches.removeAll()
@@ -714,27 +795,27 @@ public final class DiskCache: Sendable {
 
     // MARK: Directory setup
 
-    /// Creates the cache directory, its `tmp` subdirectory and, if given, the snapshot's.
+    /// Creates the cache directory, its `tmp` subdirectory and, if given, the snapshot's. Costs
+    /// one `stat` per subdirectory when they exist (every open but the first).
     private static func createDirectories(_ directoryPath: String, _ temporaryPath: String, _ snapshotPath: String?) throws {
         let fileManager = FileManager.default
-        let subdirectories = [temporaryPath] + (snapshotPath.map { [$0] } ?? [])
-        for path in subdirectories {
-            var isDirectory: ObjCBool = false
-            if fileManager.fileExists(atPath: path, isDirectory: &isDirectory) {
-                if isDirectory.boolValue { continue }
-                try? fileManager.removeItem(atPath: path)
-            }
+        var created: [String] = []
+        for path in [temporaryPath] + (snapshotPath.map { [$0] } ?? []) {
+            if FileIO.directoryStamp(atPath: path) != nil { continue }
+            // Something else under that name: make room for the directory.
+            try? fileManager.removeItem(atPath: path)
             do {
                 try fileManager.createDirectory(atPath: path, withIntermediateDirectories: true)
             } catch {
                 throw Error(operation: .createDirectory, key: nil, path: path, underlying: error)
             }
+            created.append(path)
         }
         #if os(iOS)
         // Entries are readable after the first unlock (background prefetches keep working) and
         // encrypted before it. New files inherit the directory's class; best effort, as a
         // protection class cannot be set on every volume.
-        for path in [directoryPath] + subdirectories {
+        for path in created.isEmpty ? [] : [directoryPath] + created {
             try? fileManager.setAttributes(
                 [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: path
             )

@@ -45,9 +45,12 @@ struct DiskCacheIndex {
     init?(recordsByRecency records: [Record]) {
         slots.reserveCapacity(records.count)
         positions.reserveCapacity(records.count)
+        // One hash per record: opening from a snapshot is mostly this loop.
         for record in records {
-            guard positions[record.name] == nil else { return nil }
-            upsert(record)
+            guard positions.updateValue(slots.count, forKey: record.name) == nil else { return nil }
+            slots.append(Slot(record: record))
+            totalSize += record.size
+            link(slots.count - 1)
         }
     }
 

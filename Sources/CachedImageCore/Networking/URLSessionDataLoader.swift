@@ -19,8 +19,21 @@ import FoundationNetworking
 ///
 /// Non-2xx responses are returned, not thrown; transport failures throw the session's `URLError`.
 public final class URLSessionDataLoader: DataLoading {
-    /// The session used for every request. It is invalidated when the loader is released.
-    let session: URLSession
+    /// The session used for every request, made on first use: creating a `URLSession` costs
+    /// about 100 µs, which a pipeline that answers from its caches (a relaunch showing what is on
+    /// disk) never needs to pay. It is invalidated when the loader is released.
+    var session: URLSession {
+        lazySession.withLock { session in
+            if let session { return session }
+            let made = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: delegateQueue)
+            session = made
+            return made
+        }
+    }
+
+    private let lazySession = Locked<URLSession?>(nil)
+    private let sessionConfiguration: URLSessionConfiguration
+    private let delegateQueue: OperationQueue
     private let delegate: DataLoaderSessionDelegate
 
     /// A configuration suited to image downloads: no `URLCache`, local cache data ignored,
@@ -53,16 +66,16 @@ public final class URLSessionDataLoader: DataLoading {
         let ownConfiguration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         ownConfiguration.urlCache = nil
         ownConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let delegate = DataLoaderSessionDelegate()
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "CachedImage.URLSessionDataLoader"
-        self.delegate = delegate
-        self.session = URLSession(configuration: ownConfiguration, delegate: delegate, delegateQueue: queue)
+        self.delegate = DataLoaderSessionDelegate()
+        self.delegateQueue = queue
+        self.sessionConfiguration = ownConfiguration
     }
 
     deinit {
-        session.finishTasksAndInvalidate()
+        lazySession.withLock { $0 }?.finishTasksAndInvalidate()
     }
 
     /// Loads the body for `request`, reporting progress as bytes arrive.

