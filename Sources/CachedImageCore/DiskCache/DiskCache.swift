@@ -207,9 +207,14 @@ public final class DiskCache: Sendable {
         self.errorHandlers = Locked(errorHandler.map { [$0] } ?? [])
         self.nameForKey = nameForKey
 
-        try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
-        self.directoryLock = try DiskCacheDirectoryLock(directoryPath: directoryPath)
-        Self.removeTemporaryFiles(in: temporaryDirectoryPath)
+        // Every open but the first finds the directory: take its lock at once (two system calls),
+        // and leave the subdirectories and leftovers to the index load.
+        do {
+            self.directoryLock = try DiskCacheDirectoryLock(directoryPath: directoryPath)
+        } catch let error as Error where [.ENOENT, .ENOTDIR].contains((error.underlying as? POSIXError)?.code) {
+            try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
+            self.directoryLock = try DiskCacheDirectoryLock(directoryPath: directoryPath)
+        }
 
         state = Locked(State())
         // The queue's first job: everything else on the queue runs with the index loaded.
@@ -222,10 +227,12 @@ public final class DiskCache: Sendable {
         var failure: Error?
         let opened: (index: DiskCacheIndex, unusable: [Record], fromSnapshot: Bool)
         do {
+            try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
+            Self.removeTemporaryFiles(in: temporaryDirectoryPath)
             opened = try Self.openIndex(directoryPath: directoryPath, snapshotPath: snapshotPath)
         } catch {
-            // The directory could be locked but not listed: run empty (files written from now
-            // on are tracked) and say so.
+            // The directory could be locked but not prepared or listed: run empty (files
+            // written from now on are tracked) and say so.
             failure = error as? Error ?? Error(operation: .open, key: nil, path: directoryPath, underlying: error)
             opened = (DiskCacheIndex(), [], false)
         }

@@ -25,6 +25,10 @@ final class DiskCacheDirectoryLock: Sendable {
         self.path = path
         try Self.held.withLock { held in
             if let current = held[path] {
+                // Another instance in this process holds it: the directory must still be there.
+                guard DiskCacheFileIO.directoryStamp(atPath: path) != nil else {
+                    throw DiskCache.Error(operation: .open, key: nil, path: path, underlying: POSIXError(.ENOENT))
+                }
                 held[path] = (current.descriptor, current.holders + 1)
                 return
             }

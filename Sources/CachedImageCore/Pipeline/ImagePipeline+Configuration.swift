@@ -117,10 +117,10 @@ extension ImagePipeline {
         }
 
         /// 10% of physical memory, at most 256 MB.
-        public static var defaultMemoryCacheCostLimit: Int {
-            let tenth = ProcessInfo.processInfo.physicalMemory / 10
-            return Int(min(tenth, 256 * 1024 * 1024))
-        }
+        public static var defaultMemoryCacheCostLimit: Int { tenthOfMemory }
+
+        /// Computed once: reading the physical memory is a system call.
+        private static let tenthOfMemory = Int(min(ProcessInfo.processInfo.physicalMemory / 10, 256 * 1024 * 1024))
 
         /// `<Caches>/CachedImage` (on Linux, `~/.cache/CachedImage`).
         public static var defaultDiskCacheDirectory: URL? { cachesSubdirectory }
