@@ -51,6 +51,12 @@ final class DataLoadOperation: Sendable {
         }
     }
 
+    /// Sets the running task's priority (nothing once the load has ended).
+    func setPriority(_ priority: ImageRequest.Priority) {
+        let task = state.withLock { $0.task }
+        task?.priority = priority.urlSessionTaskPriority
+    }
+
     /// Cancels the request: throws `CancellationError` to the caller now and cancels the task.
     func cancel() {
         fail(CancellationError())
