@@ -406,6 +406,50 @@ struct DiskCacheTests {
         #expect(reopened.entryCount == 2)
     }
 
+    @Test("updateMetadata(ifStillStored:) applies only to the entry that was read, on disk or pending")
+    func updateMetadataIfStillStored() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let cache = try DiskCache(directory: dir.cache, clock: DiskTestClock())
+        var refreshed = sampleMetadata
+        refreshed.etag = "\"refreshed\""
+
+        // Unchanged since it was read: applied, from disk and while its write is pending.
+        cache.store(bytes(5_000), metadata: bareMetadata, forKey: "same")
+        cache.flush()
+        let read = try #require(cache.entry(forKey: "same"))
+        #expect(cache.updateMetadata(refreshed, ifStillStored: read))
+        #expect(cache.entry(forKey: "same") == DiskCache.Entry(key: "same", data: bytes(5_000), metadata: refreshed))
+        cache.queue.suspend()
+        cache.store(bytes(10), metadata: bareMetadata, forKey: "pending")
+        let pending = try #require(cache.entry(forKey: "pending"))
+        #expect(cache.updateMetadata(refreshed, ifStillStored: pending))
+        #expect(cache.entry(forKey: "pending")?.metadata == refreshed)
+        cache.queue.resume()
+
+        // New bytes stored after the read: the old read's update is refused.
+        cache.store(bytes(5_000), metadata: bareMetadata, forKey: "replaced")
+        cache.flush()
+        let old = try #require(cache.entry(forKey: "replaced"))
+        cache.store(bytes(5_000, seed: 2), metadata: sampleMetadata, forKey: "replaced")
+        #expect(!cache.updateMetadata(refreshed, ifStillStored: old))
+        cache.flush()
+        #expect(cache.entry(forKey: "replaced") == DiskCache.Entry(key: "replaced", data: bytes(5_000, seed: 2), metadata: sampleMetadata))
+
+        // Same bytes, but refreshed by someone else since the read: refused too.
+        let stale = try #require(cache.entry(forKey: "same"))
+        cache.updateMetadata(sampleMetadata, forKey: "same")
+        #expect(!cache.updateMetadata(bareMetadata, ifStillStored: stale))
+        #expect(cache.entry(forKey: "same")?.metadata == sampleMetadata)
+
+        // Removed since the read: nothing is recreated.
+        cache.removeEntry(forKey: "same")
+        #expect(!cache.updateMetadata(refreshed, ifStillStored: stale))
+        #expect(!cache.containsEntry(forKey: "same"))
+        cache.flush()
+        #expect(try entryFiles(in: dir.cache).map(fileSize).reduce(0, +) == cache.totalSize)
+    }
+
     // MARK: - Failures
 
     @Test("A failing write is reported through the error handler and the entry is dropped")

@@ -492,28 +492,71 @@ public final class DiskCache: Sendable {
     public func updateMetadata(_ metadata: CachedResponseMetadata, forKey key: String) {
         let name = nameForKey(key)
         withIndex { state in
-            guard let record = state.index.record(named: name), record.key == nil || record.key == key else { return }
-            if let existing = state.staged[name], existing.key != key { return }
-            let generation = state.makeGeneration()
-            var staged = state.staged[name] ?? Staged(key: key, body: nil, metadata: metadata, generation: generation)
-            staged.metadata = metadata
-            staged.generation = generation
-            state.staged[name] = staged
-            state.index.modify(name) { $0.generation = generation }
-            var evictedRecords: [Record] = []
-            if let body = staged.body {
-                let headerLength = Format.headerLength(keyByteCount: key.utf8.count, metadata: metadata)
-                let size = headerLength + body.count
-                guard size <= sizeLimit, headerLength <= Format.maximumHeaderLength else {
-                    removeLocked(name, key: key, in: &state)
-                    return
-                }
-                state.index.modify(name) { $0.size = size }
-                evictedRecords = evictLocked(protecting: name, in: &state)
-            }
-            let evicted = evictedRecords
-            enqueueFileOperation(in: &state) { self.performWrite(name: name, generation: generation, evicting: evicted) }
+            updateMetadataLocked(metadata, key: key, name: name, in: &state)
         }
+    }
+
+    /// Replaces the metadata of `entry` (as ``entry(forKey:)`` returned it), keeping its bytes,
+    /// only if it is still what is stored under its key: same bytes, same metadata. For example
+    /// after a `304 Not Modified` that confirmed `entry`: when a newer response was stored (or
+    /// the entry was refreshed, replaced or removed) while the request was on its way, the
+    /// older 304's validators and lifetime are not written over it.
+    ///
+    /// Visible at once when applied, like ``updateMetadata(_:forKey:)``. Compares the stored
+    /// entry's bytes, which may mean reading its file.
+    ///
+    /// - Returns: `true` if the update was applied, `false` if the stored entry is not `entry`.
+    @discardableResult
+    public func updateMetadata(_ metadata: CachedResponseMetadata, ifStillStored entry: Entry) -> Bool {
+        let key = entry.key
+        let name = nameForKey(key)
+        // The stored version (its generation changes on every store and update) and its
+        // pending write, if any; compared outside the lock, then applied only if unchanged.
+        let stored: (generation: UInt64, staged: Staged?)? = withIndex { state in
+            guard let record = state.index.record(named: name), record.key == nil || record.key == key else { return nil }
+            if let staged = state.staged[name], staged.key != key { return nil }
+            return (record.generation, state.staged[name])
+        }
+        guard let stored else { return false }
+        let current: Entry?
+        if let staged = stored.staged, let body = staged.body {
+            current = Entry(key: key, data: body, metadata: staged.metadata)
+        } else if case .hit(let body, let metadata) = FileIO.readEntry(atPath: path(for: name), key: key, maximumSize: sizeLimit) {
+            current = Entry(key: key, data: body, metadata: stored.staged?.metadata ?? metadata)
+        } else {
+            current = nil
+        }
+        guard current == entry else { return false }
+        return state.withLock { state in
+            guard state.index.record(named: name)?.generation == stored.generation else { return false }
+            updateMetadataLocked(metadata, key: key, name: name, in: &state)
+            return true
+        }
+    }
+
+    /// ``updateMetadata(_:forKey:)`` with the lock held.
+    private func updateMetadataLocked(_ metadata: CachedResponseMetadata, key: String, name: DiskCacheEntryName, in state: inout State) {
+        guard let record = state.index.record(named: name), record.key == nil || record.key == key else { return }
+        if let existing = state.staged[name], existing.key != key { return }
+        let generation = state.makeGeneration()
+        var staged = state.staged[name] ?? Staged(key: key, body: nil, metadata: metadata, generation: generation)
+        staged.metadata = metadata
+        staged.generation = generation
+        state.staged[name] = staged
+        state.index.modify(name) { $0.generation = generation }
+        var evictedRecords: [Record] = []
+        if let body = staged.body {
+            let headerLength = Format.headerLength(keyByteCount: key.utf8.count, metadata: metadata)
+            let size = headerLength + body.count
+            guard size <= sizeLimit, headerLength <= Format.maximumHeaderLength else {
+                removeLocked(name, key: key, in: &state)
+                return
+            }
+            state.index.modify(name) { $0.size = size }
+            evictedRecords = evictLocked(protecting: name, in: &state)
+        }
+        let evicted = evictedRecords
+        enqueueFileOperation(in: &state) { self.performWrite(name: name, generation: generation, evicting: evicted) }
     }
 
     /// Removes the entry under `key`, if any. Its file is deleted on the cache's queue.

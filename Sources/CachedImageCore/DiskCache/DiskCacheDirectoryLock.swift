@@ -37,9 +37,9 @@ final class DiskCacheDirectoryLock: Sendable {
                 throw DiskCache.Error(operation: .open, key: nil, path: path, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
             }
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-                let code = POSIXErrorCode(rawValue: errno) ?? .EWOULDBLOCK
+                let code = errno
                 close(descriptor)
-                throw DiskCache.Error(operation: .open, key: nil, path: path, underlying: DiskCacheDirectoryLock.Busy(code: code))
+                throw DiskCache.Error(operation: .open, key: nil, path: path, underlying: DiskCacheDirectoryLock.Busy(errorNumber: code))
             }
             held[path] = (descriptor, 1)
         }
@@ -59,7 +59,9 @@ final class DiskCacheDirectoryLock: Sendable {
 
     /// Another process holds the directory.
     struct Busy: Swift.Error, CustomStringConvertible {
-        var code: POSIXErrorCode
+        /// The `errno` of the refused `flock` (`EWOULDBLOCK`). A plain number: the iOS 16.5
+        /// SDK's `POSIXErrorCode` is not `Sendable`.
+        var errorNumber: Int32
         var description: String { "the cache directory is in use by another process" }
     }
 }

@@ -51,6 +51,12 @@ final class DataLoadOperation: Sendable {
         }
     }
 
+    /// Sets the running task's priority (nothing once the load has ended).
+    func setPriority(_ priority: ImageRequest.Priority) {
+        let task = state.withLock { $0.task }
+        task?.priority = priority.urlSessionTaskPriority
+    }
+
     /// Cancels the request: throws `CancellationError` to the caller now and cancels the task.
     func cancel() {
         fail(CancellationError())
@@ -135,6 +141,15 @@ final class DataLoadOperation: Sendable {
         }
     }
 
+    /// Whether a transfer error after the response head means the connection ended: a reset
+    /// (`networkConnectionLost`), or, in corelibs Foundation, libcurl's "transfer closed with
+    /// outstanding read data remaining" (an orderly close inside a chunked body), which
+    /// surfaces as `URLError.unknown`. Both are reported as soon as the socket says so.
+    private static func isConnectionDrop(_ error: any Error) -> Bool {
+        guard let code = (error as? URLError)?.code else { return false }
+        return code == .networkConnectionLost || code == .unknown
+    }
+
     /// Resumes the caller with the body and response, or with the failure.
     func complete(response: URLResponse?, error: (any Error)?) {
         let (continuation, data, redirects, isCancelled, redirectFailure) = state.withLock { state in
@@ -156,6 +171,12 @@ final class DataLoadOperation: Sendable {
                 // instead of passing on a generic transport error.
                 continuation.resume(throwing: ImagePipeline.Error.truncatedResponse(
                     url: url, received: data.count, expected: Int(response.expectedContentLength)
+                ))
+            } else if let response, let url = response.url, Self.isConnectionDrop(error) {
+                // The head arrived, then the connection ended (FIN or RST) inside a body of
+                // unannounced length (chunked): the body was cut short just the same.
+                continuation.resume(throwing: ImagePipeline.Error.truncatedResponse(
+                    url: url, received: data.count, expected: nil
                 ))
             } else if (error as? URLError)?.code == .httpTooManyRedirects {
                 continuation.resume(throwing: ImagePipeline.Error.tooManyRedirects(url: url, count: redirects.count))

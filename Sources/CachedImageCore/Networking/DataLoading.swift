@@ -14,6 +14,8 @@ import FoundationNetworking
 /// Only ``loadData(for:progress:)`` is required. Implement ``load(_:limits:progress:)`` too to
 /// report redirect hops and enforce ``DataLoadLimits`` while the body streams; the default
 /// implementation calls `loadData` and checks the body size once the load has finished.
+/// Implement ``load(_:limits:priority:progress:)`` to follow priority changes while a transfer
+/// runs; the default implementation ignores them and calls `load(_:limits:progress:)`.
 public protocol DataLoading: Sendable {
     /// Loads the response body for `request`.
     ///
@@ -43,6 +45,23 @@ public protocol DataLoading: Sendable {
         limits: DataLoadLimits,
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
     ) async throws -> DataLoadResponse
+
+    /// Loads the response body for `request` like ``load(_:limits:progress:)``, following
+    /// `priority` while the transfer runs. This is the method the pipeline calls.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send, including any conditional headers the pipeline added.
+    ///   - limits: Size, pixel and redirect limits to enforce as early as the loader can.
+    ///   - priority: The load's priority now and as it changes (``DataLoadPriority/observe(_:)``):
+    ///     the highest priority among the requests waiting for these bytes.
+    ///   - progress: Called as bytes arrive with the bytes received so far and the expected total.
+    /// - Returns: The body, the final response and the redirect hops.
+    func load(
+        _ request: URLRequest,
+        limits: DataLoadLimits,
+        priority: DataLoadPriority,
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
+    ) async throws -> DataLoadResponse
 }
 
 extension DataLoading {
@@ -59,5 +78,16 @@ extension DataLoading {
             throw ImagePipeline.Error.responseTooLarge(url: url, limit: limit)
         }
         return DataLoadResponse(data: data, response: response)
+    }
+
+    /// Ignores `priority` (a loader without reprioritisation) and calls
+    /// ``load(_:limits:progress:)``.
+    public func load(
+        _ request: URLRequest,
+        limits: DataLoadLimits,
+        priority: DataLoadPriority,
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
+    ) async throws -> DataLoadResponse {
+        try await load(request, limits: limits, progress: progress)
     }
 }

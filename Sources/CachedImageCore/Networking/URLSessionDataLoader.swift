@@ -103,6 +103,19 @@ public final class URLSessionDataLoader: DataLoading {
         limits: DataLoadLimits,
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
     ) async throws -> DataLoadResponse {
+        try await load(request, limits: limits, priority: DataLoadPriority(), progress: progress)
+    }
+
+    /// Loads like ``load(_:limits:progress:)``, with the `URLSessionTask`'s priority following
+    /// `priority` from before the task starts until it ends (``ImageRequest/Priority/urlSessionTaskPriority``).
+    ///
+    /// - Throws: The same errors as ``load(_:limits:progress:)``.
+    public func load(
+        _ request: URLRequest,
+        limits: DataLoadLimits,
+        priority: DataLoadPriority,
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
+    ) async throws -> DataLoadResponse {
         let operation = DataLoadOperation(
             url: request.url ?? URL(fileURLWithPath: "/"), limits: limits, progress: progress
         )
@@ -116,6 +129,7 @@ public final class URLSessionDataLoader: DataLoading {
                     return
                 }
                 delegate.register(operation, for: task.taskIdentifier)
+                priority.observe { operation.setPriority($0) }
                 task.resume()
             }
         } onCancel: {

@@ -312,4 +312,56 @@ struct URLSessionDataLoaderTests {
         #expect(server.bytesSent == 200 * body.count)
         await server.shutdown()
     }
+
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
+    @Test("the running URLSessionTask's priority follows the load's priority")
+    func runningTaskFollowsPriority() async throws {
+        let server = try await LoopbackServer.start()
+        let gate = Gate()
+        let body = bytes(2_000)
+        server.serve("/held.png") { _ in
+            await gate.wait()
+            return .ok(body, contentType: "image/png")
+        }
+        let loader = URLSessionDataLoader()
+        let priority = DataLoadPriority(.low)
+        let load = Task {
+            try await loader.load(URLRequest(url: server.url("/held.png")), limits: DataLoadLimits(), priority: priority) { _, _ in }
+        }
+        try await waitUntil { server.requestCount(for: "/held.png") == 1 }
+        // Started at the priority it was given...
+        #expect(await runningTaskPriorities(of: loader) == [URLSessionTask.lowPriority])
+        // ...raised while running (a view came back on screen)...
+        priority.update(.veryHigh)
+        #expect(await runningTaskPriorities(of: loader) == [URLSessionTask.highPriority])
+        // ...and lowered again (it scrolled off).
+        priority.update(.normal)
+        #expect(await runningTaskPriorities(of: loader) == [URLSessionTask.defaultPriority])
+        priority.update(.veryLow)
+        #expect(await runningTaskPriorities(of: loader) == [URLSessionTask.lowPriority])
+
+        gate.open()
+        let response = try await load.value
+        #expect(response.data == body)
+        priority.update(.high)  // after the load: nothing to reprioritise, nothing breaks
+        #expect(await runningTaskPriorities(of: loader).isEmpty)
+        await server.shutdown()
+    }
+
+    @Test("priority levels map to URLSessionTask's low, default and high priorities")
+    func priorityMapping() {
+        #expect(ImageRequest.Priority.allCases.map(\.urlSessionTaskPriority) == [
+            URLSessionTask.lowPriority, URLSessionTask.lowPriority, URLSessionTask.defaultPriority,
+            URLSessionTask.highPriority, URLSessionTask.highPriority,
+        ])
+    }
+}
+
+/// The priorities of the loader's session's running tasks.
+private func runningTaskPriorities(of loader: URLSessionDataLoader) async -> [Float] {
+    await withCheckedContinuation { continuation in
+        loader.session.getAllTasks { tasks in
+            continuation.resume(returning: tasks.filter { $0.state == .running }.map(\.priority))
+        }
+    }
 }

@@ -172,6 +172,56 @@ struct PipelineHTTPCachingTests {
         }
     }
 
+    @Test("a 304 that arrives after a reload stored new bytes does not touch the new entry (RFC 9111 4.3.4)")
+    func lateNotModifiedLeavesANewerEntryAlone() async throws {
+        try await withScriptedFixture { fixture throws in
+            let old = ImageFixtures.png(width: 64, height: 48, seed: 1)
+            let new = ImageFixtures.png(width: 64, height: 48, seed: 2)
+            let held = Gate()
+            let fullResponses = Locked(0)
+            fixture.server.serve("/avatar.png") { request in
+                if request.header("If-None-Match") != nil {
+                    // The revalidation: held until the reload has stored the new bytes, then a
+                    // 304 confirming the old ones, fresh for an hour.
+                    await held.wait()
+                    return .ok(old, contentType: "image/png", headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=3600"])
+                }
+                let number = fullResponses.withLock { $0 += 1; return $0 }
+                return number == 1
+                    ? .ok(old, contentType: "image/png", headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"])
+                    : .ok(new, contentType: "image/png", headers: ["ETag": "\"v2\"", "Cache-Control": "max-age=60"])
+            }
+            let url = fixture.url("/avatar.png")
+            let pipeline = fixture.makePipeline()
+            let diskCache = try #require(pipeline.diskCache)
+            _ = try await pipeline.image(for: url)  // stored, must be revalidated before reuse
+
+            // A view revalidates the stored entry; its 304 is held.
+            let revalidation = pipeline.imageTask(with: ImageRequest(url: url))
+            #expect(await eventually { fixture.server.requests(for: "/avatar.png").last?.header("If-None-Match") == "\"v1\"" })
+            // Meanwhile pull-to-refresh downloads and stores the new bytes.
+            let reloaded = try await pipeline.image(for: ImageRequest(url: url, options: .reloadIgnoringCachedData))
+            #expect(reloaded.image.data == new)
+            diskCache.flush()
+            let newEntry = try #require(diskCache.entry(forKey: url.absoluteString))
+            #expect(newEntry.data == new)
+
+            held.open()
+            // The view gets what the server confirmed to it...
+            let confirmed = try await revalidation.response
+            #expect(confirmed.source == .revalidated)
+            #expect(confirmed.image.data == old)
+            // ...but the old 304's ETag and lifetime are not written over the new entry...
+            diskCache.flush()
+            #expect(diskCache.entry(forKey: url.absoluteString) == newEntry)
+            // ...and the next view shows the new image, without asking again.
+            let requestsBefore = fixture.server.requestCount(for: "/avatar.png")
+            let next = try await pipeline.image(for: url)
+            #expect(next.image.data == new)
+            #expect(fixture.server.requestCount(for: "/avatar.png") == requestsBefore)
+        }
+    }
+
     @Test("the memory cache follows HTTP: no-store and no-cache images are not kept, others leave when they go stale")
     func memoryFollowsHTTP() async throws {
         try await withScriptedFixture { fixture throws in

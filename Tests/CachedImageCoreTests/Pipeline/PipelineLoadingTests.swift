@@ -163,6 +163,27 @@ struct PipelineLoadingTests {
         }
     }
 
+    @Test("a priority change reaches the running download, down when off screen and up again")
+    func priorityReachesTheRunningDownload() async throws {
+        try await withScriptedFixture { fixture throws in
+            let gate = Gate()
+            fixture.serveHeldPNG("/cell.png", until: gate)
+            let pipeline = fixture.makePipeline()
+            let task = pipeline.imageTask(with: ImageRequest(url: fixture.url("/cell.png"), priority: .high))
+            #expect(await eventually { fixture.server.requestCount(for: "/cell.png") == 1 })
+            #expect(fixture.server.loadPriorities(for: "/cell.png") == [.high])
+
+            task.setPriority(.low)  // the cell scrolled off screen while its image downloads
+            #expect(await eventually { fixture.server.loadPriorities(for: "/cell.png") == [.high, .low] })
+            task.setPriority(.veryHigh)  // and came back
+            #expect(await eventually { fixture.server.loadPriorities(for: "/cell.png") == [.high, .low, .veryHigh] })
+
+            gate.open()
+            _ = try await task.response
+            #expect(fixture.server.loadPriorities(for: "/cell.png") == [.high, .low, .veryHigh])
+        }
+    }
+
     @Test("progress is reported monotonically up to the body size")
     func reportsProgress() async throws {
         try await withScriptedFixture { fixture throws in

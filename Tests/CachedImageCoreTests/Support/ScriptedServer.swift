@@ -73,6 +73,7 @@ final class ScriptedServer: DataLoading {
         var routes: [String: Handler] = [:]
         var requests: [ScriptedRequest] = []
         var bytesSent = 0
+        var loadPriorities: [String: [ImageRequest.Priority]] = [:]
     }
 
     private let state = Locked(State())
@@ -95,6 +96,11 @@ final class ScriptedServer: DataLoading {
     var totalRequestCount: Int { state.withLock { $0.requests.count } }
     /// Body bytes answered so far (304s and failures send none).
     var bytesSent: Int { state.withLock { $0.bytesSent } }
+    /// The priorities the running loads of `path` were given, in order: each load's starting
+    /// priority, then every change the pipeline passed on while it ran.
+    func loadPriorities(for path: String) -> [ImageRequest.Priority] {
+        state.withLock { $0.loadPriorities[path] ?? [] }
+    }
 
     func resetCounters() {
         state.withLock {
@@ -104,6 +110,21 @@ final class ScriptedServer: DataLoading {
     }
 
     // MARK: DataLoading
+
+    /// Records the load's priority as it starts and changes (``loadPriorities(for:)``), then
+    /// answers like ``loadData(for:progress:)``.
+    func load(
+        _ request: URLRequest,
+        limits: DataLoadLimits,
+        priority: DataLoadPriority,
+        progress: @escaping @Sendable (Int64, Int64?) -> Void
+    ) async throws -> DataLoadResponse {
+        let path = request.url?.path ?? ""
+        priority.observe { [state] value in
+            state.withLock { $0.loadPriorities[path, default: []].append(value) }
+        }
+        return try await load(request, limits: limits, progress: progress)
+    }
 
     func loadData(
         for request: URLRequest,

@@ -216,8 +216,14 @@ final class DataFetcher: Sendable {
                 response.headers, requestHeaders: sent, requestTime: response.requestTime, responseTime: response.responseTime
             ) {
             case .updated(let metadata):
-                diskCache?.updateMetadata(metadata, forKey: request.cacheKey)
-                confirmed.memoryLifetime = freshness.memoryLifetime(metadata)
+                if diskCache?.updateMetadata(metadata, ifStillStored: revalidated.entry) ?? false {
+                    confirmed.memoryLifetime = freshness.memoryLifetime(metadata)
+                } else {
+                    // The entry changed while the 304 was on its way (a reload stored newer
+                    // bytes): its metadata is left alone, and the bytes this 304 confirmed
+                    // are served to this request but not kept in memory over newer ones.
+                    confirmed.memoryLifetime = .doNotKeep
+                }
             case .remove:
                 diskCache?.removeEntry(forKey: request.cacheKey)
                 confirmed.memoryLifetime = .doNotKeep

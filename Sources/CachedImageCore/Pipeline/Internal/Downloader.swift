@@ -52,7 +52,8 @@ final class Downloader: Sendable {
     }
 
     /// Waits for a download slot (at the job's current priority, following its changes), then
-    /// loads. Transport failures become ``ImagePipeline/Error/transport(url:underlying:)``;
+    /// loads, passing later priority changes on to the running load (``DataLoadPriority``).
+    /// Transport failures become ``ImagePipeline/Error/transport(url:underlying:)``;
     /// cancellation throws `CancellationError`.
     func send(
         _ urlRequest: URLRequest,
@@ -62,13 +63,18 @@ final class Downloader: Sendable {
     ) async throws -> Response {
         let priority = context.priority
         let ticket = queue.enqueue(priority: priority)
-        context.onPriorityChange(after: priority) { ticket.setPriority($0) }
+        // The queue orders waiting downloads; the loader reprioritises the running one.
+        let loadPriority = DataLoadPriority(priority)
+        context.onPriorityChange(after: priority) { newPriority in
+            ticket.setPriority(newPriority)
+            loadPriority.update(newPriority)
+        }
         return try await ticket.run {
             try Task.checkCancellation()
             instrumentation.record(.networkRequest(url: url, isConditional: isConditional))
             let requestTime = clock.now
             do {
-                let loaded = try await loader.load(urlRequest, limits: limits) { received, expected in
+                let loaded = try await loader.load(urlRequest, limits: limits, priority: loadPriority) { received, expected in
                     context.reportProgress(received, expected)
                 }
                 instrumentation.record(.bytesReceived(loaded.data.count))
