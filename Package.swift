@@ -42,11 +42,17 @@ let package = Package(
         // images, 4x faster this way. Not a product, so clients never build it.
         .target(name: "ImageFixtures", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
 
+        // What the tool targets share (the loopback server, the command line, the benchmarks):
+        // one lock wrapper, one raw-file store. No dependencies; not a product, and the library
+        // targets never depend on it.
+        .target(name: "ToolSupport"),
+
         // A loopback HTTP image server that counts every request and byte: integration tests,
         // the demo and the benchmarks run against it. Not a product.
         .target(
             name: "LoopbackServer",
             dependencies: [
+                "ToolSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
             ]
@@ -60,6 +66,7 @@ let package = Package(
                 "CachedImageCore",
                 "ImageFixtures",
                 "LoopbackServer",
+                "ToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -85,7 +92,7 @@ let package = Package(
         // Not a product either: named like the command for `swift run`.
         .executableTarget(
             name: "cachedimage-bench",
-            dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer"],
+            dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer", "ToolSupport"],
             path: "Sources/CachedImageBench"
         ),
         .testTarget(

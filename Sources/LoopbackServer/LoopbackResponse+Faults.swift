@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// Misbehaving responses for fault-injection tests. Each is an ordinary ``LoopbackResponse``
 /// (so they combine with ``LoopbackResponse/latency``, ``LoopbackResponse/chunkSize`` and the
@@ -63,7 +64,7 @@ extension LoopbackServer {
     /// ```
     public func serveSequence(_ path: String, _ responses: [LoopbackResponse]) {
         precondition(!responses.isEmpty, "serveSequence needs at least one response")
-        let served = ServerLocked(0)
+        let served = Protected(0)
         serve(path) { _ in
             let index = served.withLock { count in
                 defer { count += 1 }
@@ -76,7 +77,7 @@ extension LoopbackServer {
     /// Serves `response` for `path` with a different `ETag` on every request (`"1"`, `"2"`, ...),
     /// and never answers `304`: a server whose validators are useless.
     public func serveChangingETag(_ path: String, _ response: LoopbackResponse) {
-        let served = ServerLocked(0)
+        let served = Protected(0)
         serve(path) { _ in
             let number = served.withLock { count in
                 count += 1

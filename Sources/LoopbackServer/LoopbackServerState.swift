@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdCore
 import HTTPTypes
 import NIOCore
+import ToolSupport
 
 /// Routes, request log and byte counters of one ``LoopbackServer``, and the code that answers a
 /// request. Shared by the server's connection handlers, so everything is behind one lock.
@@ -22,7 +23,7 @@ final class LoopbackServerState: Sendable {
     /// Thrown after sending part of a truncated body: the server then closes the connection.
     struct TruncatedTransfer: Error {}
 
-    private let state = ServerLocked(State())
+    private let state = Protected(State())
 
     // MARK: Routes and accounting
 

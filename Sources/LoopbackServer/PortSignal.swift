@@ -1,3 +1,5 @@
+import ToolSupport
+
 /// Hands the bound port from the server's start-up callback to ``LoopbackServer/start()``, or the
 /// error that stopped the server from starting. Resolved once; later calls are ignored.
 final class PortSignal: Sendable {
@@ -6,7 +8,7 @@ final class PortSignal: Sendable {
         var waiter: CheckedContinuation<Int, any Error>?
     }
 
-    private let state = ServerLocked(State())
+    private let state = Protected(State())
 
     func resolve(_ result: Result<Int, any Error>) {
         let waiter: CheckedContinuation<Int, any Error>? = state.withLock { state in

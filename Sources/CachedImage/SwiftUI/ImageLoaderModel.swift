@@ -45,7 +45,7 @@ final class ImageLoaderModel: ObservableObject {
             return CachedImagePhase(state: state, image: previous?.image.swiftUIImage(scale: scale), response: nil, retry: retry)
         case .success(let response):
             guard let image = response.image.swiftUIImage(scale: scale) else {
-                let error = ImagePipeline.Error.decodingFailed(url: response.request.url, reason: "the decoder produced no displayable image")
+                let error = ImagePipeline.Error.decodingFailed(url: response.request.url, underlying: NoDisplayableImage())
                 return CachedImagePhase(state: .failure(error), image: nil, response: nil, retry: retry)
             }
             return CachedImagePhase(state: .success(image), image: image, response: response, retry: retry)
@@ -62,6 +62,13 @@ final class ImageLoaderModel: ObservableObject {
         withTransaction(transaction) {
             objectWillChange.send()
         }
+    }
+}
+
+extension ImageLoaderModel {
+    /// The decoder returned an image SwiftUI cannot display (it holds no `CGImage`).
+    struct NoDisplayableImage: Error, CustomStringConvertible {
+        var description: String { "the decoder produced no displayable image" }
     }
 }
 #endif

@@ -49,8 +49,8 @@ struct DiskCacheBench {
                 let store: any DiskStore
                 switch position {
                 case 0: store = try ShippedDiskStore(directory: directory)
-                case 1: store = try RawFileStore(directory: directory)
-                case 2: store = try NaiveDocumentsStore(directory: directory)
+                case 1: store = try RawFileBaseline(.floor, directory: directory)
+                case 2: store = try RawFileBaseline(.documentsDirectory, directory: directory)
                 default: store = URLCacheStore(directory: directory)
                 }
                 assert(store.name == name)

@@ -1,6 +1,7 @@
 @_spi(Benchmarks) import CachedImageCore
 import Foundation
 import ImageFixtures
+import ToolSupport
 
 /// Table 7: what a disk hit costs through the whole pipeline, against the simplest approach
 /// that reads the same bytes from a documents directory and decodes them the same way; the
@@ -18,13 +19,12 @@ struct DiskHitBench {
         }
         let urls = (0..<imageCount).map { URL(string: "https://images.example/feed/\($0).jpg")! }
         let cacheDirectory = root.appendingPathComponent("diskhit-pipeline")
-        let documents = root.appendingPathComponent("diskhit-documents")
-        try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
+        let documents = try RawFileStore(directory: root.appendingPathComponent("diskhit-documents"), writing: .inPlace)
         let cache = try DiskCache(directory: cacheDirectory)
         let metadata = CachedResponseMetadata(contentType: "image/jpeg", etag: "\"v1\"", storedAt: Date(), freshnessLifetime: 365 * 86_400)
         for (url, data) in zip(urls, images) {
             cache.store(data, metadata: metadata, forKey: url.absoluteString)
-            try data.write(to: documents.appendingPathComponent(url.lastPathComponent))
+            try documents.write(data, as: url.lastPathComponent)
         }
         cache.flush()
         let averageBytes = images.reduce(0) { $0 + $1.count } / images.count
@@ -32,7 +32,7 @@ struct DiskHitBench {
         let targetSize = PixelSize(width: 600, height: 600)
         let decoder = HeaderImageDecoder()
         func documentsHit(_ url: URL) throws {
-            let data = try Data(contentsOf: documents.appendingPathComponent(url.lastPathComponent))
+            let data = try documents.read(url.lastPathComponent)
             guard let info = ImageInfo(data: data) else { throw CocoaError(.fileReadCorruptFile) }
             _ = try decoder.decode(data, info: info, targetSize: targetSize)
         }

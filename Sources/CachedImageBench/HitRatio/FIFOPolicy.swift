@@ -1,25 +1,20 @@
-/// First in, first out: a ring buffer; hits change nothing.
+/// First in, first out: a ring of slots whose hand points at the oldest key; hits change nothing.
 struct FIFOPolicy: EvictionPolicy {
-    private var keys: [Int] = []
-    private var slots: Set<Int> = []
+    private var resident: ResidentSlots
     private var oldest = 0
-    private let capacity: Int
 
     init(capacity: Int) {
-        self.capacity = max(1, capacity)
-        slots.reserveCapacity(self.capacity)
+        resident = ResidentSlots(capacity: capacity)
     }
 
     mutating func access(_ key: Int) -> Bool {
-        if slots.contains(key) { return true }
-        if keys.count < capacity {
-            keys.append(key)
+        if resident.slot(of: key) != nil { return true }
+        if resident.isFull {
+            resident.replace(oldest, with: key)
+            oldest = (oldest + 1) % resident.capacity
         } else {
-            slots.remove(keys[oldest])
-            keys[oldest] = key
-            oldest = (oldest + 1) % capacity
+            _ = resident.append(key)
         }
-        slots.insert(key)
         return false
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import CachedImageCore
+import ToolSupport
 
 /// Counts the decodes a client performs and the decoded bytes they produce (the memory a decoded
 /// bitmap takes), so work a memory cache of decoded images saves shows as work not done.

@@ -1,5 +1,6 @@
 import Foundation
 import CachedImageCore
+import ToolSupport
 
 /// The simulated wall clock the demo's server (`Date` headers) and every client's freshness
 /// rules read, so "a day later" is a clock step, not a sleep.

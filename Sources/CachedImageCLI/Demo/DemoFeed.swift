@@ -1,5 +1,6 @@
 import Foundation
 import ImageFixtures
+import ToolSupport
 
 /// The demo's image feed: real PNG and JPEG files of varied sizes, generated in code from a seed
 /// (no network, nothing committed).

@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// Runs the demo: generates the feed, serves it on loopback, replays the same scroll session
 /// through CachedImage and the naive approaches, and measures everything.

@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackServer
+import ToolSupport
 
 /// Serves a ``DemoFeed`` from the embedded loopback server with the headers a CDN sends
 /// (`Content-Type`, `ETag`, `Last-Modified`, `Cache-Control: public, max-age=…`, a `Date` read

@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// IMF-fixdate formatting for the demo server's `Date` and `Last-Modified` headers.
 enum HTTPDateFormat {

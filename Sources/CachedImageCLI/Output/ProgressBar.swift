@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// A one-line progress bar on standard error: redrawn in place on a terminal (at most ten times a
 /// second), silent otherwise, so logs and pipes only get the final summary lines.

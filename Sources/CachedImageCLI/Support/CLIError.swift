@@ -49,8 +49,8 @@ extension CLIError {
             return "not in the cache (offline)"
         case .transport(_, let underlying):
             return reason(for: underlying)
-        case .decodingFailed(_, let reason):
-            return "could not decode: \(reason)"
+        case .decodingFailed(_, let underlying):
+            return "could not decode: \(underlying)"
         case .processingFailed(_, let processor, let reason):
             return "processor \(processor) failed: \(reason)"
         case .invalidImage(_, let format, let reason):

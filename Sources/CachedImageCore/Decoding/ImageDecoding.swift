@@ -16,7 +16,8 @@ import Foundation
 public protocol ImageDecoding: Sendable {
     /// Decodes `data`, downsampling to fit inside `targetSize` when one is given (never upscaling).
     ///
-    /// - Throws: Any error; the pipeline reports it as ``ImagePipeline/Error/decodingFailed(url:reason:)``.
+    /// - Throws: Any error; the pipeline reports it as ``ImagePipeline/Error/decodingFailed(url:underlying:)``,
+    ///   keeping the error.
     func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage
 
     /// Whether decoding these bytes takes long enough (milliseconds) that the pipeline should

@@ -22,7 +22,7 @@ import ImageIO
 /// ```
 public struct ImageIODecoder: ImageDecoding {
     /// Why ImageIO could not decode the bytes. The pipeline reports it as
-    /// ``ImagePipeline/Error/decodingFailed(url:reason:)`` with this description as the reason.
+    /// ``ImagePipeline/Error/decodingFailed(url:underlying:)`` with this failure as the underlying error.
     public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// ImageIO does not recognise the bytes.
         case unreadableData

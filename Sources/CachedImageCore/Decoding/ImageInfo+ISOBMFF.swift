@@ -102,132 +102,103 @@ extension ImageInfo {
         var codecFormat: ImageFormat?
     }
 
+    /// What `meta`'s `pitm` and `iprp` boxes hold, gathered in one pass over its children.
+    private struct ItemPropertyTable {
+        /// The primary item's ID (the last `pitm`).
+        var primaryItem: UInt32?
+        /// Property types in `ipco` order (index 0 = property 1), over every `ipco`.
+        var properties: [UInt32] = []
+        /// `ispe` values by zero-based property index.
+        var sizes: [Int: PixelSize] = [:]
+        /// The first `ipma` box: which properties each item has.
+        var associations: Box?
+    }
+
+    /// The first box of `type` in `range`, or `nil`.
+    static func firstBox(_ type: UInt32, in bytes: HeaderBytes, _ range: Range<Int>) -> Box? {
+        var found: Box?
+        forEachBox(in: bytes, range) { box in
+            if box.type == type { found = box }
+            return found == nil
+        }
+        return found
+    }
+
+    /// Where the children of a full box start and end: its version and flags come first.
+    static func childRange(ofFullBox box: Box) -> Range<Int> {
+        (box.contentStart + 4)..<max(box.contentStart + 4, box.contentEnd)
+    }
+
     /// Finds the top-level `meta` box and reads `pitm`, `iprp/ipco` and `iprp/ipma`.
     ///
     /// The size is the `ispe` associated with the primary item; when the primary item or its
     /// associations are missing (or truncated), the `ispe` with the most pixels is used instead.
     static func primaryItemProperties(_ bytes: HeaderBytes) -> HEIFProperties {
-        var meta: Box?
-        forEachBox(in: bytes, 0..<bytes.count) { box in
-            if box.type == HeaderBytes.fourCC("meta") { meta = box }
-            return meta == nil
+        guard let meta = firstBox(HeaderBytes.fourCC("meta"), in: bytes, 0..<bytes.count) else {
+            return HEIFProperties()
         }
-        guard let meta else { return HEIFProperties() }
-
-        var primaryItem: UInt32?
-        var properties: [UInt32] = []       // Property types in ipco order (index 0 = property 1).
-        var sizes: [Int: PixelSize] = [:]    // ispe values by zero-based property index.
-        var associations: Box?
-
-        // `meta` is a full box: version and flags come before its children.
-        forEachBox(in: bytes, (meta.contentStart + 4)..<max(meta.contentStart + 4, meta.contentEnd)) { child in
+        var table = ItemPropertyTable()
+        forEachBox(in: bytes, childRange(ofFullBox: meta)) { child in
             switch child.type {
-            case HeaderBytes.fourCC("pitm"):
-                let version = bytes.u8(child.contentStart)
-                primaryItem = version == 0
-                    ? bytes.u16be(child.contentStart + 4).map(UInt32.init)
-                    : bytes.u32be(child.contentStart + 4)
-            case HeaderBytes.fourCC("iprp"):
-                forEachBox(in: bytes, child.contentStart..<child.contentEnd) { group in
-                    if group.type == HeaderBytes.fourCC("ipco") {
-                        forEachBox(in: bytes, group.contentStart..<group.contentEnd) { property in
-                            if property.type == HeaderBytes.fourCC("ispe"),
-                               let size = size(bytes.u32be(property.contentStart + 4),
-                                               bytes.u32be(property.contentStart + 8)) {
-                                sizes[properties.count] = size
-                            }
-                            properties.append(property.type)
-                            return true
-                        }
-                    } else if group.type == HeaderBytes.fourCC("ipma"), associations == nil {
-                        associations = group
-                    }
-                    return true
-                }
-            default:
-                break
+            case HeaderBytes.fourCC("pitm"): table.primaryItem = primaryItemID(in: child, bytes)
+            case HeaderBytes.fourCC("iprp"): readItemProperties(child, bytes, into: &table)
+            default: break
             }
             return true
         }
+        return primaryItemProperties(of: table, bytes)
+    }
 
-        var result = HEIFProperties()
-        var primaryIndices: [Int]?
-        if let primaryItem, let associations {
-            primaryIndices = propertyIndices(of: primaryItem, in: associations, bytes)
+    /// The item ID a `pitm` box names (16 bits in version 0, 32 bits after).
+    private static func primaryItemID(in pitm: Box, _ bytes: HeaderBytes) -> UInt32? {
+        let version = bytes.u8(pitm.contentStart)
+        return version == 0
+            ? bytes.u16be(pitm.contentStart + 4).map(UInt32.init)
+            : bytes.u32be(pitm.contentStart + 4)
+    }
+
+    /// Reads an `iprp` box: the properties of every `ipco`, and the first `ipma`.
+    private static func readItemProperties(_ iprp: Box, _ bytes: HeaderBytes, into table: inout ItemPropertyTable) {
+        forEachBox(in: bytes, iprp.contentStart..<iprp.contentEnd) { group in
+            if group.type == HeaderBytes.fourCC("ipco") {
+                readPropertyContainer(group, bytes, into: &table)
+            } else if group.type == HeaderBytes.fourCC("ipma"), table.associations == nil {
+                table.associations = group
+            }
+            return true
         }
-        if let primaryIndices {
-            result.size = primaryIndices.lazy.compactMap { sizes[$0] }.first
+    }
+
+    /// Appends the properties of an `ipco` box, in order, noting the size of every `ispe`.
+    private static func readPropertyContainer(_ ipco: Box, _ bytes: HeaderBytes, into table: inout ItemPropertyTable) {
+        forEachBox(in: bytes, ipco.contentStart..<ipco.contentEnd) { property in
+            if property.type == HeaderBytes.fourCC("ispe"),
+               let size = size(bytes.u32be(property.contentStart + 4), bytes.u32be(property.contentStart + 8)) {
+                table.sizes[table.properties.count] = size
+            }
+            table.properties.append(property.type)
+            return true
+        }
+    }
+
+    /// The size and codec of the primary item; where the table says nothing about it, the
+    /// largest `ispe` and the first codec property of the file.
+    private static func primaryItemProperties(of table: ItemPropertyTable, _ bytes: HeaderBytes) -> HEIFProperties {
+        var result = HEIFProperties()
+        if let primaryItem = table.primaryItem, let associations = table.associations,
+           let primaryIndices = propertyIndices(of: primaryItem, in: associations, bytes) {
+            result.size = primaryIndices.lazy.compactMap { table.sizes[$0] }.first
             result.codecFormat = primaryIndices.lazy
-                .compactMap { $0 < properties.count ? codecFormat(ofProperty: properties[$0]) : nil }
+                .compactMap { $0 < table.properties.count ? codecFormat(ofProperty: table.properties[$0]) : nil }
                 .first
         }
         if result.size == nil {
-            result.size = sizes.values.max { $0.pixelCount < $1.pixelCount }
+            result.size = table.sizes.values.max { $0.pixelCount < $1.pixelCount }
         }
         if result.codecFormat == nil {
-            result.codecFormat = properties.lazy.compactMap(codecFormat(ofProperty:)).first
+            result.codecFormat = table.properties.lazy.compactMap(codecFormat(ofProperty:)).first
         }
         return result
-    }
-
-    /// The end offset of the furthest item data that `meta`'s `iloc` box places in the file
-    /// itself (construction method 0, data reference 0), or `nil` when there is no readable iloc.
-    ///
-    /// An extent length of 0 means "to the end of the file" and adds no requirement.
-    static func itemDataEnd(in meta: Box, _ bytes: HeaderBytes) -> Int? {
-        var iloc: Box?
-        forEachBox(in: bytes, (meta.contentStart + 4)..<max(meta.contentStart + 4, meta.contentEnd)) { child in
-            if child.type == HeaderBytes.fourCC("iloc") { iloc = child }
-            return iloc == nil
-        }
-        guard let iloc,
-              let version = bytes.u8(iloc.contentStart), version <= 2,
-              let sizes1 = bytes.u8(iloc.contentStart + 4), let sizes2 = bytes.u8(iloc.contentStart + 5)
-        else { return nil }
-        let offsetSize = Int(sizes1 >> 4), lengthSize = Int(sizes1 & 0x0F)
-        let baseOffsetSize = Int(sizes2 >> 4), indexSize = version >= 1 ? Int(sizes2 & 0x0F) : 0
-        let validSizes: Set<Int> = [0, 4, 8]
-        guard validSizes.isSuperset(of: [offsetSize, lengthSize, baseOffsetSize, indexSize]) else { return nil }
-
-        var offset = iloc.contentStart + 6
-        /// Reads a 0-, 2-, 4- or 8-byte big-endian field and moves past it; `nil` if truncated.
-        func field(_ size: Int) -> UInt64? {
-            defer { offset += size }
-            switch size {
-            case 0: return 0
-            case 2: return bytes.u16be(offset).map(UInt64.init)
-            case 4: return bytes.u32be(offset).map(UInt64.init)
-            default: return bytes.u64be(offset)
-            }
-        }
-        guard let itemCount = field(version < 2 ? 2 : 4) else { return nil }
-        var furthest = 0
-        var item: UInt64 = 0
-        while item < itemCount {
-            item += 1
-            guard field(version < 2 ? 2 : 4) != nil else { return nil } // item_ID
-            var constructionMethod: UInt64 = 0
-            if version >= 1 {
-                guard let packed = field(2) else { return nil }
-                constructionMethod = packed & 0x0F
-            }
-            guard let dataReference = field(2), let baseOffset = field(baseOffsetSize),
-                  let extentCount = field(2)
-            else { return nil }
-            for _ in 0..<extentCount {
-                guard field(indexSize) != nil,
-                      let extentOffset = field(offsetSize), let extentLength = field(lengthSize)
-                else { return nil }
-                // Only data in this file (method 0, same file) bounds the file's length.
-                guard constructionMethod == 0, dataReference == 0 else { continue }
-                let (start, overflow1) = baseOffset.addingReportingOverflow(extentOffset)
-                let (end, overflow2) = start.addingReportingOverflow(extentLength)
-                guard !overflow1, !overflow2 else { return Int.max }
-                furthest = max(furthest, Int(exactly: end) ?? Int.max)
-            }
-            guard offset <= iloc.contentEnd else { return nil }
-        }
-        return furthest
     }
 
     private static func codecFormat(ofProperty type: UInt32) -> ImageFormat? {

@@ -183,16 +183,6 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         }
     }
 
-    /// Which internal queue holds `key` (tests and measurements only).
-    func queue(of key: Key) -> MemoryCacheQueueID? {
-        storage.withLock { $0.queue(of: key) }
-    }
-
-    /// Broken structural invariants, empty when consistent (tests only).
-    func invariantViolations() -> [String] {
-        storage.withLock { $0.invariantViolations() }
-    }
-
     /// Seconds since the reference date, or `-infinity` (nothing ever looks expired) when
     /// entries have no lifetime, so the clock is not consulted.
     @inlinable @inline(__always)

@@ -69,7 +69,7 @@ extension ImagePipeline {
     /// `targetSize`, then kept in memory). Never touches the network.
     ///
     /// - Throws: ``Error/notCached(_:)`` when nothing (or nothing intact) is stored under `key`;
-    ///   ``Error/decodingFailed(url:reason:)`` with the decoder's reason.
+    ///   ``Error/decodingFailed(url:underlying:)`` with the decoder's error.
     public func image(forKey key: String, targetSize: PixelSize? = nil) async throws -> DecodedImage {
         let cacheKey = Self.customCacheKey(key)
         let memoryKey = ImageCacheKey(cacheKey: cacheKey, targetSize: targetSize)
@@ -92,7 +92,7 @@ extension ImagePipeline {
         do {
             image = try configuration.decoder.decode(entry.data, info: info, targetSize: targetSize)
         } catch {
-            throw Error.decodingFailed(url: url, reason: String(describing: error))
+            throw Error.decodingFailed(url: url, underlying: error)
         }
         memoryCache?.setValue(image, forKey: memoryKey, cost: image.cost)
         return image

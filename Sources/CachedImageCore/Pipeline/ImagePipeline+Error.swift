@@ -27,8 +27,10 @@ extension ImagePipeline {
         case notCached(URL?)
         /// The connection failed (unreachable host, timeout, reset...).
         case transport(url: URL, underlying: any Swift.Error)
-        /// The decoder could not decode the bytes.
-        case decodingFailed(url: URL?, reason: String)
+        /// The decoder could not decode the bytes. `underlying` is the error the decoder threw
+        /// (``ImageIODecoder/Failure`` for the default decoder on Apple platforms); the error's
+        /// ``description`` includes its description.
+        case decodingFailed(url: URL?, underlying: any Swift.Error)
         /// A processor of the request (named by its ``ImageProcessing/identifier``) failed.
         case processingFailed(url: URL?, processor: String, reason: String)
         /// The response announced or delivered more than
@@ -84,8 +86,8 @@ extension ImagePipeline {
                 return "Not in cache and loading is not allowed: \(name)"
             case .transport(_, let underlying):
                 return "Network error for \(name): \(Self.transportReason(underlying))"
-            case .decodingFailed(_, let reason):
-                return "Could not decode \(name): \(reason)"
+            case .decodingFailed(_, let underlying):
+                return "Could not decode \(name): \(underlying)"
             case .processingFailed(_, let processor, let reason):
                 return "Processor \(processor) failed for \(name): \(reason)"
             case .invalidImage(_, let format, let reason):

@@ -317,8 +317,9 @@ public final class ImageLoader {
     }
 
     /// Waits until every load this loader started has delivered (or dropped) its result.
-    /// For tests: after it returns, no late result can still change the phase.
-    func settle() async {
+    /// For tests (`@_spi(Testing) import CachedImageCore`): after it returns, no late result
+    /// can still change the phase.
+    @_spi(Testing) public func settle() async {
         while let next = work.first {
             await next.value.value
             work[next.key] = nil

@@ -55,7 +55,7 @@ public final class ImageViewLoadingController {
     public var request: ImageRequest? { loader.request }
 
     /// Loads handed off at a lower priority on reuse, until they finish.
-    private var handedOff: [Int: ImageTask] = [:]
+    private(set) var handedOff: [Int: ImageTask] = [:]
 
     /// Creates a controller loading through `pipeline`.
     public init(pipeline: ImagePipeline = .shared) {
@@ -118,9 +118,6 @@ public final class ImageViewLoadingController {
         guard w < Double(Int32.max), h < Double(Int32.max) else { return nil }
         return PixelSize(width: Int(w), height: Int(h))
     }
-
-    /// Number of loads handed off at a lower priority and still running (for tests).
-    var handedOffCount: Int { handedOff.count }
 
     // MARK: Internals
 

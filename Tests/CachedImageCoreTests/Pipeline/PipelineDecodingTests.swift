@@ -43,6 +43,31 @@ struct PipelineDecodingTests {
         }
     }
 
+    @Test("a decoder's error is kept as decodingFailed's underlying error, and named in the description")
+    func decodingFailureKeepsTheUnderlyingError() async throws {
+        struct Refusing: ImageDecoding {
+            struct Failure: Error, Equatable, CustomStringConvertible {
+                var description: String { "refused on purpose" }
+            }
+            func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+                throw Failure()
+            }
+        }
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/refused.png", width: 16, height: 16)
+            let pipeline = fixture.makePipeline { $0.decoder = Refusing() }
+            let url = fixture.url("/refused.png")
+            let error = await #expect(throws: ImagePipeline.Error.self) { try await pipeline.image(for: url) }
+            guard case .decodingFailed(let failedURL, let underlying) = error else {
+                Issue.record("expected decodingFailed, got \(String(describing: error))")
+                return
+            }
+            #expect(failedURL == url)
+            #expect(underlying as? Refusing.Failure == Refusing.Failure())
+            #expect(error?.description == "Could not decode \(url.absoluteString): refused on purpose")
+        }
+    }
+
     @Test("by default, images of a megapixel or more count as expensive; the header decoder never does")
     func defaultThreshold() throws {
         struct Default: ImageDecoding {

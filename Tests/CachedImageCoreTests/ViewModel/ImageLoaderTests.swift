@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import ImageFixtures
-@testable import CachedImageCore
+@_spi(Testing) @testable import CachedImageCore
 
 /// The view model behind `CachedAsyncImage`, against a real loopback server: what a view shows
 /// first, and that a stale request never reaches the screen.

@@ -7,7 +7,8 @@ final class DecodingQueue: Sendable {
     /// The queues all decoding queues share, sized to the machine.
     static let shared = DecodingQueue(width: max(1, ProcessInfo.processInfo.activeProcessorCount))
 
-    private static let marker = DispatchSpecificKey<Bool>()
+    /// Set on every decoding queue (see `isCurrent` in DecodingQueue+TestSupport).
+    static let marker = DispatchSpecificKey<Bool>()
     private let queues: [DispatchQueue]
     private let next = Locked(0)
 
@@ -18,9 +19,6 @@ final class DecodingQueue: Sendable {
             return queue
         }
     }
-
-    /// Whether the caller runs on a decoding queue (for tests).
-    static var isCurrent: Bool { DispatchQueue.getSpecific(key: marker) == true }
 
     /// Runs `body` on the next decoding queue and returns its result.
     func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

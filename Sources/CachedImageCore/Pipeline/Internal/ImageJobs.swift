@@ -276,7 +276,7 @@ final class ImageJobs: Sendable {
                 image = try decoder.decode(data.data, info: data.info, targetSize: targetSize)
             }
         } catch {
-            throw ImagePipeline.Error.decodingFailed(url: url, reason: String(describing: error))
+            throw ImagePipeline.Error.decodingFailed(url: url, underlying: error)
         }
         trace?.mark(.decoded)
         if !request.processorChain.isEmpty {

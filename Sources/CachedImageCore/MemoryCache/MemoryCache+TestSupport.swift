@@ -1,0 +1,14 @@
+/// Inspection for tests: nothing in the library calls these.
+extension MemoryCache {
+    /// Which internal queue holds `key`.
+    func queue(of key: Key) -> MemoryCacheQueueID? {
+        storage.withLock { storage in
+            storage.slots[key].map { storage.nodes[Int($0)].queue }
+        }
+    }
+
+    /// Broken structural invariants, empty when consistent.
+    func invariantViolations() -> [String] {
+        storage.withLock { $0.invariantViolations() }
+    }
+}
