@@ -115,9 +115,12 @@ public struct DemoRunner: Sendable {
                     for day in week.days {
                         clock.set(date(ofDay: day.day))
                         server.setDay(day.day)
-                        phases[approach, default: []] += try await runLaunch(
+                        var reports = try await runLaunch(
                             approach, parts: [Part(.week, day.scroll, day: day.day)], context: context, samples: &samples
                         )
+                        let diskUsage = Self.diskUsage(of: context.directory(for: approach))
+                        for index in reports.indices { reports[index].diskUsageAfterLaunch = diskUsage }
+                        phases[approach, default: []] += reports
                     }
                     latencies[approach] = samples
                 }
@@ -180,7 +183,8 @@ public struct DemoRunner: Sendable {
                         approachPhases.first { $0.phase == .weekOffline }.map { offline in
                             WeekReport(
                                 days: approachPhases.filter { $0.phase == .week }, offline: offline, latestDay: latestDay,
-                                diskUsage: diskAfterWeek[approach] ?? 0, diskBudget: options.diskLimit
+                                diskUsageBefore: diskAfterDayTwo[approach] ?? 0, diskUsage: diskAfterWeek[approach] ?? 0,
+                                diskBudget: options.diskLimit
                             )
                         }
                     }

@@ -125,6 +125,9 @@ public struct DemoTable: Sendable {
         rows.append(("  outdated / wrong images shown", approaches.map { cell($0.week) {
             "\(Formatting.count($0.outdatedShown)) / \(Formatting.count($0.wrongShown))"
         } }))
+        rows.append(("  disk growth over the week", approaches.map { cell($0.week) {
+            ($0.diskGrowth >= 0 ? "+" : "-") + Formatting.bytes(abs($0.diskGrowth))
+        } }))
         rows.append(("  disk at the end / \(Formatting.bytes(week.diskBudget)) budget", approaches.map { cell($0.week) {
             "\(Formatting.bytes($0.diskUsage)) (\(Formatting.percent(Double($0.diskUsage) / Double(max($0.diskBudget, 1)))))"
         } }))

@@ -30,6 +30,8 @@ public struct PhaseReport: Sendable, Hashable, Codable {
     /// Images decoded, and the decoded bytes (bitmap memory) they produced.
     public var decodes: Int
     public var decodedBytes: Int
+    /// Bytes the approach had on disk once the launch ended; measured for the week's days only.
+    public var diskUsageAfterLaunch: Int?
 
     /// Views that showed an image.
     public var shown: Int { views - failures }

@@ -11,7 +11,10 @@ public struct WeekReport: Sendable, Hashable, Codable {
     /// another URL's bytes.
     public var outdatedShown: Int
     public var wrongShown: Int
-    /// Bytes the approach left on disk at the end of the week.
+    /// Bytes the approach had on disk before the week (after day 2), at the end of each day
+    /// (first day first), and at the end of the week.
+    public var diskUsageBefore: Int
+    public var diskUsagePerDay: [Int]
     public var diskUsage: Int
     /// The disk budget every approach is compared with (CachedImage's disk cache limit).
     public var diskBudget: Int
@@ -28,18 +31,22 @@ public struct WeekReport: Sendable, Hashable, Codable {
 
     /// Whether ``diskUsage`` is within ``diskBudget``.
     public var isWithinBudget: Bool { diskUsage <= diskBudget }
+    /// What the week added on disk (negative when eviction freed more than it stored).
+    public var diskGrowth: Int { diskUsage - diskUsageBefore }
 
     /// Sums the week's day phases and reads the offline check.
     ///
     /// - Parameters:
     ///   - days: The approach's ``DemoPhase/week`` reports, one per day.
     ///   - offline: Its ``DemoPhase/weekOffline`` report.
-    init(days: [PhaseReport], offline: PhaseReport, latestDay: Int, diskUsage: Int, diskBudget: Int) {
+    init(days: [PhaseReport], offline: PhaseReport, latestDay: Int, diskUsageBefore: Int, diskUsage: Int, diskBudget: Int) {
         self.days = days.count
         networkRequests = days.reduce(0) { $0 + $1.networkRequests }
         bytesDownloaded = days.reduce(0) { $0 + $1.bytesDownloaded }
         outdatedShown = days.reduce(0) { $0 + $1.outdatedShown }
         wrongShown = days.reduce(0) { $0 + $1.wrongShown }
+        self.diskUsageBefore = diskUsageBefore
+        diskUsagePerDay = days.map { $0.diskUsageAfterLaunch ?? 0 }
         self.diskUsage = diskUsage
         self.diskBudget = diskBudget
         self.latestDay = latestDay
