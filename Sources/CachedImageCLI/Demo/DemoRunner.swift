@@ -267,7 +267,7 @@ public struct DemoRunner: Sendable {
         for part in parts {
             let phase = part.phase
             let steps = part.steps
-            let phaseTitle = part.day.map { "\(phase.title) (day \($0))" } ?? phase.title
+            let phaseTitle = part.day.map { "\(phase == .week ? "week" : "week offline"), day \($0)" } ?? phase.title
             let total = steps.reduce(0) { $0 + $1.count }
             let bar = ProgressBar(
                 label: "\(approach.title.padding(toLength: 16, withPad: " ", startingAt: 0)) \(phaseTitle)",

@@ -1,11 +1,13 @@
+import ImageFixtures
+
 /// The week of use after day 2, planned from the feed: what each day's launch scrolls and what
 /// the offline check at the end tries to show.
 ///
 /// Each day the app opens on the top of the feed, where that day's batch of new images is, and
-/// the user scrolls down (the same random walk as ``ScrollSession``) until every new image has
-/// been on screen; below the batch lie a quarter as many older images, which the walk reaches
-/// less often and the days before are never scrolled again. After the week, the offline check
-/// asks for each image of the latest day's batch, a screen at a time.
+/// the user catches up: flicks down two to four rows at a time (seeded) through the batch and on
+/// into the older images below it, a quarter of a batch's worth, and stops there. Older days'
+/// images further down are not scrolled again. After the week, the offline check asks for each
+/// image of the latest day's batch, a screen at a time.
 struct WeekPlan: Sendable {
     /// One day's launch.
     struct Day: Sendable {
@@ -44,7 +46,7 @@ struct WeekPlan: Sendable {
             let window = Array(order.prefix(newImages.count + Self.olderImagesPerDay(options: options)))
             days.append(Day(
                 day: day,
-                scroll: Self.scroll(window: window, newCount: newImages.count, options: options, day: day),
+                scroll: Self.scroll(window: window, options: options, day: day),
                 newImages: newImages
             ))
         }
@@ -56,21 +58,18 @@ struct WeekPlan: Sendable {
         }
     }
 
-    /// A scroll over `window` (feed positions, top first) long enough for its first `newCount`
-    /// images to have appeared: twice as many views as images, like the first launch's default,
-    /// lengthened by half the window at a time if the walk has not reached them all yet.
-    private static func scroll(window: [Int], newCount: Int, options: DemoOptions, day: Int) -> [[Int]] {
-        var viewCount = 2 * window.count
-        while true {
-            let session = ScrollSession(
-                imageCount: window.count, columns: options.columns, visibleRows: options.visibleRows,
-                viewCount: viewCount, seed: options.seed &+ UInt64(day)
-            )
-            let seen = Set(session.scroll.joined())
-            if (0..<newCount).allSatisfy(seen.contains) || viewCount >= 16 * window.count {
-                return session.scroll.map { step in step.map { window[$0] } }
-            }
-            viewCount += max(1, window.count / 2)
+    /// A scroll down `window` (image indices, top first): the first screen, then two to four rows
+    /// at a time until its last row is on screen. Every image appears exactly once.
+    private static func scroll(window: [Int], options: DemoOptions, day: Int) -> [[Int]] {
+        var random = SeededRandom(seed: (options.seed ^ 0x0DA1_7000) &+ UInt64(day))
+        let columns = options.columns
+        var shown = min(window.count, options.visibleRows * columns)
+        var steps = [Array(window.prefix(shown))]
+        while shown < window.count {
+            let next = min(window.count, shown + Int.random(in: 2...4, using: &random) * columns)
+            steps.append(Array(window[shown..<next]))
+            shown = next
         }
+        return steps.filter { !$0.isEmpty }
     }
 }

@@ -172,7 +172,8 @@ public struct DemoTable: Sendable {
         if theirs.wrongShown > ours.wrongShown {
             wins.append("wrong images shown \(Formatting.count(ours.wrongShown)) vs \(Formatting.count(theirs.wrongShown))")
         }
-        if theirs.decodes > ours.decodes {
+        // A factor that rounds to 1.0x is not a win worth a line.
+        if Double(theirs.decodes) >= 1.05 * Double(ours.decodes) {
             let factor = Double(theirs.decodes) / Double(max(ours.decodes, 1))
             wins.append("\(Formatting.factor(factor)) fewer decodes (\(Formatting.count(ours.decodes)) vs \(Formatting.count(theirs.decodes)))")
         }
