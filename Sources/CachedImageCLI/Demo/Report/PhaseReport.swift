@@ -1,7 +1,8 @@
 /// What one approach did during one phase, as measured (server counters and client timings).
 public struct PhaseReport: Sendable, Hashable, Codable {
     public var phase: DemoPhase
-    /// The simulated day of a ``DemoPhase/week`` phase (3, 4, …); `nil` for the other phases.
+    /// The simulated day of a ``DemoPhase/week`` phase (3, 4, …), or the latest day for
+    /// ``DemoPhase/weekOffline``; `nil` for the other phases.
     public var day: Int?
     /// Cell appearances replayed.
     public var views: Int
