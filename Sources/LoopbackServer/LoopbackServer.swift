@@ -51,8 +51,12 @@ public final class LoopbackServer: Sendable {
         runTask.cancel()
     }
 
-    /// Starts a server on `127.0.0.1` with an ephemeral port and returns once it is listening.
-    public static func start() async throws -> LoopbackServer {
+    /// Starts a server on `127.0.0.1` and returns once it is listening.
+    ///
+    /// - Parameter port: The port to bind; `0` (the default) picks an ephemeral one. A server that
+    ///   comes back after ``shutdown()`` passes its old ``port`` so its URLs stay the same (the
+    ///   socket is bound with `SO_REUSEADDR`).
+    public static func start(port requestedPort: Int = 0) async throws -> LoopbackServer {
         let state = LoopbackServerState()
         let portSignal = PortSignal()
         var logger = Logger(label: "CachedImage.LoopbackServer")
@@ -61,7 +65,7 @@ public final class LoopbackServer: Sendable {
             childChannelSetup: HTTP1Channel(responder: { request, writer, _ in
                 try await state.respond(to: request, writer: writer)
             }),
-            configuration: ServerConfiguration(address: .hostname("127.0.0.1", port: 0)),
+            configuration: ServerConfiguration(address: .hostname("127.0.0.1", port: requestedPort)),
             onServerRunning: { channel in
                 if let port = channel.localAddress?.port {
                     portSignal.resolve(.success(port))

@@ -12,6 +12,12 @@ struct DemoTests {
         options.traceLength = 60
         options.latencyMilliseconds = 0
         options.seed = 7
+        // The week: 4 days of 24 new images (about 3 MB a day). The disk budget holds day 1's
+        // feed (about 3.8 MB on disk after day 2) and any day's batch, not all that is published;
+        // the week test checks that it sits between them.
+        options.weekDays = 4
+        options.newImagesPerDay = 24
+        options.diskLimit = 4_500_000
         return options
     }
 
@@ -104,6 +110,81 @@ struct DemoTests {
         #expect(documents.diskBudget == nil)
     }
 
+    @Test("A week of use: CachedImage stays within the disk budget and shows every image of the latest day offline; the documents directory outgrows the budget")
+    func weekOfUse() async throws {
+        guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
+        let options = Self.smallOptions()
+        let report = try await Self.run(options)
+        let week = try #require(report.week)
+        // The budget means something: it holds day 1's feed and any one day's batch, not the week.
+        #expect(week.firstDay == 3)
+        #expect(week.lastDay == 2 + options.weekDays)
+        #expect(week.diskBudget == options.diskLimit)
+        #expect(week.newBytesPerDay.count == options.weekDays)
+        #expect(report.feed.totalBytes < week.diskBudget)
+        #expect(week.newBytesPerDay.allSatisfy { $0 > 0 && $0 < week.diskBudget })
+        #expect(week.publishedBytes > 2 * week.diskBudget)
+        #expect(week.latestDayImages == options.newImagesPerDay)
+
+        let cachedImage = try #require(report.approach(.cachedImage))
+        let ours = try #require(cachedImage.week)
+        let days = cachedImage.phases(.week)
+        #expect(days.map(\.day) == Array(week.firstDay...week.lastDay))
+        #expect(ours.days == options.weekDays)
+        // Each day's new images are downloaded (once each, coalesced), shown current, never wrong.
+        for day in days {
+            #expect(day.failures == 0)
+            #expect(day.outdatedShown == 0)
+            #expect(day.wrongShown == 0)
+            #expect(day.networkLoads >= options.newImagesPerDay)
+            #expect((day.diskUsageAfterLaunch ?? .max) <= week.diskBudget)
+        }
+        // It downloaded more than the budget over the week, so it had to evict to stay within it.
+        #expect(ours.bytesDownloaded > week.diskBudget)
+        #expect(ours.diskUsage > 0)
+        #expect(ours.diskUsage <= week.diskBudget)
+        #expect(ours.isWithinBudget)
+        // Offline after the week: every image of the latest day, with the server's bytes.
+        #expect(ours.latestDay == week.lastDay)
+        #expect(ours.latestDayImages == week.latestDayImages)
+        #expect(ours.latestDayShownOffline == ours.latestDayImages)
+        #expect(ours.latestDayNotShownOffline == 0)
+        #expect(ours.latestDayWrongOffline == 0)
+        #expect(ours.latestDayOutdatedOffline == 0)
+        #expect(cachedImage.phase(.weekOffline)?.networkRequests == 0)
+
+        // The documents directory never evicts: past the budget, and it grew by more than the
+        // budget's headroom over the week; file-name collisions show wrong images offline too.
+        let documents = try #require(report.approach(.documentsDirectory)?.week)
+        #expect(documents.diskUsage > week.diskBudget)
+        #expect(!documents.isWithinBudget)
+        #expect(documents.diskGrowth > 0)
+        #expect(documents.diskUsagePerDay == documents.diskUsagePerDay.sorted())
+        #expect(documents.latestDayWrongOffline > 0)
+        #expect(documents.latestDayShownOffline < ours.latestDayShownOffline)
+        // NSCache keeps nothing on disk and shows nothing offline.
+        let nsCache = try #require(report.approach(.nsCache)?.week)
+        #expect(nsCache.diskUsage == 0)
+        #expect(nsCache.latestDayShownOffline == 0)
+        #expect(nsCache.latestDayNotShownOffline == nsCache.latestDayImages)
+        // The table says so.
+        let table = DemoTable(report: report).render()
+        #expect(table.contains("Week (days 3-\(week.lastDay)"))
+        #expect(table.contains("within the \(Formatting.bytes(week.diskBudget)) budget"))
+        #expect(table.contains("day \(week.lastDay) offline \(ours.latestDayShownOffline) of \(ours.latestDayImages) images shown vs \(documents.latestDayShownOffline)"))
+    }
+
+    @Test("Without the week, the report has none and the table shows no week rows")
+    func noWeek() async throws {
+        guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
+        var options = Self.smallOptions()
+        options.weekDays = 0
+        let report = try await DemoRunner(options: options, approaches: [.cachedImage, .documentsDirectory], showsProgress: false).run()
+        #expect(report.week == nil)
+        #expect(report.approaches.allSatisfy { $0.week == nil && $0.phases(.week).isEmpty })
+        #expect(!DemoTable(report: report).render().contains("Week ("))
+    }
+
     @Test("Baselines behave as their designs imply: NSCache forgets on relaunch, files survive offline")
     func baselineInvariants() async throws {
         guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
@@ -169,6 +250,15 @@ struct DemoTests {
         #expect(decoded == report)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect((object["comparisons"] as? [Any])?.count == 3)
+        let week = try #require(object["week"] as? [String: Any])
+        #expect(week["publishedBytes"] as? Int == report.week?.publishedBytes)
+        let approaches = try #require(object["approaches"] as? [[String: Any]])
+        for approach in approaches {
+            let approachWeek = try #require(approach["week"] as? [String: Any])
+            for key in ["diskUsage", "diskBudget", "diskUsagePerDay", "latestDayShownOffline", "latestDayImages", "latestDayWrongOffline"] {
+                #expect(approachWeek[key] != nil, "missing week.\(key)")
+            }
+        }
     }
 
     @Test("Invalid options are refused with one line naming the flag")

@@ -18,11 +18,18 @@ struct DemoCommand: AsyncParsableCommand {
           3. day 2: the simulated clock moves past max-age and the server replaces a tenth of \
         the images (new bytes, new ETag); a new client, same scroll
           4. offline: the server is stopped; another new client, same scroll
+          5. week: the server is back; each day (3 to 2 + --week-days) it publishes \
+        --new-images-per-day new images at the top of the feed, the clock moves a day, and a new \
+        client scrolls the newest images (and a few older ones below)
+          6. week offline: the server is stopped; a new client asks for each of the latest \
+        day's images
 
         Avatars and photos use URLs whose last path component repeats \
         (/users/<id>/avatar.png, /posts/<id>/original.jpg). Every view's bytes are compared with \
         what the server holds: outdated (an older version of the same URL) or wrong (another \
-        URL's bytes). Decodes, conditional requests, 304s and disk use are counted per approach.
+        URL's bytes). Decodes, conditional requests, 304s and disk use are counted per approach; \
+        after the week, each approach's disk use is compared with one budget (--disk-limit, \
+        CachedImage's disk cache limit) and the latest day's images it shows offline are counted.
 
         Approaches: CachedImage (ImagePipeline); AsyncImage-like (URLSession and a URLCache with \
         the default shared capacities, no cache of decoded images; on Linux, where URLSession \
@@ -49,8 +56,14 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: .customLong("memory-limit"), help: ArgumentHelp("Memory budget for decoded images (CachedImage's memory cache and the NSCache baseline).", valueName: "MB"))
     var memoryLimitMB = 50
 
-    @Option(name: .customLong("disk-limit"), help: ArgumentHelp("CachedImage's disk cache limit.", valueName: "MB"))
-    var diskLimitMB = 150
+    @Option(name: .customLong("disk-limit"), help: ArgumentHelp("CachedImage's disk cache limit, and the disk budget every approach is compared with after the week.", valueName: "MB"))
+    var diskLimitMB = 40
+
+    @Option(name: .customLong("week-days"), help: ArgumentHelp("Days of use after day 2 (days 3, 4, ...); 0 leaves the week out.", valueName: "days"))
+    var weekDays = 5
+
+    @Option(name: .customLong("new-images-per-day"), help: ArgumentHelp("Images the feed publishes each day of the week.", valueName: "count"))
+    var newImagesPerDay = 150
 
     @Option(name: .customLong("urlcache-memory-limit"), help: ArgumentHelp("URLCache memory capacity of the AsyncImage-like baseline. (default: URLCache.shared's, 4 MiB)", valueName: "MB"))
     var urlCacheMemoryMB: Int?
@@ -81,6 +94,8 @@ struct DemoCommand: AsyncParsableCommand {
         options.maxAge = maxAge
         options.memoryLimit = memoryLimitMB * 1_000_000
         options.diskLimit = diskLimitMB * 1_000_000
+        options.weekDays = weekDays
+        options.newImagesPerDay = newImagesPerDay
         options.urlCacheMemoryLimit = urlCacheMemoryMB.map { $0 * 1_000_000 }
         options.urlCacheDiskLimit = urlCacheDiskMB.map { $0 * 1_000_000 }
         options.columns = columns

@@ -22,8 +22,16 @@ public struct DemoOptions: Sendable, Hashable, Codable {
     /// Memory budget for decoded images, in bytes, for CachedImage's memory cache and the
     /// `NSCache` baseline alike. Default 50 MB.
     public var memoryLimit = 50 * 1_000_000
-    /// CachedImage's disk cache limit, in bytes. Default 150 MB.
-    public var diskLimit = 150 * 1_000_000
+    /// CachedImage's disk cache limit, in bytes, and the disk budget every approach's use is
+    /// compared with at the end of the week. Default 40 MB: more than day 1's feed (the first two
+    /// days run without eviction) and than any day's new images, less than the week publishes.
+    public var diskLimit = 40 * 1_000_000
+    /// Days of use after day 2 (days 3, 4, …): each day the feed grows by ``newImagesPerDay``
+    /// images at the top and each approach launches anew to scroll them. Default 5 (days 3-7, a
+    /// week in all); 0 leaves the week out.
+    public var weekDays = 5
+    /// Images published each day of the week. Default 150.
+    public var newImagesPerDay = 150
     /// The `URLCache` memory capacity of the AsyncImage-like baseline; `nil` is the platform's
     /// `URLCache.shared` default.
     public var urlCacheMemoryLimit: Int?
@@ -53,6 +61,10 @@ public struct DemoOptions: Sendable, Hashable, Codable {
         guard maxAge >= 0 else { throw CLIError("--max-age must not be negative (got \(maxAge))") }
         guard memoryLimit >= 0 else { throw CLIError("--memory-limit must not be negative") }
         guard diskLimit >= 0 else { throw CLIError("--disk-limit must not be negative") }
+        guard (0...30).contains(weekDays) else { throw CLIError("--week-days must be between 0 and 30 (got \(weekDays))") }
+        guard (1...2_000).contains(newImagesPerDay) else {
+            throw CLIError("--new-images-per-day must be between 1 and 2000 (got \(newImagesPerDay))")
+        }
         guard (urlCacheMemoryLimit ?? 0) >= 0, (urlCacheDiskLimit ?? 0) >= 0 else {
             throw CLIError("URLCache limits must not be negative")
         }

@@ -11,6 +11,13 @@ public enum DemoPhase: String, Sendable, Hashable, Codable, CaseIterable {
     case dayTwo
     /// A new process with the server gone: the same scroll again.
     case offline
+    /// The week after day 2 (one ``PhaseReport`` per day, ``PhaseReport/day``): the server is back
+    /// and publishes a batch of new images at the top of the feed each day; a new process a day
+    /// scrolls the newest images (the day's batch, then a few older ones).
+    case week
+    /// After the week, with the server gone: a new process tries to show each of the latest day's
+    /// images.
+    case weekOffline
 
     /// The row label in the table.
     public var title: String {
@@ -20,11 +27,18 @@ public enum DemoPhase: String, Sendable, Hashable, Codable, CaseIterable {
         case .relaunch: "relaunch: same scroll"
         case .dayTwo: "day 2: max-age passed, 10% changed"
         case .offline: "offline launch: same scroll"
+        case .week: "week: each day's new images"
+        case .weekOffline: "week offline: latest day's images"
         }
     }
 
     /// Whether the phase starts a new launch (a new client over the same directory).
     var startsLaunch: Bool {
         self != .backToTop
+    }
+
+    /// Whether the server is down during the phase.
+    public var isOffline: Bool {
+        self == .offline || self == .weekOffline
     }
 }

@@ -11,7 +11,10 @@ import ToolSupport
 ///
 /// Approaches run one after another (so none competes with another for the CPU or the server),
 /// each in its own temporary directory: first launch (scroll down, back to top), relaunch (new
-/// client, same directory), then, once the server has been shut down, an offline launch.
+/// client, same directory), day 2, then, once the server has been shut down, an offline launch.
+/// Then the week: the server comes back on the same port, and each approach lives through days
+/// 3, 4, … (a launch a day over the growing feed); the server goes down again and each approach
+/// tries to show the latest day's images.
 @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
 public struct DemoRunner: Sendable {
     public let options: DemoOptions
@@ -33,12 +36,17 @@ public struct DemoRunner: Sendable {
         try options.validate()
         let runStart = MonotonicTime.now()
 
-        let generation = ProgressBar(label: "Generating images", total: options.imageCount, isEnabled: showsProgress && StandardError.isTerminal)
-        let feed = await DemoFeed.generate(count: options.imageCount, seed: options.seed) { done in
+        let imagesToGenerate = options.imageCount + options.weekDays * options.newImagesPerDay
+        let generation = ProgressBar(label: "Generating images", total: imagesToGenerate, isEnabled: showsProgress && StandardError.isTerminal)
+        let feed = await DemoFeed.generate(
+            count: options.imageCount, weekDays: options.weekDays, newPerDay: options.newImagesPerDay, seed: options.seed
+        ) { done in
             generation.update(completed: done)
         }
         generation.finish()
-        log("Feed: \(feed.images.count) images, \(Formatting.bytes(feed.totalBytes)), generated in \(Formatting.duration(MonotonicTime.now() - runStart))")
+        log("Feed: \(feed.initialCount) images, \(Formatting.bytes(feed.totalBytes)); "
+            + "\(feed.images.count - feed.initialCount) more over \(options.weekDays) days; generated in \(Formatting.duration(MonotonicTime.now() - runStart))")
+        let week = WeekPlan(feed: feed, options: options)
 
         let dayOne = Date()
         let clock = DemoClock(start: dayOne)
@@ -62,22 +70,31 @@ public struct DemoRunner: Sendable {
         var phases: [DemoApproach: [PhaseReport]] = [:]
         var latencies: [DemoApproach: [LoadSource: [Double]]] = [:]
         let context = Context(
-            server: server, session: session, options: options, root: root,
+            server: server, options: options, root: root,
             urlCacheMemory: urlCacheMemory, urlCacheDisk: urlCacheDisk, clock: clock
         )
         // Day 2 comes an hour after the max-age has run out; the offline launch an hour later.
+        // The week's days follow a day apart, the last day's offline check an hour after it.
         let dayTwo = dayOne.addingTimeInterval(TimeInterval(options.maxAge) + 3_600)
+        func date(ofDay day: Int) -> Date {
+            dayTwo.addingTimeInterval(TimeInterval(day - 2) * 86_400)
+        }
+        var diskAfterDayTwo: [DemoApproach: Int] = [:]
+        var diskAfterWeek: [DemoApproach: Int] = [:]
         do {
             try createDirectories(root: root)
             for approach in approaches {
                 var samples: [LoadSource: [Double]] = [:]
                 clock.set(dayOne)
                 server.setDay(1)
-                let launch1 = try await runLaunch(approach, phases: [.scroll, .backToTop], context: context, samples: &samples)
-                let relaunch = try await runLaunch(approach, phases: [.relaunch], context: context, samples: &samples)
+                let launch1 = try await runLaunch(
+                    approach, parts: [Part(.scroll, session.scroll), Part(.backToTop, session.backToTop)],
+                    context: context, samples: &samples
+                )
+                let relaunch = try await runLaunch(approach, parts: [Part(.relaunch, session.scroll)], context: context, samples: &samples)
                 clock.set(dayTwo)
                 server.setDay(2)
-                let secondDay = try await runLaunch(approach, phases: [.dayTwo], context: context, samples: &samples)
+                let secondDay = try await runLaunch(approach, parts: [Part(.dayTwo, session.scroll)], context: context, samples: &samples)
                 phases[approach] = launch1 + relaunch + secondDay
                 latencies[approach] = samples
             }
@@ -86,8 +103,38 @@ public struct DemoRunner: Sendable {
             clock.set(dayTwo.addingTimeInterval(3_600))
             for approach in approaches {
                 var ignored: [LoadSource: [Double]] = [:]
-                let offline = try await runLaunch(approach, phases: [.offline], context: context, samples: &ignored)
+                let offline = try await runLaunch(approach, parts: [Part(.offline, session.scroll)], context: context, samples: &ignored)
                 phases[approach, default: []] += offline
+                diskAfterDayTwo[approach] = Self.diskUsage(of: context.directory(for: approach))
+            }
+
+            if let latestDay = week.latestDay {
+                try await server.restart()
+                log("Server back on the same port: the week, days \(week.days[0].day)-\(latestDay)")
+                for approach in approaches {
+                    var samples = latencies[approach] ?? [:]
+                    for day in week.days {
+                        clock.set(date(ofDay: day.day))
+                        server.setDay(day.day)
+                        var reports = try await runLaunch(
+                            approach, parts: [Part(.week, day.scroll, day: day.day)], context: context, samples: &samples
+                        )
+                        let diskUsage = Self.diskUsage(of: context.directory(for: approach))
+                        for index in reports.indices { reports[index].diskUsageAfterLaunch = diskUsage }
+                        phases[approach, default: []] += reports
+                    }
+                    latencies[approach] = samples
+                }
+                await server.shutdown()
+                log("Server stopped: offline again")
+                clock.set(date(ofDay: latestDay).addingTimeInterval(3_600))
+                for approach in approaches {
+                    var ignored: [LoadSource: [Double]] = [:]
+                    phases[approach, default: []] += try await runLaunch(
+                        approach, parts: [Part(.weekOffline, week.offlineCheck, day: latestDay)], context: context, samples: &ignored
+                    )
+                    diskAfterWeek[approach] = Self.diskUsage(of: context.directory(for: approach))
+                }
             }
         } catch {
             await server.shutdown()
@@ -97,12 +144,12 @@ public struct DemoRunner: Sendable {
         return DemoReport(
             options: options,
             feed: DemoReport.Feed(
-                images: feed.images.count,
-                pngImages: feed.images.filter { $0.contentType == "image/png" }.count,
-                jpegImages: feed.images.filter { $0.contentType == "image/jpeg" }.count,
+                images: feed.initialCount,
+                pngImages: feed.initialImages.filter { $0.contentType == "image/png" }.count,
+                jpegImages: feed.initialImages.filter { $0.contentType == "image/jpeg" }.count,
                 totalBytes: feed.totalBytes,
-                smallestBytes: feed.images.map(\.data.count).min() ?? 0,
-                largestBytes: feed.images.map(\.data.count).max() ?? 0,
+                smallestBytes: feed.initialImages.map(\.data.count).min() ?? 0,
+                largestBytes: feed.initialImages.map(\.data.count).max() ?? 0,
                 sharedNameImages: feed.sharedNameCount,
                 changedOnDayTwo: feed.dayTwo.count
             ),
@@ -111,13 +158,37 @@ public struct DemoRunner: Sendable {
                 uniqueImages: session.uniqueImageCount,
                 backToTopViews: session.backToTopViews
             ),
+            week: week.latestDay.map { latestDay in
+                DemoReport.Week(
+                    firstDay: week.days[0].day,
+                    lastDay: latestDay,
+                    newImagesPerDay: options.newImagesPerDay,
+                    newBytesPerDay: week.days.map { day in feed.batch(publishedOn: day.day).reduce(0) { $0 + $1.data.count } },
+                    olderImagesPerDay: WeekPlan.olderImagesPerDay(options: options),
+                    viewsPerDay: week.days.map(\.views),
+                    distinctImagesPerDay: week.days.map(\.distinctImages),
+                    publishedBytes: feed.publishedBytes(through: latestDay),
+                    diskBudget: options.diskLimit,
+                    latestDayImages: week.offlineCheckImages
+                )
+            },
             urlCacheMemoryCapacity: urlCacheMemory,
             urlCacheDiskCapacity: urlCacheDisk,
             approaches: approaches.map { approach in
-                ApproachReport(
-                    approach: approach, phases: phases[approach] ?? [], latencies: latencies[approach] ?? [:],
-                    diskUsage: Self.diskUsage(of: context.directory(for: approach)),
-                    diskBudget: diskBudget(approach, context: context)
+                let approachPhases = phases[approach] ?? []
+                return ApproachReport(
+                    approach: approach, phases: approachPhases, latencies: latencies[approach] ?? [:],
+                    diskUsage: diskAfterDayTwo[approach] ?? 0,
+                    diskBudget: diskBudget(approach, context: context),
+                    week: week.latestDay.flatMap { latestDay in
+                        approachPhases.first { $0.phase == .weekOffline }.map { offline in
+                            WeekReport(
+                                days: approachPhases.filter { $0.phase == .week }, offline: offline, latestDay: latestDay,
+                                diskUsageBefore: diskAfterDayTwo[approach] ?? 0, diskUsage: diskAfterWeek[approach] ?? 0,
+                                diskBudget: options.diskLimit
+                            )
+                        }
+                    }
                 )
             },
             duration: MonotonicTime.now() - runStart,
@@ -138,7 +209,6 @@ public struct DemoRunner: Sendable {
 
     private struct Context: Sendable {
         var server: FeedServer
-        var session: ScrollSession
         var options: DemoOptions
         var root: URL
         var urlCacheMemory: Int
@@ -171,22 +241,37 @@ public struct DemoRunner: Sendable {
         }
     }
 
+    /// One phase of a launch: the steps it replays (image indices), and the week's day.
+    private struct Part {
+        var phase: DemoPhase
+        var steps: [[Int]]
+        var day: Int?
+
+        init(_ phase: DemoPhase, _ steps: [[Int]], day: Int? = nil) {
+            self.phase = phase
+            self.steps = steps
+            self.day = day
+        }
+    }
+
     /// One process lifetime: a new client over the approach's directory, the given phases, then
     /// the client persists what it must and goes away.
     private func runLaunch(
         _ approach: DemoApproach,
-        phases: [DemoPhase],
+        parts: [Part],
         context: Context,
         samples: inout [LoadSource: [Double]]
     ) async throws -> [PhaseReport] {
         let launchStart = MonotonicTime.now()
         let client = makeClient(approach, context: context)
         var reports: [PhaseReport] = []
-        for phase in phases {
-            let steps = phase == .backToTop ? context.session.backToTop : context.session.scroll
+        for part in parts {
+            let phase = part.phase
+            let steps = part.steps
+            let phaseTitle = part.day.map { "\(phase == .week ? "week" : "week offline"), day \($0)" } ?? phase.title
             let total = steps.reduce(0) { $0 + $1.count }
             let bar = ProgressBar(
-                label: "\(approach.title.padding(toLength: 16, withPad: " ", startingAt: 0)) \(phase.title)",
+                label: "\(approach.title.padding(toLength: 16, withPad: " ", startingAt: 0)) \(phaseTitle)",
                 total: total, isEnabled: showsProgress && StandardError.isTerminal
             )
             let requestsBefore = context.server.totalRequestCount
@@ -207,11 +292,12 @@ public struct DemoRunner: Sendable {
                 counts[sample.source, default: 0] += 1
                 if sample.verdict == .outdated { outdated += 1 }
                 if sample.verdict == .wrong { wrong += 1 }
-                if phase != .offline { samples[sample.source, default: []].append(sample.latency) }
+                if !phase.isOffline { samples[sample.source, default: []].append(sample.latency) }
             }
             let firstShown = results.filter { $0.source != .failed }.map(\.finishedAt).min()
             let report = PhaseReport(
                 phase: phase,
+                day: part.day,
                 views: results.count,
                 memoryHits: counts[.memory] ?? 0,
                 diskHits: counts[.disk] ?? 0,
@@ -229,7 +315,7 @@ public struct DemoRunner: Sendable {
                 decodedBytes: context.decodeCounter(for: approach).snapshot.bytes - decodesBefore.bytes
             )
             reports.append(report)
-            log("  \(approach.title.padding(toLength: 16, withPad: " ", startingAt: 0)) \(phase.title.padding(toLength: 28, withPad: " ", startingAt: 0)) "
+            log("  \(approach.title.padding(toLength: 16, withPad: " ", startingAt: 0)) \(phaseTitle.padding(toLength: 28, withPad: " ", startingAt: 0)) "
                 + "\(Formatting.count(report.views)) views, \(Formatting.count(report.networkRequests)) requests, "
                 + "\(report.failures > 0 ? "\(Formatting.count(report.failures)) not shown, " : "")\(Formatting.duration(report.duration))")
         }

@@ -7,8 +7,11 @@ struct FeedImage: Sendable {
         case avatar, thumbnail, photo
     }
 
-    /// Position in the feed (0 is the top).
+    /// Position in the generated feed: day 1's images first (0 is the top of day 1's feed), then
+    /// each later day's batch.
     let index: Int
+    /// The day the image is published: 1 for the initial feed, 3 and later for the week's batches.
+    let day: Int
     let kind: Kind
     /// The path on the server, laid out as CDNs and APIs commonly do: avatars at
     /// `/users/<id>/avatar.png` and photos at `/posts/<id>/original.jpg` (last path components

@@ -8,7 +8,9 @@ import ToolSupport
 /// when the ETag still matches, and counts requests, conditional requests and `304`s.
 ///
 /// On day 2 (``setDay(_:)``) the images in ``DemoFeed/dayTwo`` are served with their new bytes
-/// and new ETag.
+/// and new ETag; an image published on a later day (``FeedImage/day``) is `404 Not Found` until
+/// that day. ``shutdown()`` takes the server off the network (its port refuses connections);
+/// ``restart()`` brings it back on the same port, so every URL stays the same.
 @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
 final class FeedServer: Sendable {
     /// Request counters, per image and in total.
@@ -28,15 +30,28 @@ final class FeedServer: Sendable {
         case wrong
     }
 
+    /// The running loopback server, and the requests and bytes of the servers before it.
+    private struct Listener: Sendable {
+        var server: LoopbackServer
+        var earlierRequests = 0
+        var earlierBytes = 0
+    }
+
     let feed: DemoFeed
-    private let server: LoopbackServer
+    private let listener: Protected<Listener>
     private let counters: Protected<Counters>
     private let day = Protected(1)
+    private let latency: Duration
+    private let maxAge: Int
+    private let clock: DemoClock
 
-    private init(feed: DemoFeed, server: LoopbackServer) {
+    private init(feed: DemoFeed, server: LoopbackServer, latency: Duration, maxAge: Int, clock: DemoClock) {
         self.feed = feed
-        self.server = server
+        self.listener = Protected(Listener(server: server))
         self.counters = Protected(Counters(perImage: [Int](repeating: 0, count: feed.images.count)))
+        self.latency = latency
+        self.maxAge = maxAge
+        self.clock = clock
     }
 
     /// Starts the server and registers every image of `feed`; `Date` headers follow `clock`.
@@ -47,14 +62,45 @@ final class FeedServer: Sendable {
         } catch {
             throw CLIError("could not start the loopback image server: \(error)")
         }
-        let feedServer = FeedServer(feed: feed, server: server)
+        let feedServer = FeedServer(feed: feed, server: server, latency: latency, maxAge: maxAge, clock: clock)
+        feedServer.registerRoutes(on: server)
+        return feedServer
+    }
+
+    /// Brings the server back after ``shutdown()`` on the same port (the same URLs), with the
+    /// same routes; the counters go on from where they were.
+    func restart() async throws {
+        let old = listener.withLock { $0.server }
+        let server: LoopbackServer
+        do {
+            server = try await LoopbackServer.start(port: old.port)
+        } catch {
+            throw CLIError("could not restart the loopback image server on port \(old.port): \(error)")
+        }
+        registerRoutes(on: server)
+        listener.withLock { listener in
+            listener.earlierRequests += listener.server.totalRequestCount
+            listener.earlierBytes += listener.server.bytesSent
+            listener.server = server
+        }
+    }
+
+    private func registerRoutes(on server: LoopbackServer) {
+        let (feed, latency, maxAge, clock) = (feed, latency, maxAge, clock)
         for image in feed.images {
             let index = image.index
-            server.serve(image.path) { [feedServer] request in
+            let publishedOn = image.day
+            server.serve(image.path) { [self] request in
                 let now = clock.now
-                let current = feedServer.current(index)
+                guard day.current >= publishedOn else {
+                    counters.withLock { $0.perImage[index] += 1 }
+                    var response = LoopbackResponse.status(404, headers: ["Date": HTTPDateFormat.string(from: now)])
+                    response.latency = latency
+                    return response
+                }
+                let current = current(index)
                 // Day 1's version was last modified a day before the session; day 2's at the change.
-                let lastModified = feedServer.day.current >= 2 && feed.dayTwo[index] != nil
+                let lastModified = day.current >= 2 && feed.dayTwo[index] != nil
                     ? now.addingTimeInterval(-60) : now.addingTimeInterval(-86_400)
                 var headers = [
                     "Content-Type": current.contentType,
@@ -68,7 +114,7 @@ final class FeedServer: Sendable {
                 let matches = ifNoneMatch.map { value in
                     value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == current.etag }
                 } ?? false
-                feedServer.counters.withLock { counters in
+                counters.withLock { counters in
                     counters.perImage[index] += 1
                     if isConditional { counters.conditional += 1 }
                     if matches { counters.notModified += 1 }
@@ -85,11 +131,10 @@ final class FeedServer: Sendable {
                 return response
             }
         }
-        return feedServer
     }
 
-    /// Switches the content the server holds: day 1 (the original feed) or day 2 and later (the
-    /// changed images replaced).
+    /// Switches the content the server holds: day 1 (the original feed), day 2 and later (the
+    /// changed images replaced), and every batch published up to `day`.
     func setDay(_ day: Int) {
         self.day.withLock { $0 = day }
     }
@@ -107,9 +152,9 @@ final class FeedServer: Sendable {
         return .wrong
     }
 
-    /// The URL of `image` on this server.
+    /// The URL of `image` on this server (the same after a ``restart()``).
     func url(for image: FeedImage) -> URL {
-        server.url(image.path)
+        listener.withLock { $0.server }.url(image.path)
     }
 
     /// Requests received for `image` so far (full and conditional).
@@ -122,18 +167,18 @@ final class FeedServer: Sendable {
         counters.withLock { ($0.conditional, $0.notModified) }
     }
 
-    /// Requests received for any path so far.
+    /// Requests received for any path so far (across restarts).
     var totalRequestCount: Int {
-        server.totalRequestCount
+        listener.withLock { $0.earlierRequests + $0.server.totalRequestCount }
     }
 
-    /// Response body bytes sent so far.
+    /// Response body bytes sent so far (across restarts).
     var bytesSent: Int {
-        server.bytesSent
+        listener.withLock { $0.earlierBytes + $0.server.bytesSent }
     }
 
     /// Stops the server: from now on its port refuses connections, like a device gone offline.
     func shutdown() async {
-        await server.shutdown()
+        await listener.withLock { $0.server }.shutdown()
     }
 }

@@ -6,7 +6,7 @@ public struct ApproachReport: Sendable, Hashable, Codable {
     public var networkRequests: Int
     /// Body bytes the server sent, over all phases.
     public var bytesDownloaded: Int
-    /// Views in the online phases (first launch and relaunch).
+    /// Views in the phases with the server up (every phase but the offline ones).
     public var onlineViews: Int
     /// Share of online views answered from a memory cache of decoded images.
     public var memoryHitRatio: Double
@@ -24,14 +24,25 @@ public struct ApproachReport: Sendable, Hashable, Codable {
     /// Decodes and decoded bytes over all phases.
     public var decodes: Int
     public var decodedBytes: Int
-    /// Bytes the approach left on disk at the end of the session.
+    /// Bytes the approach left on disk after day 2's session and the offline launch (before the
+    /// week; ``WeekReport/diskUsage`` is the end of the week).
     public var diskUsage: Int
     /// The disk budget the approach enforces; `nil` when it has none.
     public var diskBudget: Int?
+    /// The week of use after day 2, when it ran.
+    public var week: WeekReport?
 
-    init(approach: DemoApproach, phases: [PhaseReport], latencies: [LoadSource: [Double]], diskUsage: Int = 0, diskBudget: Int? = nil) {
+    init(
+        approach: DemoApproach,
+        phases: [PhaseReport],
+        latencies: [LoadSource: [Double]],
+        diskUsage: Int = 0,
+        diskBudget: Int? = nil,
+        week: WeekReport? = nil
+    ) {
         self.diskUsage = diskUsage
         self.diskBudget = diskBudget
+        self.week = week
         outdatedShown = phases.reduce(0) { $0 + $1.outdatedShown }
         wrongShown = phases.reduce(0) { $0 + $1.wrongShown }
         decodes = phases.reduce(0) { $0 + $1.decodes }
@@ -40,7 +51,7 @@ public struct ApproachReport: Sendable, Hashable, Codable {
         self.phases = phases
         networkRequests = phases.reduce(0) { $0 + $1.networkRequests }
         bytesDownloaded = phases.reduce(0) { $0 + $1.bytesDownloaded }
-        let online = phases.filter { $0.phase != .offline }
+        let online = phases.filter { !$0.phase.isOffline }
         onlineViews = online.reduce(0) { $0 + $1.views }
         let denominator = Double(max(onlineViews, 1))
         memoryHitRatio = Double(online.reduce(0) { $0 + $1.memoryHits }) / denominator
@@ -55,9 +66,14 @@ public struct ApproachReport: Sendable, Hashable, Codable {
         offlineViews = offline.reduce(0) { $0 + $1.views }
     }
 
-    /// The report of `phase`, if it ran.
+    /// The report of `phase`, if it ran (for ``DemoPhase/week``, its first day).
     public func phase(_ phase: DemoPhase) -> PhaseReport? {
         phases.first { $0.phase == phase }
+    }
+
+    /// Every report of `phase`: one per day for ``DemoPhase/week``, at most one for the others.
+    public func phases(_ phase: DemoPhase) -> [PhaseReport] {
+        phases.filter { $0.phase == phase }
     }
 
     /// Latency percentiles of views served by `source`, if any were.

@@ -25,6 +25,30 @@ public struct DemoReport: Sendable, Hashable, Codable {
         public var backToTopViews: Int
     }
 
+    /// The week of use after day 2: how the feed grew and what each day's launch scrolled.
+    public struct Week: Sendable, Hashable, Codable {
+        /// The first and the last day (3 and 2 + ``DemoOptions/weekDays``).
+        public var firstDay: Int
+        public var lastDay: Int
+        /// Images published at the top of the feed each day.
+        public var newImagesPerDay: Int
+        /// Bytes of each day's new images, first day first.
+        public var newBytesPerDay: [Int]
+        /// Older images below each day's batch that the day's window includes.
+        public var olderImagesPerDay: Int
+        /// Cell appearances and distinct images in each day's scroll, first day first.
+        public var viewsPerDay: [Int]
+        public var distinctImagesPerDay: [Int]
+        /// Bytes of every version the server published by the last day: day 1's feed, day 2's
+        /// changed versions and every day's batch. More than ``diskBudget``: keeping everything
+        /// does not fit.
+        public var publishedBytes: Int
+        /// The disk budget every approach is compared with (CachedImage's disk cache limit).
+        public var diskBudget: Int
+        /// Images the offline check asks for: the last day's batch.
+        public var latestDayImages: Int
+    }
+
     /// CachedImage's request count against one baseline's.
     public struct Comparison: Sendable, Hashable, Codable {
         public var baseline: DemoApproach
@@ -39,6 +63,8 @@ public struct DemoReport: Sendable, Hashable, Codable {
     public var options: DemoOptions
     public var feed: Feed
     public var session: Session
+    /// The week of use, when it ran (``DemoOptions/weekDays`` > 0).
+    public var week: Week?
     /// The `URLCache` capacities the AsyncImage-like baseline used, in bytes.
     public var urlCacheMemoryCapacity: Int
     public var urlCacheDiskCapacity: Int
@@ -73,7 +99,7 @@ public struct DemoReport: Sendable, Hashable, Codable {
 
 extension DemoReport {
     private enum CodingKeys: String, CodingKey {
-        case options, feed, session, urlCacheMemoryCapacity, urlCacheDiskCapacity, approaches, comparisons, duration, cacheDirectory, buildConfiguration
+        case options, feed, session, week, urlCacheMemoryCapacity, urlCacheDiskCapacity, approaches, comparisons, duration, cacheDirectory, buildConfiguration
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -81,6 +107,7 @@ extension DemoReport {
         try container.encode(options, forKey: .options)
         try container.encode(feed, forKey: .feed)
         try container.encode(session, forKey: .session)
+        try container.encodeIfPresent(week, forKey: .week)
         try container.encode(urlCacheMemoryCapacity, forKey: .urlCacheMemoryCapacity)
         try container.encode(urlCacheDiskCapacity, forKey: .urlCacheDiskCapacity)
         try container.encode(approaches, forKey: .approaches)
@@ -95,6 +122,7 @@ extension DemoReport {
         options = try container.decode(DemoOptions.self, forKey: .options)
         feed = try container.decode(Feed.self, forKey: .feed)
         session = try container.decode(Session.self, forKey: .session)
+        week = try container.decodeIfPresent(Week.self, forKey: .week)
         urlCacheMemoryCapacity = try container.decode(Int.self, forKey: .urlCacheMemoryCapacity)
         urlCacheDiskCapacity = try container.decode(Int.self, forKey: .urlCacheDiskCapacity)
         approaches = try container.decode([ApproachReport].self, forKey: .approaches)

@@ -28,7 +28,7 @@ public struct DemoTable: Sendable {
         let options = report.options
         let feed = report.feed
         let session = report.session
-        return [
+        var lines = [
             "CachedImage demo: \(Formatting.count(feed.images)) images (\(Formatting.bytes(feed.totalBytes)); "
                 + "\(feed.pngImages) PNG, \(feed.jpegImages) JPEG, \(Formatting.bytes(feed.smallestBytes))-\(Formatting.bytes(feed.largestBytes))) "
                 + "on a loopback server, \(options.latencyMilliseconds) ms latency, Cache-Control max-age=\(options.maxAge)",
@@ -38,8 +38,20 @@ public struct DemoTable: Sendable {
             "Budgets: memory \(Formatting.bytes(options.memoryLimit)) (CachedImage, NSCache), CachedImage disk \(Formatting.bytes(options.diskLimit)), "
                 + "URLCache \(Formatting.bytes(report.urlCacheMemoryCapacity)) memory + \(Formatting.bytes(report.urlCacheDiskCapacity)) disk"
                 + (options.urlCacheMemoryLimit == nil && options.urlCacheDiskLimit == nil ? " (this platform's URLCache.shared default)" : ""),
-            "Build: \(report.buildConfiguration) (timings depend on it; counts do not)",
         ]
+        if let week = report.week {
+            let newBytes = week.newBytesPerDay.reduce(0, +)
+            lines.append(
+                "Week: days \(week.firstDay)-\(week.lastDay), \(Formatting.count(week.newImagesPerDay)) new images a day at the top of the feed "
+                    + "(\(Formatting.bytes(newBytes)) in all, \(Formatting.bytes(week.newBytesPerDay.max() ?? 0)) at most a day); "
+                    + "each day a new launch scrolls them (and \(Formatting.count(week.olderImagesPerDay)) older ones below); then the server stops and "
+                    + "a new launch asks for day \(week.lastDay)'s \(Formatting.count(week.latestDayImages)) images. "
+                    + "Disk budget for every approach: \(Formatting.bytes(week.diskBudget)) "
+                    + "(\(Formatting.bytes(week.publishedBytes)) published by day \(week.lastDay))"
+            )
+        }
+        lines.append("Build: \(report.buildConfiguration) (timings depend on it; counts do not)")
+        return lines
     }
 
     private func table() -> [String] {
@@ -47,7 +59,10 @@ public struct DemoTable: Sendable {
         var rows: [(String, [String])] = []
         rows.append(("Network requests", approaches.map { Formatting.count($0.networkRequests) }))
         for phase in DemoPhase.allCases {
-            rows.append(("  " + phase.title, approaches.map { $0.phase(phase).map { Formatting.count($0.networkRequests) } ?? "-" }))
+            rows.append(("  " + phase.title, approaches.map { approach in
+                let reports = approach.phases(phase)
+                return reports.isEmpty ? "-" : Formatting.count(reports.reduce(0) { $0 + $1.networkRequests })
+            }))
         }
         rows.append(("Bytes downloaded", approaches.map { Formatting.bytes($0.bytesDownloaded) }))
         rows.append(("Memory hits (decoded images)", approaches.map { Formatting.percent($0.memoryHitRatio) }))
@@ -72,7 +87,10 @@ public struct DemoTable: Sendable {
         rows.append(("Work per view (all phases)", approaches.map { _ in "" }))
         rows.append(("  decodes", approaches.map { Formatting.count($0.decodes) }))
         rows.append(("  decoded bytes", approaches.map { Formatting.bytes($0.decodedBytes) }))
-        rows.append(("Disk at the end / budget", approaches.map { disk($0) }))
+        rows.append(("Disk after day 2 / budget", approaches.map { disk($0) }))
+        if let week = report.week {
+            rows += weekRows(week)
+        }
 
         let labelWidth = rows.map(\.0.count).max() ?? 0
         var widths = approaches.map { max($0.approach.title.count, $0.approach.subtitle.count) }
@@ -93,6 +111,34 @@ public struct DemoTable: Sendable {
         ]
         lines += rows.map { line($0.0, $0.1) }
         return lines
+    }
+
+    /// The week's group: what the launches cost, disk use against the shared budget at the end,
+    /// and the latest day's images shown offline.
+    private func weekRows(_ week: DemoReport.Week) -> [(String, [String])] {
+        let approaches = report.approaches
+        var rows: [(String, [String])] = []
+        rows.append(("Week (days \(week.firstDay)-\(week.lastDay), \(Formatting.count(week.newImagesPerDay)) new images a day)", approaches.map { _ in "" }))
+        rows.append(("  requests / bytes downloaded", approaches.map { cell($0.week) {
+            "\(Formatting.count($0.networkRequests)) / \(Formatting.bytes($0.bytesDownloaded))"
+        } }))
+        rows.append(("  outdated / wrong images shown", approaches.map { cell($0.week) {
+            "\(Formatting.count($0.outdatedShown)) / \(Formatting.count($0.wrongShown))"
+        } }))
+        rows.append(("  disk growth over the week", approaches.map { cell($0.week) {
+            ($0.diskGrowth >= 0 ? "+" : "-") + Formatting.bytes(abs($0.diskGrowth))
+        } }))
+        rows.append(("  disk at the end / \(Formatting.bytes(week.diskBudget)) budget", approaches.map { cell($0.week) {
+            "\(Formatting.bytes($0.diskUsage)) (\(Formatting.percent(Double($0.diskUsage) / Double(max($0.diskBudget, 1)))))"
+        } }))
+        rows.append(("  day \(week.lastDay) offline: images shown (current)", approaches.map { cell($0.week) {
+            let ratio = Double($0.latestDayShownOffline) / Double(max($0.latestDayImages, 1))
+            return "\(Formatting.count($0.latestDayShownOffline))/\(Formatting.count($0.latestDayImages)) (\(Formatting.percent(ratio)))"
+        } }))
+        rows.append(("    wrong / outdated / not shown", approaches.map { cell($0.week) {
+            "\(Formatting.count($0.latestDayWrongOffline)) / \(Formatting.count($0.latestDayOutdatedOffline)) / \(Formatting.count($0.latestDayNotShownOffline))"
+        } }))
+        return rows
     }
 
     private func summary() -> [String] {
@@ -126,20 +172,32 @@ public struct DemoTable: Sendable {
         if theirs.wrongShown > ours.wrongShown {
             wins.append("wrong images shown \(Formatting.count(ours.wrongShown)) vs \(Formatting.count(theirs.wrongShown))")
         }
-        if theirs.decodes > ours.decodes {
+        // A factor that rounds to 1.0x is not a win worth a line.
+        if Double(theirs.decodes) >= 1.05 * Double(ours.decodes) {
             let factor = Double(theirs.decodes) / Double(max(ours.decodes, 1))
             wins.append("\(Formatting.factor(factor)) fewer decodes (\(Formatting.count(ours.decodes)) vs \(Formatting.count(theirs.decodes)))")
         }
         if theirs.offlineShown < ours.offlineShown {
             wins.append("offline \(Formatting.count(ours.offlineShown)) images shown vs \(Formatting.count(theirs.offlineShown))")
         }
+        if let ourWeek = ours.week, let theirWeek = theirs.week {
+            if ourWeek.isWithinBudget, !theirWeek.isWithinBudget {
+                let over = Double(theirWeek.diskUsage) / Double(max(theirWeek.diskBudget, 1))
+                wins.append("after the week \(Formatting.bytes(ourWeek.diskUsage)) on disk, within the \(Formatting.bytes(ourWeek.diskBudget)) budget, "
+                    + "vs \(Formatting.bytes(theirWeek.diskUsage)) (\(Formatting.factor(over)) the budget)")
+            }
+            if theirWeek.latestDayShownOffline < ourWeek.latestDayShownOffline {
+                wins.append("day \(ourWeek.latestDay) offline \(Formatting.count(ourWeek.latestDayShownOffline)) of \(Formatting.count(ourWeek.latestDayImages)) "
+                    + "images shown vs \(Formatting.count(theirWeek.latestDayShownOffline))")
+            }
+        }
         return wins
     }
 
     // MARK: Cells
 
-    private func cell(_ phase: PhaseReport?, _ text: (PhaseReport) -> String) -> String {
-        phase.map(text) ?? "-"
+    private func cell<Report>(_ report: Report?, _ text: (Report) -> String) -> String {
+        report.map(text) ?? "-"
     }
 
     private func disk(_ approach: ApproachReport) -> String {

@@ -1,6 +1,9 @@
 /// What one approach did during one phase, as measured (server counters and client timings).
 public struct PhaseReport: Sendable, Hashable, Codable {
     public var phase: DemoPhase
+    /// The simulated day of a ``DemoPhase/week`` phase (3, 4, …), or the latest day for
+    /// ``DemoPhase/weekOffline``; `nil` for the other phases.
+    public var day: Int?
     /// Cell appearances replayed.
     public var views: Int
     /// Views answered by each source.
@@ -28,6 +31,8 @@ public struct PhaseReport: Sendable, Hashable, Codable {
     /// Images decoded, and the decoded bytes (bitmap memory) they produced.
     public var decodes: Int
     public var decodedBytes: Int
+    /// Bytes the approach had on disk once the launch ended; measured for the week's days only.
+    public var diskUsageAfterLaunch: Int?
 
     /// Views that showed an image.
     public var shown: Int { views - failures }
