@@ -25,7 +25,10 @@ public final class URLSessionDataLoader: DataLoading {
     var session: URLSession {
         lazySession.withLock { session in
             if let session { return session }
-            let made = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: delegateQueue)
+            let queue = OperationQueue()
+            queue.maxConcurrentOperationCount = 1
+            queue.name = "CachedImage.URLSessionDataLoader"
+            let made = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
             session = made
             return made
         }
@@ -33,7 +36,6 @@ public final class URLSessionDataLoader: DataLoading {
 
     private let lazySession = Locked<URLSession?>(nil)
     private let sessionConfiguration: URLSessionConfiguration
-    private let delegateQueue: OperationQueue
     private let delegate: DataLoaderSessionDelegate
 
     /// A configuration suited to image downloads: no `URLCache`, local cache data ignored,
@@ -66,11 +68,7 @@ public final class URLSessionDataLoader: DataLoading {
         let ownConfiguration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         ownConfiguration.urlCache = nil
         ownConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        queue.name = "CachedImage.URLSessionDataLoader"
         self.delegate = DataLoaderSessionDelegate()
-        self.delegateQueue = queue
         self.sessionConfiguration = ownConfiguration
     }
 

@@ -123,6 +123,7 @@ struct PipelineErrorTests {
             fixture.servePNG("/a.png")
             let pipeline = fixture.makePipeline()
             let events = pipeline.events()
+            _ = pipeline.diskCache?.entryCount // the cache has opened
             // Replace the cache directory with a regular file: every write now fails.
             try FileManager.default.removeItem(at: fixture.directory)
             try Data("not a directory".utf8).write(to: fixture.directory)
