@@ -12,7 +12,7 @@ struct ScalingBench {
         var table = Table(
             "6. Scaling with the number of entries, median (min-max)",
             columns: ["entries", "memory hit ns (URL keys)", "Dictionary + lock hit ns (floor)", "disk read µs (4 KB entry, verified)", "raw read µs (floor)",
-                      "open from snapshot ms", "open from listing ms (no snapshot)", "directory listing ms (floor)"]
+                      "open until index loaded, from snapshot ms", "the same from a listing ms (no snapshot)", "directory listing ms (floor)"]
         )
         for count in counts {
             let (memory, dictionary) = memoryHit(entries: count)

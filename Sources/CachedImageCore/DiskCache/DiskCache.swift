@@ -236,6 +236,7 @@ public final class DiskCache: Sendable {
             failure = error as? Error ?? Error(operation: .open, key: nil, path: directoryPath, underlying: error)
             opened = (DiskCacheIndex(), [], false)
         }
+        var evicted: [Record] = []
         state.withLock { state in
             var index = opened.index
             for read in state.readsBeforeLoad where index.record(named: read.name) != nil {
@@ -243,7 +244,7 @@ public final class DiskCache: Sendable {
                 state.pendingTouches[read.name] = read.date
             }
             state.readsBeforeLoad = []
-            let evicted = index.evict(toFit: sizeLimit)
+            evicted = index.evict(toFit: sizeLimit)
             for record in evicted { state.pendingTouches[record.name] = nil }
             state.nextGeneration = UInt64(index.count + opened.unusable.count + evicted.count + 1)
             state.index = index
@@ -253,13 +254,15 @@ public final class DiskCache: Sendable {
                 state.isTouchWriteScheduled = true
                 queue.asyncAfter(deadline: .now() + Self.touchPersistenceDelay) { [weak self] in self?.persistTouches() }
             }
-            let doomed = opened.unusable + evicted
-            if !doomed.isEmpty {
-                enqueueFileOperation(in: &state) { self.deleteFiles(doomed) }
-            }
             // Opened from a listing (write a snapshot so that the next open is fast), or the use
             // order changed.
             if !opened.fromSnapshot || !state.pendingTouches.isEmpty { scheduleSnapshot(in: &state) }
+        }
+        // On the queue already: deleted before any job queued meanwhile (a `flush()` included).
+        let doomed = opened.unusable + evicted
+        if !doomed.isEmpty {
+            deleteSnapshotBeforeChange()
+            deleteFiles(doomed)
         }
         if let failure { report(failure) }
     }
