@@ -27,13 +27,17 @@ extension DiskCache {
         clock: any CacheClock = SystemClock(),
         errorHandler: (@Sendable (DiskCache.Error) -> Void)? = nil
     ) throws -> DiskCache {
+        let directory = standardized(directory)
         let path = canonicalPath(of: directory)
         return try registry.withLock { registry in
             if let cache = registry[path]?.cache {
                 if let errorHandler { cache.addErrorHandler(errorHandler) }
                 return cache
             }
-            let cache = try DiskCache(directory: directory, sizeLimit: sizeLimit, clock: clock, errorHandler: errorHandler)
+            let cache = try DiskCache(
+                directory: directory, sizeLimit: sizeLimit, clock: clock, errorHandler: errorHandler,
+                nameForKey: { KeyHasher.name(for: $0) }
+            )
             registry = registry.filter { $0.value.cache != nil }
             registry[path] = WeakDiskCache(cache: cache)
             return cache
@@ -44,7 +48,7 @@ extension DiskCache {
     /// and inode, from one `stat` (resolving the path costs several system calls). A directory
     /// that does not exist yet is created first (opening the cache would create it anyway).
     private static func canonicalPath(of directory: URL) -> String {
-        let path = directory.standardizedFileURL.path
+        let path = directory.path
         if let identity = identity(of: path) { return identity }
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return identity(of: path) ?? path

@@ -179,7 +179,7 @@ public final class DiskCache: Sendable {
         errorHandler: (@Sendable (DiskCache.Error) -> Void)? = nil
     ) throws {
         try self.init(
-            directory: directory,
+            directory: Self.standardized(directory),
             sizeLimit: sizeLimit,
             clock: clock,
             errorHandler: errorHandler,
@@ -187,7 +187,8 @@ public final class DiskCache: Sendable {
         )
     }
 
-    /// The designated initializer; `nameForKey` lets tests force hash collisions.
+    /// The designated initializer, for a standardized `directory` (`URL.standardizedFileURL`);
+    /// `nameForKey` lets tests force hash collisions.
     init(
         directory: URL,
         sizeLimit: Int,
@@ -195,7 +196,6 @@ public final class DiskCache: Sendable {
         errorHandler: (@Sendable (DiskCache.Error) -> Void)?,
         nameForKey: @escaping @Sendable (String) -> DiskCacheEntryName
     ) throws {
-        let directory = directory.standardizedFileURL
         self.directory = directory
         self.sizeLimit = max(0, sizeLimit)
         self.directoryPath = directory.path
@@ -847,6 +847,17 @@ public final class DiskCache: Sendable {
     }
 
     // MARK: Directory setup
+
+    /// `directory.standardizedFileURL`, skipped when its path has nothing to standardize (no
+    /// `.` or `..` component, no double slash, no tilde): on Linux standardizing costs about 5 µs,
+    /// a quarter of creating a pipeline.
+    static func standardized(_ directory: URL) -> URL {
+        let path = directory.path
+        guard directory.isFileURL, path.hasPrefix("/"), !path.contains("/."), !path.contains("//") else {
+            return directory.standardizedFileURL
+        }
+        return directory
+    }
 
     /// Creates the cache directory, its `tmp` subdirectory and, if given, the snapshot's. Costs
     /// one `stat` per subdirectory when they exist (every open but the first).

@@ -28,14 +28,16 @@ public final class URLSessionDataLoader: DataLoading {
             let queue = OperationQueue()
             queue.maxConcurrentOperationCount = 1
             queue.name = "CachedImage.URLSessionDataLoader"
-            let made = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
+            let configuration = sessionConfiguration ?? Self.ownCopy(of: Self.defaultConfiguration)
+            let made = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
             session = made
             return made
         }
     }
 
     private let lazySession = Locked<URLSession?>(nil)
-    private let sessionConfiguration: URLSessionConfiguration
+    /// `nil` for ``defaultConfiguration``, made with the session.
+    private let sessionConfiguration: URLSessionConfiguration?
     private let delegate: DataLoaderSessionDelegate
 
     /// A configuration suited to image downloads: no `URLCache`, local cache data ignored,
@@ -64,12 +66,23 @@ public final class URLSessionDataLoader: DataLoading {
     /// - Parameter configuration: The session configuration. The loader works on a copy and
     ///   always sets `urlCache` to `nil` and `requestCachePolicy` to
     ///   `.reloadIgnoringLocalCacheData` on it, whatever the configuration passed says.
-    public init(configuration: URLSessionConfiguration = URLSessionDataLoader.defaultConfiguration) {
-        let ownConfiguration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
-        ownConfiguration.urlCache = nil
-        ownConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    public init(configuration: URLSessionConfiguration) {
         self.delegate = DataLoaderSessionDelegate()
-        self.sessionConfiguration = ownConfiguration
+        self.sessionConfiguration = Self.ownCopy(of: configuration)
+    }
+
+    /// Creates a loader with ``defaultConfiguration``. The configuration, like the session, is
+    /// made on first use.
+    public init() {
+        self.delegate = DataLoaderSessionDelegate()
+        self.sessionConfiguration = nil
+    }
+
+    private static func ownCopy(of configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        let own = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+        own.urlCache = nil
+        own.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return own
     }
 
     deinit {
