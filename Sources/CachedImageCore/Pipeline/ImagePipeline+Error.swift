@@ -28,7 +28,7 @@ extension ImagePipeline {
         /// The connection failed (unreachable host, timeout, reset...).
         case transport(url: URL, underlying: any Swift.Error)
         /// The decoder could not decode the bytes. `underlying` is the error the decoder threw
-        /// (``ImageIODecoder/Failure`` for the default decoder on Apple platforms); the error's
+        /// (`ImageIODecoder.Failure` for the default decoder on Apple platforms); the error's
         /// ``description`` includes its description.
         case decodingFailed(url: URL?, underlying: any Swift.Error)
         /// A processor of the request (named by its ``ImageProcessing/identifier``) failed.
