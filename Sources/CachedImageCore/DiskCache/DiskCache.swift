@@ -76,35 +76,35 @@ public final class DiskCache: Sendable {
     /// The maximum ``totalSize``, in bytes, enforced after every write.
     public let sizeLimit: Int
 
-    private let directoryPath: String
-    private let temporaryDirectoryPath: String
-    private let snapshotDirectoryPath: String
-    private let snapshotPath: String
-    private let snapshotTemporaryPath: String
-    private let clock: any CacheClock
-    private let errorHandlers: Locked<[@Sendable (DiskCache.Error) -> Void]>
+    let directoryPath: String
+    let temporaryDirectoryPath: String
+    let snapshotDirectoryPath: String
+    let snapshotPath: String
+    let snapshotTemporaryPath: String
+    let clock: any CacheClock
+    let errorHandlers: Locked<[@Sendable (DiskCache.Error) -> Void]>
     /// The directory's advisory lock, held while this instance lives.
-    private let directoryLock: DiskCacheDirectoryLock
-    private let nameForKey: @Sendable (String) -> DiskCacheEntryName
+    let directoryLock: DiskCacheDirectoryLock
+    let nameForKey: @Sendable (String) -> DiskCacheEntryName
     /// Where the index came from when the cache opened (for tests and benchmarks).
     @_spi(Benchmarks) public var indexSource: IndexSource {
         withIndex { $0.indexSource }
     }
     /// The serial queue all file mutations run on (internal so tests can hold it).
     let queue = DispatchQueue(label: "CachedImage.DiskCache", qos: .utility)
-    private let state: Locked<State>
+    let state: Locked<State>
 
     /// How long read access dates are collected before being written as modification dates.
-    private static let touchPersistenceDelay: DispatchTimeInterval = .seconds(1)
+    static let touchPersistenceDelay: DispatchTimeInterval = .seconds(1)
     /// How long changes to the index are collected before a new snapshot is written.
-    private static let snapshotDelay: DispatchTimeInterval = .seconds(5)
+    static let snapshotDelay: DispatchTimeInterval = .seconds(5)
 
-    private typealias Record = DiskCacheIndex.Record
-    private typealias FileIO = DiskCacheFileIO
-    private typealias Format = DiskCacheEntryFormat
-    private typealias Snapshot = DiskCacheIndexSnapshot
+    typealias Record = DiskCacheIndex.Record
+    typealias FileIO = DiskCacheFileIO
+    typealias Format = DiskCacheEntryFormat
+    typealias Snapshot = DiskCacheIndexSnapshot
 
-    private struct State {
+    struct State {
         /// Empty until the index is loaded, on the queue, as its first job.
         var index = DiskCacheIndex()
         var isIndexLoaded = false
@@ -132,7 +132,7 @@ public final class DiskCache: Sendable {
         }
     }
 
-    private struct Staged {
+    struct Staged {
         var key: String
         /// `nil` for a metadata-only update of an entry already on disk.
         var body: Data?
@@ -148,7 +148,7 @@ public final class DiskCache: Sendable {
         case listing
     }
 
-    private enum Lookup {
+    enum Lookup {
         /// The index is still loading: read the file, which verifies itself.
         case unindexed
         case miss
@@ -221,102 +221,6 @@ public final class DiskCache: Sendable {
         queue.async { self.loadIndex() }
     }
 
-    /// Loads the index (from the snapshot or a listing), marks what was read meanwhile as used,
-    /// and evicts beyond the size limit. On the queue, before any other job.
-    private func loadIndex() {
-        var failure: Error?
-        let opened: (index: DiskCacheIndex, unusable: [Record], fromSnapshot: Bool)
-        do {
-            try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
-            Self.removeTemporaryFiles(in: temporaryDirectoryPath)
-            opened = try Self.openIndex(directoryPath: directoryPath, snapshotPath: snapshotPath)
-        } catch {
-            // The directory could be locked but not prepared or listed: run empty (files
-            // written from now on are tracked) and say so.
-            failure = error as? Error ?? Error(operation: .open, key: nil, path: directoryPath, underlying: error)
-            opened = (DiskCacheIndex(), [], false)
-        }
-        var evicted: [Record] = []
-        state.withLock { state in
-            var index = opened.index
-            for read in state.readsBeforeLoad where index.record(named: read.name) != nil {
-                index.touch(read.name, at: read.date)
-                state.pendingTouches[read.name] = read.date
-            }
-            state.readsBeforeLoad = []
-            evicted = index.evict(toFit: sizeLimit)
-            for record in evicted { state.pendingTouches[record.name] = nil }
-            state.nextGeneration = UInt64(index.count + opened.unusable.count + evicted.count + 1)
-            state.index = index
-            state.indexSource = opened.fromSnapshot ? .snapshot : .listing
-            state.isIndexLoaded = true
-            if !state.pendingTouches.isEmpty, !state.isTouchWriteScheduled {
-                state.isTouchWriteScheduled = true
-                queue.asyncAfter(deadline: .now() + Self.touchPersistenceDelay) { [weak self] in self?.persistTouches() }
-            }
-            // Opened from a listing (write a snapshot so that the next open is fast), or the use
-            // order changed.
-            if !opened.fromSnapshot || !state.pendingTouches.isEmpty { scheduleSnapshot(in: &state) }
-        }
-        // On the queue already: deleted before any job queued meanwhile (a `flush()` included).
-        let doomed = opened.unusable + evicted
-        if !doomed.isEmpty {
-            deleteSnapshotBeforeChange()
-            deleteFiles(doomed)
-        }
-        if let failure { report(failure) }
-    }
-
-    /// Runs `body` on the state once the index is loaded, waiting for the load if needed.
-    /// Never called on the queue before the load: the load is the queue's first job.
-    private func withIndex<T>(_ body: (inout State) -> T) -> T {
-        if let result = state.withLock({ state in state.isIndexLoaded ? Optional(body(&state)) : nil }) {
-            return result
-        }
-        queue.sync {}
-        return state.withLock { body(&$0) }
-    }
-
-    /// The index, from the snapshot when it is intact and matches the directory, else from a
-    /// listing; `unusable` are files too small to be entries, to delete without opening them.
-    private static func openIndex(
-        directoryPath: String,
-        snapshotPath: String
-    ) throws -> (index: DiskCacheIndex, unusable: [Record], fromSnapshot: Bool) {
-        if let stamp = FileIO.directoryStamp(atPath: directoryPath),
-           let bytes = FileIO.readFile(atPath: snapshotPath, maximumSize: 1 << 30),
-           let records = Snapshot.decode(bytes, expecting: stamp, firstGeneration: 1),
-           let index = DiskCacheIndex(recordsByRecency: records) {
-            return (index, [], true)
-        }
-
-        let files: [FileIO.ListedFile]
-        do {
-            files = try FileIO.listFiles(atPath: directoryPath)
-        } catch {
-            throw Error(operation: .open, key: nil, path: directoryPath, underlying: error)
-        }
-        var index = DiskCacheIndex()
-        var generation: UInt64 = 1
-        var unusable: [Record] = []
-        let entryFiles = files
-            .compactMap { file in DiskCacheEntryName(fileName: file.name).map { (name: $0, file: file) } }
-            .sorted { ($0.file.modificationDate, $0.file.name) < ($1.file.modificationDate, $1.file.name) }
-        for (name, file) in entryFiles {
-            let record = Record(
-                name: name, size: file.size, accessDate: file.modificationDate, key: nil, generation: generation
-            )
-            generation += 1
-            // Too small to hold even a header: delete without opening it.
-            if file.size < Format.minimumHeaderLength {
-                unusable.append(record)
-            } else {
-                index.upsert(record)
-            }
-        }
-        return (index, unusable, false)
-    }
-
     // MARK: Reading
 
     /// The entry stored under `key`, fully verified, or `nil`.
@@ -379,31 +283,6 @@ public final class DiskCache: Sendable {
             return nil
         case .corrupt:
             forget(name, generation: generation, deletingFile: true)
-            return nil
-        }
-    }
-
-    /// Reads an entry while the index is loading. A corrupt file is deleted once the index is
-    /// loaded, if it is still the file that was found at open.
-    private func readUnindexed(_ name: DiskCacheEntryName, key: String) -> Entry? {
-        switch FileIO.readEntry(atPath: path(for: name), key: key, maximumSize: sizeLimit) {
-        case .hit(let body, let metadata):
-            return Entry(key: key, data: body, metadata: metadata)
-        case .keyMismatch, .notFound:
-            return nil
-        case .corrupt:
-            state.withLock { state in
-                enqueueFileOperation(in: &state) {
-                    let record: Record? = self.state.withLock { state in
-                        // A record whose key is unknown was neither stored nor read since open.
-                        guard state.staged[name] == nil, let record = state.index.record(named: name), record.key == nil
-                        else { return nil }
-                        state.pendingTouches[name] = nil
-                        return state.index.remove(name)
-                    }
-                    if let record { self.deleteFiles([record]) }
-                }
-            }
             return nil
         }
     }
@@ -538,7 +417,7 @@ public final class DiskCache: Sendable {
     }
 
     /// ``updateMetadata(_:forKey:)`` with the lock held.
-    private func updateMetadataLocked(_ metadata: CachedResponseMetadata, key: String, name: DiskCacheEntryName, in state: inout State) {
+    func updateMetadataLocked(_ metadata: CachedResponseMetadata, key: String, name: DiskCacheEntryName, in state: inout State) {
         guard let record = state.index.record(named: name), record.key == nil || record.key == key else { return }
         if let existing = state.staged[name], existing.key != key { return }
         let generation = state.makeGeneration()
@@ -595,42 +474,20 @@ public final class DiskCache: Sendable {
         }
     }
 
-    // MARK: Private, under the lock
+    // MARK: Under the lock
 
-    private func path(for name: DiskCacheEntryName) -> String {
+    func path(for name: DiskCacheEntryName) -> String {
         directoryPath + "/" + name.fileName
     }
 
-    /// Queues a change to the directory. It is counted (no snapshot is written while one is
-    /// pending) and preceded by deleting the snapshot, which would no longer match.
-    private func enqueueFileOperation(in state: inout State, _ operation: @escaping @Sendable () -> Void) {
-        state.queuedFileOperations += 1
-        queue.async {
-            self.deleteSnapshotBeforeChange()
-            operation()
-            self.state.withLock { state in
-                state.queuedFileOperations -= 1
-                self.scheduleSnapshot(in: &state)
-            }
-        }
-    }
-
-    /// Marks the snapshot as stale and schedules a new one, batched: one per delay.
-    private func scheduleSnapshot(in state: inout State) {
-        state.isSnapshotStale = true
-        guard !state.isSnapshotWriteScheduled else { return }
-        state.isSnapshotWriteScheduled = true
-        queue.asyncAfter(deadline: .now() + Self.snapshotDelay) { [weak self] in self?.writeSnapshotIfNeeded() }
-    }
-
-    private func removeLocked(_ name: DiskCacheEntryName, key: String?, in state: inout State) {
+    func removeLocked(_ name: DiskCacheEntryName, key: String?, in state: inout State) {
         state.staged[name] = nil
         state.pendingTouches[name] = nil
         guard let record = state.index.remove(name) else { return }
         enqueueFileOperation(in: &state) { self.deleteFiles([record]) }
     }
 
-    private func evictLocked(protecting name: DiskCacheEntryName, in state: inout State) -> [Record] {
+    func evictLocked(protecting name: DiskCacheEntryName, in state: inout State) -> [Record] {
         let evicted = state.index.evict(toFit: sizeLimit, protecting: name)
         for record in evicted {
             state.staged[record.name] = nil
@@ -639,7 +496,7 @@ public final class DiskCache: Sendable {
         return evicted
     }
 
-    private func schedulePersistedTouch(_ name: DiskCacheEntryName, at date: Date, in state: inout State) {
+    func schedulePersistedTouch(_ name: DiskCacheEntryName, at date: Date, in state: inout State) {
         state.pendingTouches[name] = date
         guard !state.isTouchWriteScheduled else { return }
         state.isTouchWriteScheduled = true
@@ -650,7 +507,7 @@ public final class DiskCache: Sendable {
 
     /// Drops a record after its file turned out to be missing or corrupt, unless it was
     /// replaced meanwhile. The deletion is queued behind any write already in flight.
-    private func forget(_ name: DiskCacheEntryName, generation: UInt64, deletingFile: Bool) {
+    func forget(_ name: DiskCacheEntryName, generation: UInt64, deletingFile: Bool) {
         state.withLock { state in
             guard state.staged[name] == nil,
                   state.index.record(named: name)?.generation == generation,
@@ -662,237 +519,6 @@ public final class DiskCache: Sendable {
             } else {
                 scheduleSnapshot(in: &state)
             }
-        }
-    }
-
-    // MARK: Private, on the queue
-
-    private func performWrite(name: DiskCacheEntryName, generation: UInt64, evicting evicted: [Record]) {
-        deleteFiles(evicted)
-        let job: (staged: Staged, accessDate: Date)? = state.withLock { state in
-            guard let staged = state.staged[name], staged.generation == generation else { return nil }
-            return (staged, state.index.record(named: name)?.accessDate ?? clock.now)
-        }
-        guard let job else { return }
-        let finalPath = path(for: name)
-        let key = job.staged.key
-
-        let body: Data
-        if let staged = job.staged.body {
-            body = staged
-        } else {
-            switch FileIO.readEntry(atPath: finalPath, key: key, maximumSize: sizeLimit) {
-            case .hit(let existing, _):
-                body = existing
-            case .keyMismatch:
-                // A different key owns this file name: leave its entry alone.
-                state.withLock { state in
-                    if state.staged[name]?.generation == generation { state.staged[name] = nil }
-                }
-                return
-            case .notFound:
-                dropRecord(name, generation: generation)
-                return
-            case .corrupt:
-                if dropRecord(name, generation: generation) { try? FileIO.removeFile(atPath: finalPath) }
-                return
-            }
-        }
-
-        let header = Format.encodeHeader(
-            key: key, metadata: job.staged.metadata, bodyLength: body.count, bodyChecksum: Format.bodyChecksum(body)
-        )
-        let temporaryPath = temporaryDirectoryPath + "/" + name.fileName + "." + String(generation) + ".tmp"
-        do {
-            try writeCreatingDirectoriesIfNeeded {
-                try FileIO.writeEntry(
-                    header: header, body: body, modificationDate: job.accessDate,
-                    temporaryPath: temporaryPath, finalPath: finalPath
-                )
-            }
-        } catch {
-            let operation: Error.Operation = job.staged.body == nil ? .updateMetadata : .write
-            report(Error(operation: operation, key: key, path: finalPath, underlying: error))
-            if dropRecord(name, generation: generation) { try? FileIO.removeFile(atPath: finalPath) }
-            return
-        }
-
-        let evictedAfterWrite: [Record] = state.withLock { state in
-            if state.staged[name]?.generation == generation { state.staged[name] = nil }
-            let size = header.count + body.count
-            guard let record = state.index.record(named: name), record.generation == generation,
-                  record.size != size
-            else { return [] }
-            // Only a metadata update of an entry that was on disk changes the size here.
-            state.index.modify(name) { $0.size = size }
-            var evicted = evictLocked(protecting: name, in: &state)
-            if size > sizeLimit, let record = state.index.remove(name) {
-                evicted.append(record)
-            }
-            return evicted
-        }
-        deleteFiles(evictedAfterWrite)
-    }
-
-    /// Forgets an entry whose pending write could not complete. `true` if it was still current.
-    @discardableResult
-    private func dropRecord(_ name: DiskCacheEntryName, generation: UInt64) -> Bool {
-        state.withLock { state in
-            guard state.staged[name]?.generation == generation else { return false }
-            state.staged[name] = nil
-            state.pendingTouches[name] = nil
-            if state.index.record(named: name)?.generation == generation {
-                state.index.remove(name)
-            }
-            return true
-        }
-    }
-
-    private func writeCreatingDirectoriesIfNeeded(_ write: () throws -> Void) throws {
-        do {
-            try write()
-        } catch let error as POSIXError where error.code == .ENOENT || error.code == .ENOTDIR {
-            // The directory was deleted under us: recreate it and try once more.
-            try Self.createDirectories(directoryPath, temporaryDirectoryPath, nil)
-            try write()
-        }
-    }
-
-    private func persistTouches() {
-        let touches: [(DiskCacheEntryName, Date)] = state.withLock { state in
-            state.isTouchWriteScheduled = false
-            defer { state.pendingTouches.removeAll() }
-            return state.pendingTouches.filter { name, _ in
-                state.staged[name] == nil && state.index.record(named: name) != nil
-            }.map { ($0.key, $0.value) }
-        }
-        for (name, date) in touches {
-            FileIO.setModificationDate(date, atPath: path(for: name))
-        }
-    }
-
-    private func deleteFiles(_ records: [Record]) {
-        for record in records {
-            let filePath = path(for: record.name)
-            do {
-                try FileIO.removeFile(atPath: filePath)
-            } catch {
-                report(Error(operation: .remove, key: record.key, path: filePath, underlying: error))
-            }
-        }
-    }
-
-    private func deleteAllFiles() {
-        let files: [FileIO.ListedFile]
-        do {
-            files = try FileIO.listFiles(atPath: directoryPath)
-        } catch {
-            if (error as? POSIXError)?.code != .ENOENT {
-                report(Error(operation: .removeAll, key: nil, path: directoryPath, underlying: error))
-            }
-            return
-        }
-        for file in files where KeyHasher.isFileName(file.name) {
-            let filePath = directoryPath + "/" + file.name
-            do {
-                try FileIO.removeFile(atPath: filePath)
-            } catch {
-                report(Error(operation: .removeAll, key: nil, path: filePath, underlying: error))
-            }
-        }
-        Self.removeTemporaryFiles(in: temporaryDirectoryPath)
-    }
-
-    /// Deletes the snapshot before the first change to the directory after it was written, so
-    /// that a crash during the change cannot leave a snapshot that no longer matches.
-    private func deleteSnapshotBeforeChange() {
-        let mayHaveSnapshot = state.withLock { state in
-            defer { state.mayHaveSnapshotOnDisk = false }
-            return state.mayHaveSnapshotOnDisk
-        }
-        if mayHaveSnapshot { try? FileIO.removeFile(atPath: snapshotPath) }
-    }
-
-    /// Writes the index as a snapshot if it changed and no change to the directory is pending.
-    private func writeSnapshotIfNeeded() {
-        let records: [Record]? = state.withLock { state in
-            state.isSnapshotWriteScheduled = false
-            // Pending changes reschedule the snapshot when they finish.
-            guard state.isSnapshotStale, state.queuedFileOperations == 0, state.staged.isEmpty else { return nil }
-            state.isSnapshotStale = false
-            return state.index.recordsByRecency()
-        }
-        guard let records else { return }
-        do {
-            // The snapshot's own directory first: creating it changes the cache directory's stamp.
-            try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
-            guard let stamp = FileIO.directoryStamp(atPath: directoryPath) else { throw POSIXError(.ENOENT) }
-            state.withLock { $0.mayHaveSnapshotOnDisk = true }
-            try FileIO.writeAtomically(
-                Snapshot.encode(records, stamp: stamp), temporaryPath: snapshotTemporaryPath, finalPath: snapshotPath
-            )
-        } catch {
-            // Nothing is lost: the next open lists the directory. Retried after the next change.
-            state.withLock { $0.isSnapshotStale = true }
-        }
-    }
-
-    private func report(_ error: Error) {
-        for handler in errorHandlers.withLock({ $0 }) { handler(error) }
-    }
-
-    /// Adds an error handler (a second pipeline sharing this cache reports failures too).
-    func addErrorHandler(_ handler: @escaping @Sendable (DiskCache.Error) -> Void) {
-        errorHandlers.withLock { $0.append(handler) }
-    }
-
-    // MARK: Directory setup
-
-    /// `directory.standardizedFileURL`, skipped when its path has nothing to standardize (no
-    /// `.` or `..` component, no double slash, no tilde): on Linux standardizing costs about 5 µs,
-    /// a quarter of creating a pipeline.
-    static func standardized(_ directory: URL) -> URL {
-        let path = directory.path
-        guard directory.isFileURL, path.hasPrefix("/"), !path.contains("/."), !path.contains("//") else {
-            return directory.standardizedFileURL
-        }
-        return directory
-    }
-
-    /// Creates the cache directory, its `tmp` subdirectory and, if given, the snapshot's. Costs
-    /// one `stat` per subdirectory when they exist (every open but the first).
-    private static func createDirectories(_ directoryPath: String, _ temporaryPath: String, _ snapshotPath: String?) throws {
-        let fileManager = FileManager.default
-        var created: [String] = []
-        for path in [temporaryPath] + (snapshotPath.map { [$0] } ?? []) {
-            if FileIO.directoryStamp(atPath: path) != nil { continue }
-            // Something else under that name: make room for the directory.
-            try? fileManager.removeItem(atPath: path)
-            do {
-                try fileManager.createDirectory(atPath: path, withIntermediateDirectories: true)
-            } catch {
-                throw Error(operation: .createDirectory, key: nil, path: path, underlying: error)
-            }
-            created.append(path)
-        }
-        #if os(iOS)
-        // Entries are readable after the first unlock (background prefetches keep working) and
-        // encrypted before it. New files inherit the directory's class; best effort, as a
-        // protection class cannot be set on every volume.
-        for path in created.isEmpty ? [] : [directoryPath] + created {
-            try? fileManager.setAttributes(
-                [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: path
-            )
-        }
-        #endif
-    }
-
-    /// Deletes leftovers of interrupted writes. They were never renamed into place, so they are
-    /// never valid entries.
-    private static func removeTemporaryFiles(in temporaryPath: String) {
-        guard let files = try? FileIO.listFiles(atPath: temporaryPath) else { return }
-        for file in files {
-            try? FileIO.removeFile(atPath: temporaryPath + "/" + file.name)
         }
     }
 }

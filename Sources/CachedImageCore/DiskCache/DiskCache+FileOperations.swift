@@ -1,0 +1,164 @@
+@preconcurrency import Dispatch
+import Foundation
+
+// Changes to the directory, queued and run on the cache's serial queue.
+extension DiskCache {
+    /// Queues a change to the directory. It is counted (no snapshot is written while one is
+    /// pending) and preceded by deleting the snapshot, which would no longer match.
+    func enqueueFileOperation(in state: inout State, _ operation: @escaping @Sendable () -> Void) {
+        state.queuedFileOperations += 1
+        queue.async {
+            self.deleteSnapshotBeforeChange()
+            operation()
+            self.state.withLock { state in
+                state.queuedFileOperations -= 1
+                self.scheduleSnapshot(in: &state)
+            }
+        }
+    }
+
+    func performWrite(name: DiskCacheEntryName, generation: UInt64, evicting evicted: [Record]) {
+        deleteFiles(evicted)
+        let job: (staged: Staged, accessDate: Date)? = state.withLock { state in
+            guard let staged = state.staged[name], staged.generation == generation else { return nil }
+            return (staged, state.index.record(named: name)?.accessDate ?? clock.now)
+        }
+        guard let job else { return }
+        let finalPath = path(for: name)
+        let key = job.staged.key
+
+        let body: Data
+        if let staged = job.staged.body {
+            body = staged
+        } else {
+            switch FileIO.readEntry(atPath: finalPath, key: key, maximumSize: sizeLimit) {
+            case .hit(let existing, _):
+                body = existing
+            case .keyMismatch:
+                // A different key owns this file name: leave its entry alone.
+                state.withLock { state in
+                    if state.staged[name]?.generation == generation { state.staged[name] = nil }
+                }
+                return
+            case .notFound:
+                dropRecord(name, generation: generation)
+                return
+            case .corrupt:
+                if dropRecord(name, generation: generation) { try? FileIO.removeFile(atPath: finalPath) }
+                return
+            }
+        }
+
+        let header = Format.encodeHeader(
+            key: key, metadata: job.staged.metadata, bodyLength: body.count, bodyChecksum: Format.bodyChecksum(body)
+        )
+        let temporaryPath = temporaryDirectoryPath + "/" + name.fileName + "." + String(generation) + ".tmp"
+        do {
+            try writeCreatingDirectoriesIfNeeded {
+                try FileIO.writeEntry(
+                    header: header, body: body, modificationDate: job.accessDate,
+                    temporaryPath: temporaryPath, finalPath: finalPath
+                )
+            }
+        } catch {
+            let operation: Error.Operation = job.staged.body == nil ? .updateMetadata : .write
+            report(Error(operation: operation, key: key, path: finalPath, underlying: error))
+            if dropRecord(name, generation: generation) { try? FileIO.removeFile(atPath: finalPath) }
+            return
+        }
+
+        let evictedAfterWrite: [Record] = state.withLock { state in
+            if state.staged[name]?.generation == generation { state.staged[name] = nil }
+            let size = header.count + body.count
+            guard let record = state.index.record(named: name), record.generation == generation,
+                  record.size != size
+            else { return [] }
+            // Only a metadata update of an entry that was on disk changes the size here.
+            state.index.modify(name) { $0.size = size }
+            var evicted = evictLocked(protecting: name, in: &state)
+            if size > sizeLimit, let record = state.index.remove(name) {
+                evicted.append(record)
+            }
+            return evicted
+        }
+        deleteFiles(evictedAfterWrite)
+    }
+
+    /// Forgets an entry whose pending write could not complete. `true` if it was still current.
+    @discardableResult
+    func dropRecord(_ name: DiskCacheEntryName, generation: UInt64) -> Bool {
+        state.withLock { state in
+            guard state.staged[name]?.generation == generation else { return false }
+            state.staged[name] = nil
+            state.pendingTouches[name] = nil
+            if state.index.record(named: name)?.generation == generation {
+                state.index.remove(name)
+            }
+            return true
+        }
+    }
+
+    func writeCreatingDirectoriesIfNeeded(_ write: () throws -> Void) throws {
+        do {
+            try write()
+        } catch let error as POSIXError where error.code == .ENOENT || error.code == .ENOTDIR {
+            // The directory was deleted under us: recreate it and try once more.
+            try Self.createDirectories(directoryPath, temporaryDirectoryPath, nil)
+            try write()
+        }
+    }
+
+    func persistTouches() {
+        let touches: [(DiskCacheEntryName, Date)] = state.withLock { state in
+            state.isTouchWriteScheduled = false
+            defer { state.pendingTouches.removeAll() }
+            return state.pendingTouches.filter { name, _ in
+                state.staged[name] == nil && state.index.record(named: name) != nil
+            }.map { ($0.key, $0.value) }
+        }
+        for (name, date) in touches {
+            FileIO.setModificationDate(date, atPath: path(for: name))
+        }
+    }
+
+    func deleteFiles(_ records: [Record]) {
+        for record in records {
+            let filePath = path(for: record.name)
+            do {
+                try FileIO.removeFile(atPath: filePath)
+            } catch {
+                report(Error(operation: .remove, key: record.key, path: filePath, underlying: error))
+            }
+        }
+    }
+
+    func deleteAllFiles() {
+        let files: [FileIO.ListedFile]
+        do {
+            files = try FileIO.listFiles(atPath: directoryPath)
+        } catch {
+            if (error as? POSIXError)?.code != .ENOENT {
+                report(Error(operation: .removeAll, key: nil, path: directoryPath, underlying: error))
+            }
+            return
+        }
+        for file in files where KeyHasher.isFileName(file.name) {
+            let filePath = directoryPath + "/" + file.name
+            do {
+                try FileIO.removeFile(atPath: filePath)
+            } catch {
+                report(Error(operation: .removeAll, key: nil, path: filePath, underlying: error))
+            }
+        }
+        Self.removeTemporaryFiles(in: temporaryDirectoryPath)
+    }
+
+    func report(_ error: Error) {
+        for handler in errorHandlers.withLock({ $0 }) { handler(error) }
+    }
+
+    /// Adds an error handler (a second pipeline sharing this cache reports failures too).
+    func addErrorHandler(_ handler: @escaping @Sendable (DiskCache.Error) -> Void) {
+        errorHandlers.withLock { $0.append(handler) }
+    }
+}

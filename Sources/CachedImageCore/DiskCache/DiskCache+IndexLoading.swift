@@ -1,0 +1,169 @@
+@preconcurrency import Dispatch
+import Foundation
+
+// Loading the index: from the snapshot or a listing, on the queue, as its first job; reads
+    // that come before it; writing the snapshot.
+extension DiskCache {
+    /// Loads the index (from the snapshot or a listing), marks what was read meanwhile as used,
+    /// and evicts beyond the size limit. On the queue, before any other job.
+    func loadIndex() {
+        var failure: Error?
+        let opened: (index: DiskCacheIndex, unusable: [Record], fromSnapshot: Bool)
+        do {
+            try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
+            Self.removeTemporaryFiles(in: temporaryDirectoryPath)
+            opened = try Self.openIndex(directoryPath: directoryPath, snapshotPath: snapshotPath)
+        } catch {
+            // The directory could be locked but not prepared or listed: run empty (files
+            // written from now on are tracked) and say so.
+            failure = error as? Error ?? Error(operation: .open, key: nil, path: directoryPath, underlying: error)
+            opened = (DiskCacheIndex(), [], false)
+        }
+        var evicted: [Record] = []
+        state.withLock { state in
+            var index = opened.index
+            for read in state.readsBeforeLoad where index.record(named: read.name) != nil {
+                index.touch(read.name, at: read.date)
+                state.pendingTouches[read.name] = read.date
+            }
+            state.readsBeforeLoad = []
+            evicted = index.evict(toFit: sizeLimit)
+            for record in evicted { state.pendingTouches[record.name] = nil }
+            state.nextGeneration = UInt64(index.count + opened.unusable.count + evicted.count + 1)
+            state.index = index
+            state.indexSource = opened.fromSnapshot ? .snapshot : .listing
+            state.isIndexLoaded = true
+            if !state.pendingTouches.isEmpty, !state.isTouchWriteScheduled {
+                state.isTouchWriteScheduled = true
+                queue.asyncAfter(deadline: .now() + Self.touchPersistenceDelay) { [weak self] in self?.persistTouches() }
+            }
+            // Opened from a listing (write a snapshot so that the next open is fast), or the use
+            // order changed.
+            if !opened.fromSnapshot || !state.pendingTouches.isEmpty { scheduleSnapshot(in: &state) }
+        }
+        // On the queue already: deleted before any job queued meanwhile (a `flush()` included).
+        let doomed = opened.unusable + evicted
+        if !doomed.isEmpty {
+            deleteSnapshotBeforeChange()
+            deleteFiles(doomed)
+        }
+        if let failure { report(failure) }
+    }
+
+    /// Runs `body` on the state once the index is loaded, waiting for the load if needed.
+    /// Never called on the queue before the load: the load is the queue's first job.
+    func withIndex<T>(_ body: (inout State) -> T) -> T {
+        if let result = state.withLock({ state in state.isIndexLoaded ? Optional(body(&state)) : nil }) {
+            return result
+        }
+        queue.sync {}
+        return state.withLock { body(&$0) }
+    }
+
+    /// The index, from the snapshot when it is intact and matches the directory, else from a
+    /// listing; `unusable` are files too small to be entries, to delete without opening them.
+    static func openIndex(
+        directoryPath: String,
+        snapshotPath: String
+    ) throws -> (index: DiskCacheIndex, unusable: [Record], fromSnapshot: Bool) {
+        if let stamp = FileIO.directoryStamp(atPath: directoryPath),
+           let bytes = FileIO.readFile(atPath: snapshotPath, maximumSize: 1 << 30),
+           let records = Snapshot.decode(bytes, expecting: stamp, firstGeneration: 1),
+           let index = DiskCacheIndex(recordsByRecency: records) {
+            return (index, [], true)
+        }
+
+        let files: [FileIO.ListedFile]
+        do {
+            files = try FileIO.listFiles(atPath: directoryPath)
+        } catch {
+            throw Error(operation: .open, key: nil, path: directoryPath, underlying: error)
+        }
+        var index = DiskCacheIndex()
+        var generation: UInt64 = 1
+        var unusable: [Record] = []
+        let entryFiles = files
+            .compactMap { file in DiskCacheEntryName(fileName: file.name).map { (name: $0, file: file) } }
+            .sorted { ($0.file.modificationDate, $0.file.name) < ($1.file.modificationDate, $1.file.name) }
+        for (name, file) in entryFiles {
+            let record = Record(
+                name: name, size: file.size, accessDate: file.modificationDate, key: nil, generation: generation
+            )
+            generation += 1
+            // Too small to hold even a header: delete without opening it.
+            if file.size < Format.minimumHeaderLength {
+                unusable.append(record)
+            } else {
+                index.upsert(record)
+            }
+        }
+        return (index, unusable, false)
+    }
+
+    /// Reads an entry while the index is loading. A corrupt file is deleted once the index is
+    /// loaded, if it is still the file that was found at open.
+    func readUnindexed(_ name: DiskCacheEntryName, key: String) -> Entry? {
+        switch FileIO.readEntry(atPath: path(for: name), key: key, maximumSize: sizeLimit) {
+        case .hit(let body, let metadata):
+            return Entry(key: key, data: body, metadata: metadata)
+        case .keyMismatch, .notFound:
+            return nil
+        case .corrupt:
+            state.withLock { state in
+                enqueueFileOperation(in: &state) {
+                    let record: Record? = self.state.withLock { state in
+                        // A record whose key is unknown was neither stored nor read since open.
+                        guard state.staged[name] == nil, let record = state.index.record(named: name), record.key == nil
+                        else { return nil }
+                        state.pendingTouches[name] = nil
+                        return state.index.remove(name)
+                    }
+                    if let record { self.deleteFiles([record]) }
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Marks the snapshot as stale and schedules a new one, batched: one per delay.
+    func scheduleSnapshot(in state: inout State) {
+        state.isSnapshotStale = true
+        guard !state.isSnapshotWriteScheduled else { return }
+        state.isSnapshotWriteScheduled = true
+        queue.asyncAfter(deadline: .now() + Self.snapshotDelay) { [weak self] in self?.writeSnapshotIfNeeded() }
+    }
+
+    /// Deletes the snapshot before the first change to the directory after it was written, so
+    /// that a crash during the change cannot leave a snapshot that no longer matches.
+    func deleteSnapshotBeforeChange() {
+        let mayHaveSnapshot = state.withLock { state in
+            defer { state.mayHaveSnapshotOnDisk = false }
+            return state.mayHaveSnapshotOnDisk
+        }
+        if mayHaveSnapshot { try? FileIO.removeFile(atPath: snapshotPath) }
+    }
+
+    /// Writes the index as a snapshot if it changed and no change to the directory is pending.
+    func writeSnapshotIfNeeded() {
+        let records: [Record]? = state.withLock { state in
+            state.isSnapshotWriteScheduled = false
+            // Pending changes reschedule the snapshot when they finish.
+            guard state.isSnapshotStale, state.queuedFileOperations == 0, state.staged.isEmpty else { return nil }
+            state.isSnapshotStale = false
+            return state.index.recordsByRecency()
+        }
+        guard let records else { return }
+        do {
+            // The snapshot's own directory first: creating it changes the cache directory's stamp.
+            try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
+            guard let stamp = FileIO.directoryStamp(atPath: directoryPath) else { throw POSIXError(.ENOENT) }
+            state.withLock { $0.mayHaveSnapshotOnDisk = true }
+            try FileIO.writeAtomically(
+                Snapshot.encode(records, stamp: stamp), temporaryPath: snapshotTemporaryPath, finalPath: snapshotPath
+            )
+        } catch {
+            // Nothing is lost: the next open lists the directory. Retried after the next change.
+            state.withLock { $0.isSnapshotStale = true }
+        }
+    }
+}
