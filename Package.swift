@@ -43,9 +43,9 @@ let package = Package(
         .target(name: "ImageFixtures", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
 
         // What the tool targets share (the loopback server, the command line, the benchmarks):
-        // one lock wrapper, one raw-file store. No dependencies; not a product, and the library
-        // targets never depend on it.
-        .target(name: "ToolSupport"),
+        // one lock wrapper (CachedImageCore's own, through `package` access), one raw-file store.
+        // Not a product, and the library targets never depend on it.
+        .target(name: "ToolSupport", dependencies: ["CachedImageCore"]),
 
         // A loopback HTTP image server that counts every request and byte: integration tests,
         // the demo and the benchmarks run against it. Not a product.

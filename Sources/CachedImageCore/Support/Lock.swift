@@ -63,20 +63,29 @@ final class Lock: @unchecked Sendable {
 }
 
 /// A value protected by a ``Lock``. The only way to touch the value is inside `withLock`.
+///
+/// `package`: the tool targets (loopback server, command line, benchmarks) use this same lock
+/// through `ToolSupport`, so there is one lock wrapper in the package; apps never see it.
 @usableFromInline
-final class Locked<State>: @unchecked Sendable {
+package final class Locked<State>: @unchecked Sendable {
     @usableFromInline let lock = Lock()
     @usableFromInline var state: State
 
     @usableFromInline
-    init(_ state: State) {
+    package init(_ state: State) {
         self.state = state
     }
 
     @inlinable @inline(__always)
-    func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(&state)
+    }
+
+    /// A copy of the value, read with the lock held.
+    @inlinable
+    package var current: State {
+        withLock { $0 }
     }
 }
