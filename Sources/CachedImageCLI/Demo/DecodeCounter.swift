@@ -30,4 +30,9 @@ struct CountingDecoder: ImageDecoding {
         counter.record(image)
         return image
     }
+
+    /// The wrapped decoder's answer: counting must not send cheap decodes to a decoding thread.
+    func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool {
+        base.isExpensive(data, info: info, targetSize: targetSize)
+    }
 }
