@@ -260,3 +260,83 @@ struct DiskCacheSnapshotTests {
         #expect(DiskCacheIndexSnapshot.decode(bytes, expecting: other, firstGeneration: 1) == nil)
     }
 }
+
+/// Opening returns before the index is loaded: reads are served from the entry files meanwhile.
+@Suite("DiskCache reads before the index is loaded")
+struct DiskCacheUnindexedReadTests {
+    private static func payload(_ count: Int, seed: UInt8) -> Data {
+        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(seed)) })
+    }
+
+    /// A cache on `dir` whose queue is held, so its index does not load until `resume()`.
+    private static func heldCache(_ dir: TemporaryDirectory, clock: DiskTestClock, sizeLimit: Int = DiskCache.defaultSizeLimit) throws -> (DiskCache, DispatchQueue) {
+        let queue = DispatchQueue(label: "held")
+        queue.suspend()
+        let cache = try DiskCache(
+            directory: dir.cache, sizeLimit: sizeLimit, clock: clock, errorHandler: nil,
+            nameForKey: { KeyHasher.name(for: $0) }, queue: queue
+        )
+        return (cache, queue)
+    }
+
+    @Test("Entries, misses and corrupt files are answered from the files before the index loads")
+    func readsBeforeLoad() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let clock = DiskTestClock()
+        do {
+            let cache = try DiskCache(directory: dir.cache, clock: clock)
+            cache.store(Self.payload(3_000, seed: 1), metadata: sampleMetadata, forKey: "kept")
+            cache.store(Self.payload(3_000, seed: 2), metadata: sampleMetadata, forKey: "damaged")
+            cache.flush()
+        }
+        var damaged = try Data(contentsOf: entryFile(for: "damaged", in: dir.cache))
+        damaged[damaged.count - 1] ^= 0xFF
+        try damaged.write(to: entryFile(for: "damaged", in: dir.cache))
+
+        let (cache, queue) = try Self.heldCache(dir, clock: clock)
+        let entry = cache.entry(forKey: "kept")
+        #expect(entry?.data == Self.payload(3_000, seed: 1))
+        #expect(entry?.metadata == sampleMetadata)
+        #expect(cache.entry(forKey: "absent") == nil)
+        #expect(cache.entry(forKey: "damaged") == nil, "a corrupt file is a miss, never wrong bytes")
+
+        queue.resume()
+        cache.flush()
+        #expect(cache.entryCount == 1, "the corrupt entry is dropped once the index is loaded")
+        #expect(!FileManager.default.fileExists(atPath: entryFile(for: "damaged", in: dir.cache).path))
+        #expect(cache.totalSize == (try entryFiles(in: dir.cache).reduce(0) { $0 + (try fileSize($1)) }))
+    }
+
+    @Test("A read before the index loads counts as a use: that entry outlives older ones when the limit is lowered")
+    func readsBeforeLoadAreUses() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let clock = DiskTestClock()
+        do {
+            let cache = try DiskCache(directory: dir.cache, clock: clock)
+            for index in 0..<3 {
+                clock.advance()
+                cache.store(Self.payload(3_000, seed: UInt8(index)), metadata: sampleMetadata, forKey: "key-\(index)")
+            }
+            cache.flush()
+        }
+        let oneEntry = try fileSize(entryFile(for: "key-0", in: dir.cache))
+
+        // key-0 is the least recently used; reading it before the index loads makes it the most.
+        clock.advance()
+        do {
+            let (cache, queue) = try Self.heldCache(dir, clock: clock)
+            #expect(cache.entry(forKey: "key-0") != nil)
+            queue.resume()
+            #expect(cache.allEntries().map(\.key) == ["key-0", "key-2", "key-1"])
+            cache.flush()
+        }
+
+        // Reopened with room for one entry, the one read last is the one kept.
+        let reopened = try DiskCache(directory: dir.cache, sizeLimit: oneEntry, clock: clock)
+        reopened.flush()
+        #expect(reopened.entryCount == 1)
+        #expect(reopened.entry(forKey: "key-0") != nil)
+    }
+}

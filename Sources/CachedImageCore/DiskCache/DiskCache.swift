@@ -90,8 +90,9 @@ public final class DiskCache: Sendable {
     @_spi(Benchmarks) public var indexSource: IndexSource {
         withIndex { $0.indexSource }
     }
-    /// The serial queue all file mutations run on (internal so tests can hold it).
-    let queue = DispatchQueue(label: "CachedImage.DiskCache", qos: .utility)
+    /// The serial queue the index loads on and all file mutations run on (internal so tests can
+    /// hold it).
+    let queue: DispatchQueue
     let state: Locked<State>
 
     /// How long read access dates are collected before being written as modification dates.
@@ -188,13 +189,14 @@ public final class DiskCache: Sendable {
     }
 
     /// The designated initializer, for a standardized `directory` (`URL.standardizedFileURL`);
-    /// `nameForKey` lets tests force hash collisions.
+    /// `nameForKey` lets tests force hash collisions, and `queue` lets them hold the index load.
     init(
         directory: URL,
         sizeLimit: Int,
         clock: any CacheClock,
         errorHandler: (@Sendable (DiskCache.Error) -> Void)?,
-        nameForKey: @escaping @Sendable (String) -> DiskCacheEntryName
+        nameForKey: @escaping @Sendable (String) -> DiskCacheEntryName,
+        queue: DispatchQueue = DispatchQueue(label: "CachedImage.DiskCache", qos: .utility)
     ) throws {
         self.directory = directory
         self.sizeLimit = max(0, sizeLimit)
@@ -206,6 +208,7 @@ public final class DiskCache: Sendable {
         self.clock = clock
         self.errorHandlers = Locked(errorHandler.map { [$0] } ?? [])
         self.nameForKey = nameForKey
+        self.queue = queue
 
         // Every open but the first finds the directory: take its lock at once (two system calls),
         // and leave the subdirectories and leftovers to the index load.
