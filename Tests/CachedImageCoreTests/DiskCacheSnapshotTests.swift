@@ -340,3 +340,25 @@ struct DiskCacheUnindexedReadTests {
         #expect(reopened.entry(forKey: "key-0") != nil)
     }
 }
+
+@Suite("DiskCache directory spelling")
+struct DiskCacheDirectorySpellingTests {
+    @Test("Paths with `.` or `..` components or double slashes are standardized; others are kept as given")
+    func standardization() {
+        #expect(DiskCache.standardized(URL(fileURLWithPath: "/tmp/a/../b")).path == "/tmp/b")
+        #expect(DiskCache.standardized(URL(fileURLWithPath: "/tmp/./b")).path == "/tmp/b")
+        #expect(DiskCache.standardized(URL(fileURLWithPath: "/home/me/.cache/CachedImage")).path == "/home/me/.cache/CachedImage")
+    }
+
+    @Test("Two spellings of one directory share one cache")
+    func aliasesShareOneCache() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let first = try DiskCache.shared(directory: dir.cache)
+        let second = try DiskCache.shared(directory: dir.root.appendingPathComponent("x/../Images"))
+        #expect(first === second)
+        let link = dir.root.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir.cache)
+        #expect(try DiskCache.shared(directory: link) === first)
+    }
+}

@@ -8,10 +8,9 @@ extension DiskCache {
     /// a quarter of creating a pipeline.
     static func standardized(_ directory: URL) -> URL {
         let path = directory.path
-        guard directory.isFileURL, path.hasPrefix("/"), !path.contains("/."), !path.contains("//") else {
-            return directory.standardizedFileURL
-        }
-        return directory
+        let isStandard = directory.isFileURL && path.hasPrefix("/") && !path.contains("//")
+            && !path.split(separator: "/").contains { $0 == "." || $0 == ".." }
+        return isStandard ? directory : directory.standardizedFileURL
     }
 
     /// Creates the cache directory, its `tmp` subdirectory and, if given, the snapshot's. Costs
