@@ -1,8 +1,8 @@
 @preconcurrency import Dispatch
 import Foundation
 
-// Loading the index: from the snapshot or a listing, on the queue, as its first job; reads
-    // that come before it; writing the snapshot.
+// Loading the index (from the snapshot or a listing, on the queue, as its first job), reads
+// that come before it, and writing the snapshot.
 extension DiskCache {
     /// Loads the index (from the snapshot or a listing), marks what was read meanwhile as used,
     /// and evicts beyond the size limit. On the queue, before any other job.
