@@ -7,14 +7,15 @@ import Glibc
 import Darwin
 #endif
 
+/// Deterministic bytes for an entry.
+private func testPayload(_ count: Int, seed: UInt8) -> Data {
+    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ Int(seed)) })
+}
+
 /// The index snapshot: a cache opens from it only while it matches the directory, and from a
 /// listing otherwise, without ever losing track of a file or going over its size limit.
 @Suite("DiskCache index snapshot")
 struct DiskCacheSnapshotTests {
-    private static func payload(_ count: Int, seed: UInt8) -> Data {
-        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ Int(seed)) })
-    }
-
     private static func snapshotURL(_ dir: TemporaryDirectory) -> URL {
         dir.cache.appendingPathComponent("index/snapshot")
     }
@@ -24,7 +25,7 @@ struct DiskCacheSnapshotTests {
         let cache = try DiskCache(directory: dir.cache, clock: clock)
         for index in 0..<count {
             clock.advance()
-            cache.store(payload(1_000 + index, seed: UInt8(index)), metadata: sampleMetadata, forKey: "key-\(index)")
+            cache.store(testPayload(1_000 + index, seed: UInt8(index)), metadata: sampleMetadata, forKey: "key-\(index)")
         }
         cache.flush()
         return cache
@@ -71,7 +72,7 @@ struct DiskCacheSnapshotTests {
         #expect(reopened.totalSize == expectedSize)
         #expect(reopened.totalSize == (try Self.sizeOfEntryFiles(dir)))
         for index in 0..<5 {
-            #expect(reopened.entry(forKey: "key-\(index)")?.data == Self.payload(1_000 + index, seed: UInt8(index)))
+            #expect(reopened.entry(forKey: "key-\(index)")?.data == testPayload(1_000 + index, seed: UInt8(index)))
         }
     }
 
@@ -125,7 +126,7 @@ struct DiskCacheSnapshotTests {
         let clock = DiskTestClock()
         var cache: DiskCache? = try Self.filledCache(dir, count: 3, clock: clock)
         let older = try Data(contentsOf: Self.snapshotURL(dir))
-        cache?.store(Self.payload(5_000, seed: 9), metadata: sampleMetadata, forKey: "added-later")
+        cache?.store(testPayload(5_000, seed: 9), metadata: sampleMetadata, forKey: "added-later")
         cache?.removeEntry(forKey: "key-0")
         cache?.flush()
         cache = nil
@@ -134,7 +135,7 @@ struct DiskCacheSnapshotTests {
         let reopened = try DiskCache(directory: dir.cache, clock: clock)
         #expect(reopened.indexSource == .listing)
         #expect(reopened.entryCount == 3)
-        #expect(reopened.entry(forKey: "added-later")?.data == Self.payload(5_000, seed: 9))
+        #expect(reopened.entry(forKey: "added-later")?.data == testPayload(5_000, seed: 9))
         #expect(reopened.entry(forKey: "key-0") == nil)
         #expect(reopened.totalSize == (try Self.sizeOfEntryFiles(dir)))
     }
@@ -148,7 +149,7 @@ struct DiskCacheSnapshotTests {
         let other = try TemporaryDirectory()
         defer { other.cleanUp() }
         var donor: DiskCache? = try DiskCache(directory: other.cache, clock: clock)
-        donor?.store(Self.payload(20_000, seed: 3), metadata: sampleMetadata, forKey: "copied-in")
+        donor?.store(testPayload(20_000, seed: 3), metadata: sampleMetadata, forKey: "copied-in")
         donor?.flush()
         donor = nil
 
@@ -195,8 +196,29 @@ struct DiskCacheSnapshotTests {
         let reopened = try DiskCache(directory: dir.cache, clock: clock)
         #expect(reopened.indexSource == .snapshot)
         #expect(reopened.entry(forKey: "key-2") == nil)
-        #expect(reopened.entry(forKey: "key-0")?.data == Self.payload(1_000, seed: 0))
+        #expect(reopened.entry(forKey: "key-0")?.data == testPayload(1_000, seed: 0))
         #expect(reopened.entryCount == 2)
+        #expect(reopened.totalSize == (try Self.sizeOfEntryFiles(dir)))
+    }
+
+    @Test("A file replaced in place behind the snapshot is counted at its real size once read")
+    func fileReplacedInPlace() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let clock = DiskTestClock()
+        _ = try Self.filledCache(dir, count: 3, clock: clock)
+        // Writing into an existing file leaves the directory's stamp as it was.
+        let stamp = try Self.modificationTime(of: dir.cache)
+        let other = try Data(contentsOf: entryFile(for: "key-2", in: dir.cache))
+        let handle = try FileHandle(forWritingTo: entryFile(for: "key-1", in: dir.cache))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: other)
+        try handle.close()
+        try Self.setModificationTime(stamp, of: dir.cache)
+
+        let reopened = try DiskCache(directory: dir.cache, clock: clock)
+        #expect(reopened.indexSource == .snapshot)
+        #expect(reopened.entry(forKey: "key-1") == nil, "another key's file is a miss")
         #expect(reopened.totalSize == (try Self.sizeOfEntryFiles(dir)))
     }
 
@@ -228,7 +250,7 @@ struct DiskCacheSnapshotTests {
         let cache = try Self.filledCache(dir, count: 3, clock: clock)
         #expect(FileManager.default.fileExists(atPath: Self.snapshotURL(dir).path))
 
-        cache.store(Self.payload(2_000, seed: 7), metadata: sampleMetadata, forKey: "new")
+        cache.store(testPayload(2_000, seed: 7), metadata: sampleMetadata, forKey: "new")
         cache.removeEntry(forKey: "key-0")
         cache.queue.sync {} // both changes are on disk now; a kill here is a crash after them
         if let bytes = try? Data(contentsOf: Self.snapshotURL(dir)) {
@@ -238,7 +260,7 @@ struct DiskCacheSnapshotTests {
             #expect(Set(records.map(\.name)) == Set(["key-1", "key-2", "new"].map(KeyHasher.name(for:))))
         }
         let reopened = try DiskCache(directory: dir.cache, clock: clock)
-        #expect(reopened.entry(forKey: "new")?.data == Self.payload(2_000, seed: 7))
+        #expect(reopened.entry(forKey: "new")?.data == testPayload(2_000, seed: 7))
         #expect(reopened.entry(forKey: "key-0") == nil)
         #expect(reopened.entryCount == 3)
         #expect(reopened.totalSize == (try Self.sizeOfEntryFiles(dir)))
@@ -264,10 +286,6 @@ struct DiskCacheSnapshotTests {
 /// Opening returns before the index is loaded: reads are served from the entry files meanwhile.
 @Suite("DiskCache reads before the index is loaded")
 struct DiskCacheUnindexedReadTests {
-    private static func payload(_ count: Int, seed: UInt8) -> Data {
-        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(seed)) })
-    }
-
     /// A cache on `dir` whose queue is held, so its index does not load until `resume()`.
     private static func heldCache(_ dir: TemporaryDirectory, clock: DiskTestClock, sizeLimit: Int = DiskCache.defaultSizeLimit) throws -> (DiskCache, DispatchQueue) {
         let queue = DispatchQueue(label: "held")
@@ -286,8 +304,8 @@ struct DiskCacheUnindexedReadTests {
         let clock = DiskTestClock()
         do {
             let cache = try DiskCache(directory: dir.cache, clock: clock)
-            cache.store(Self.payload(3_000, seed: 1), metadata: sampleMetadata, forKey: "kept")
-            cache.store(Self.payload(3_000, seed: 2), metadata: sampleMetadata, forKey: "damaged")
+            cache.store(testPayload(3_000, seed: 1), metadata: sampleMetadata, forKey: "kept")
+            cache.store(testPayload(3_000, seed: 2), metadata: sampleMetadata, forKey: "damaged")
             cache.flush()
         }
         var damaged = try Data(contentsOf: entryFile(for: "damaged", in: dir.cache))
@@ -296,7 +314,7 @@ struct DiskCacheUnindexedReadTests {
 
         let (cache, queue) = try Self.heldCache(dir, clock: clock)
         let entry = cache.entry(forKey: "kept")
-        #expect(entry?.data == Self.payload(3_000, seed: 1))
+        #expect(entry?.data == testPayload(3_000, seed: 1))
         #expect(entry?.metadata == sampleMetadata)
         #expect(cache.entry(forKey: "absent") == nil)
         #expect(cache.entry(forKey: "damaged") == nil, "a corrupt file is a miss, never wrong bytes")
@@ -317,7 +335,7 @@ struct DiskCacheUnindexedReadTests {
             let cache = try DiskCache(directory: dir.cache, clock: clock)
             for index in 0..<3 {
                 clock.advance()
-                cache.store(Self.payload(3_000, seed: UInt8(index)), metadata: sampleMetadata, forKey: "key-\(index)")
+                cache.store(testPayload(3_000, seed: UInt8(index)), metadata: sampleMetadata, forKey: "key-\(index)")
             }
             cache.flush()
         }

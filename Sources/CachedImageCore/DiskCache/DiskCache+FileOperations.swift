@@ -32,7 +32,7 @@ extension DiskCache {
             body = staged
         } else {
             switch FileIO.readEntry(atPath: finalPath, key: key, maximumSize: sizeLimit) {
-            case .hit(let existing, _):
+            case .hit(let existing, _, _):
                 body = existing
             case .keyMismatch:
                 // A different key owns this file name: leave its entry alone.

@@ -104,7 +104,7 @@ extension DiskCache {
     /// loaded, if it is still the file that was found at open.
     func readUnindexed(_ name: DiskCacheEntryName, key: String) -> Entry? {
         switch FileIO.readEntry(atPath: path(for: name), key: key, maximumSize: sizeLimit) {
-        case .hit(let body, let metadata):
+        case .hit(let body, let metadata, _):
             return Entry(key: key, data: body, metadata: metadata)
         case .keyMismatch, .notFound:
             return nil

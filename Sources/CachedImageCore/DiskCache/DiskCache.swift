@@ -268,18 +268,23 @@ public final class DiskCache: Sendable {
         }
 
         switch FileIO.readEntry(atPath: path(for: name), key: key, maximumSize: sizeLimit) {
-        case .hit(let body, let metadata):
+        case .hit(let body, let metadata, let fileSize):
             state.withLock { state in
                 guard state.index.record(named: name)?.generation == generation else { return }
                 state.index.modify(name) { $0.key = key }
                 state.index.touch(name, at: now)
                 if state.staged[name] == nil {
                     schedulePersistedTouch(name, at: now, in: &state)
+                    correctSize(of: name, to: fileSize, in: &state)
                 }
                 scheduleSnapshot(in: &state)
             }
             return Entry(key: key, data: body, metadata: metadataOverride ?? metadata)
-        case .keyMismatch:
+        case .keyMismatch(let fileSize):
+            state.withLock { state in
+                guard state.index.record(named: name)?.generation == generation, state.staged[name] == nil else { return }
+                correctSize(of: name, to: fileSize, in: &state)
+            }
             return nil
         case .notFound:
             forget(name, generation: generation, deletingFile: false)
@@ -406,7 +411,7 @@ public final class DiskCache: Sendable {
         let current: Entry?
         if let staged = stored.staged, let body = staged.body {
             current = Entry(key: key, data: body, metadata: staged.metadata)
-        } else if case .hit(let body, let metadata) = FileIO.readEntry(atPath: path(for: name), key: key, maximumSize: sizeLimit) {
+        } else if case .hit(let body, let metadata, _) = FileIO.readEntry(atPath: path(for: name), key: key, maximumSize: sizeLimit) {
             current = Entry(key: key, data: body, metadata: stored.staged?.metadata ?? metadata)
         } else {
             current = nil
@@ -488,6 +493,17 @@ public final class DiskCache: Sendable {
         state.pendingTouches[name] = nil
         guard let record = state.index.remove(name) else { return }
         enqueueFileOperation(in: &state) { self.deleteFiles([record]) }
+    }
+
+    /// Counts an entry file at the size a read found (a file changed in place behind the cache,
+    /// which its directory's stamp does not show), evicting others if that passes the limit.
+    func correctSize(of name: DiskCacheEntryName, to fileSize: Int, in state: inout State) {
+        guard let record = state.index.record(named: name), record.size != fileSize else { return }
+        state.index.modify(name) { $0.size = fileSize }
+        let evicted = evictLocked(protecting: name, in: &state)
+        if !evicted.isEmpty {
+            enqueueFileOperation(in: &state) { self.deleteFiles(evicted) }
+        }
     }
 
     func evictLocked(protecting name: DiskCacheEntryName, in state: inout State) -> [Record] {

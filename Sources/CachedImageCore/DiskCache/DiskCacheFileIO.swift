@@ -15,11 +15,11 @@ import Foundation
 enum DiskCacheFileIO {
     /// The outcome of reading one entry file.
     enum ReadResult {
-        case hit(body: Data, metadata: CachedResponseMetadata)
+        case hit(body: Data, metadata: CachedResponseMetadata, fileSize: Int)
         /// No file at that path.
         case notFound
         /// A valid file, but for a different key (a hash collision).
-        case keyMismatch
+        case keyMismatch(fileSize: Int)
         /// Truncated, garbage, wrong magic or version, bad checksum or length.
         case corrupt
     }
@@ -63,7 +63,7 @@ enum DiskCacheFileIO {
         }
         guard DiskCacheEntryFormat.storedKey(of: header, in: file, equals: key) else {
             free(buffer)
-            return .keyMismatch
+            return .keyMismatch(fileSize: fileSize)
         }
         let headerLength = header.headerLength
         let body = UnsafeRawBufferPointer(rebasing: file[headerLength...])
@@ -73,14 +73,14 @@ enum DiskCacheFileIO {
         }
         guard header.bodyLength > 0 else {
             free(buffer)
-            return .hit(body: Data(), metadata: header.metadata)
+            return .hit(body: Data(), metadata: header.metadata, fileSize: fileSize)
         }
         let data = Data(
             bytesNoCopy: buffer + headerLength,
             count: header.bodyLength,
             deallocator: .custom { pointer, _ in free(pointer - headerLength) }
         )
-        return .hit(body: data, metadata: header.metadata)
+        return .hit(body: data, metadata: header.metadata, fileSize: fileSize)
     }
 
     /// Reads and verifies only the header of the entry file at `path` (not the body).
@@ -286,11 +286,7 @@ enum DiskCacheFileIO {
     static func directoryStamp(atPath path: String) -> DirectoryStamp? {
         var info = stat()
         guard stat(path, &info) == 0, (UInt32(info.st_mode) & 0o170000) == 0o040000 else { return nil }
-        #if canImport(Darwin)
-        let time = info.st_mtimespec
-        #else
-        let time = info.st_mtim
-        #endif
+        let time = modificationTime(info)
         return DirectoryStamp(
             device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino),
             seconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec)
@@ -301,12 +297,16 @@ enum DiskCacheFileIO {
         (UInt32(info.st_mode) & 0o170000) == 0o100000
     }
 
-    private static func modificationDate(_ info: stat) -> Date {
+    private static func modificationTime(_ info: stat) -> timespec {
         #if canImport(Darwin)
-        let time = info.st_mtimespec
+        info.st_mtimespec
         #else
-        let time = info.st_mtim
+        info.st_mtim
         #endif
+    }
+
+    private static func modificationDate(_ info: stat) -> Date {
+        let time = modificationTime(info)
         return Date(timeIntervalSince1970: TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1_000_000_000)
     }
 
