@@ -366,6 +366,12 @@ struct DiskCacheDirectorySpellingTests {
         #expect(DiskCache.standardized(URL(fileURLWithPath: "/tmp/a/../b")).path == "/tmp/b")
         #expect(DiskCache.standardized(URL(fileURLWithPath: "/tmp/./b")).path == "/tmp/b")
         #expect(DiskCache.standardized(URL(fileURLWithPath: "/home/me/.cache/CachedImage")).path == "/home/me/.cache/CachedImage")
+        for standard in ["/", "/a", "/a/b/", "/.cache", "/a/..b", "/a/b..", "/a/...", "/a/.../b"] {
+            #expect(DiskCache.isStandard(standard), "\(standard)")
+        }
+        for other in ["", "a/b", "//a", "/a//b", "/a/./b", "/a/../b", "/a/.", "/a/..", "/./a", "/../a", "/a/b//"] {
+            #expect(!DiskCache.isStandard(other), "\(other)")
+        }
     }
 
     @Test("Two spellings of one directory share one cache")

@@ -33,12 +33,11 @@ extension DiskCache {
             state.index = index
             state.indexSource = opened.fromSnapshot ? .snapshot : .listing
             state.isIndexLoaded = true
-            if !state.pendingTouches.isEmpty, !state.isTouchWriteScheduled {
-                state.isTouchWriteScheduled = true
-                queue.asyncAfter(deadline: .now() + Self.touchPersistenceDelay) { [weak self] in self?.persistTouches() }
-            }
+            if !state.pendingTouches.isEmpty { armTouchTimer(in: &state) }
             // Opened from a listing (write a snapshot so that the next open is fast), or the use
-            // order changed.
+            // order changed. (Timers are armed only when there is something to write: arming
+            // them on every open, to spare the first reads, made each open of the benchmark's
+            // relaunch loop 45 µs slower while earlier caches' timers were pending.)
             if !opened.fromSnapshot || !state.pendingTouches.isEmpty { scheduleSnapshot(in: &state) }
         }
         // On the queue already: deleted before any job queued meanwhile (a `flush()` included).
@@ -128,6 +127,11 @@ extension DiskCache {
     /// Marks the snapshot as stale and schedules a new one, batched: one per delay.
     func scheduleSnapshot(in state: inout State) {
         state.isSnapshotStale = true
+        armSnapshotTimer(in: &state)
+    }
+
+    /// Writes the snapshot (if stale) one delay from now, unless that is already planned.
+    func armSnapshotTimer(in state: inout State) {
         guard !state.isSnapshotWriteScheduled else { return }
         state.isSnapshotWriteScheduled = true
         queue.asyncAfter(deadline: .now() + Self.snapshotDelay) { [weak self] in self?.writeSnapshotIfNeeded() }

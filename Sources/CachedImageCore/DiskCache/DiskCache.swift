@@ -179,8 +179,10 @@ public final class DiskCache: Sendable {
         clock: any CacheClock = SystemClock(),
         errorHandler: (@Sendable (DiskCache.Error) -> Void)? = nil
     ) throws {
+        let location = Self.standardizedLocation(directory)
         try self.init(
-            directory: Self.standardized(directory),
+            directory: location.url,
+            path: location.path,
             sizeLimit: sizeLimit,
             clock: clock,
             errorHandler: errorHandler,
@@ -188,10 +190,13 @@ public final class DiskCache: Sendable {
         )
     }
 
-    /// The designated initializer, for a standardized `directory` (`URL.standardizedFileURL`);
-    /// `nameForKey` lets tests force hash collisions, and `queue` lets them hold the index load.
+    /// The designated initializer, for a standardized `directory` (`URL.standardizedFileURL`)
+    /// whose `path` the caller may already have; `nameForKey` lets tests force hash collisions,
+    /// and `queue` lets them hold the index load.
     init(
         directory: URL,
+        path: String? = nil,
+        descriptor: Int32? = nil,
         sizeLimit: Int,
         clock: any CacheClock,
         errorHandler: (@Sendable (DiskCache.Error) -> Void)?,
@@ -200,7 +205,7 @@ public final class DiskCache: Sendable {
     ) throws {
         self.directory = directory
         self.sizeLimit = max(0, sizeLimit)
-        self.directoryPath = directory.path
+        self.directoryPath = path ?? directory.path
         self.temporaryDirectoryPath = directoryPath + "/tmp"
         self.snapshotDirectoryPath = directoryPath + "/" + Snapshot.directoryName
         self.snapshotPath = snapshotDirectoryPath + "/" + Snapshot.fileName
@@ -210,10 +215,11 @@ public final class DiskCache: Sendable {
         self.nameForKey = nameForKey
         self.queue = queue
 
-        // Every open but the first finds the directory: take its lock at once (two system calls),
-        // and leave the subdirectories and leftovers to the index load.
+        // Every open but the first finds the directory: take its lock at once (two system calls,
+        // one when the caller opened it already), and leave the subdirectories and leftovers to
+        // the index load.
         do {
-            self.directoryLock = try DiskCacheDirectoryLock(directoryPath: directoryPath)
+            self.directoryLock = try DiskCacheDirectoryLock(directoryPath: directoryPath, descriptor: descriptor)
         } catch let error as Error where [.ENOENT, .ENOTDIR].contains((error.underlying as? POSIXError)?.code) {
             try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
             self.directoryLock = try DiskCacheDirectoryLock(directoryPath: directoryPath)
@@ -517,9 +523,14 @@ public final class DiskCache: Sendable {
 
     func schedulePersistedTouch(_ name: DiskCacheEntryName, at date: Date, in state: inout State) {
         state.pendingTouches[name] = date
+        armTouchTimer(in: &state)
+    }
+
+    /// Writes the pending touches one delay from now, unless that is already planned. Batched:
+    /// one pass per delay, however many reads happen meanwhile.
+    func armTouchTimer(in state: inout State) {
         guard !state.isTouchWriteScheduled else { return }
         state.isTouchWriteScheduled = true
-        // Batched: one pass per delay, however many reads happen meanwhile.
         // Weak: a cache nobody uses any more is released at once (and with it the directory lock).
         queue.asyncAfter(deadline: .now() + Self.touchPersistenceDelay) { [weak self] in self?.persistTouches() }
     }

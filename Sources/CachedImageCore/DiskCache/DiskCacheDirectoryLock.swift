@@ -20,19 +20,24 @@ final class DiskCacheDirectoryLock: Sendable {
 
     /// Takes the lock for `directoryPath`, or throws a ``DiskCache/Error`` (`.open`) when
     /// another process holds it.
-    init(directoryPath: String) throws {
+    ///
+    /// - Parameter descriptor: The directory, already open (``DiskCache/shared(directory:sizeLimit:clock:errorHandler:)``
+    ///   opens it to learn its identity); the lock takes it over and closes it when done.
+    init(directoryPath: String, descriptor: Int32? = nil) throws {
         let path = directoryPath
         self.path = path
         try Self.held.withLock { held in
             if let current = held[path] {
-                // Another instance in this process holds it: the directory must still be there.
-                guard DiskCacheFileIO.directoryStamp(atPath: path) != nil else {
+                if let descriptor {
+                    close(descriptor)
+                } else if DiskCacheFileIO.directoryStamp(atPath: path) == nil {
+                    // Another instance in this process holds it: the directory must still be there.
                     throw DiskCache.Error(operation: .open, key: nil, path: path, underlying: POSIXError(.ENOENT))
                 }
                 held[path] = (current.descriptor, current.holders + 1)
                 return
             }
-            let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            let descriptor = descriptor ?? DiskCacheFileIO.openDirectory(atPath: path)
             guard descriptor >= 0 else {
                 throw DiskCache.Error(operation: .open, key: nil, path: path, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
             }

@@ -286,11 +286,27 @@ enum DiskCacheFileIO {
     static func directoryStamp(atPath path: String) -> DirectoryStamp? {
         var info = stat()
         guard stat(path, &info) == 0, (UInt32(info.st_mode) & 0o170000) == 0o040000 else { return nil }
+        return stamp(info)
+    }
+
+    /// The stamp of the directory open as `descriptor` (`fstat`: no path lookup), or `nil`.
+    static func directoryStamp(of descriptor: Int32) -> DirectoryStamp? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (UInt32(info.st_mode) & 0o170000) == 0o040000 else { return nil }
+        return stamp(info)
+    }
+
+    private static func stamp(_ info: stat) -> DirectoryStamp {
         let time = modificationTime(info)
         return DirectoryStamp(
             device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino),
             seconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec)
         )
+    }
+
+    /// Opens the directory at `path` for reading (`O_DIRECTORY`); `errno` is set on failure.
+    static func openDirectory(atPath path: String) -> Int32 {
+        open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     }
 
     private static func isRegularFile(_ info: stat) -> Bool {
