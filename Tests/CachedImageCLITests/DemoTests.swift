@@ -261,6 +261,42 @@ struct DemoTests {
         }
     }
 
+    @Test("The relaunch's time to first image is a median over the relaunch and its probes, which change no count; disk reads are also compared on the same views")
+    func relaunchProbesAndSameViews() async throws {
+        guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
+        var options = Self.smallOptions()
+        options.weekDays = 0
+        options.relaunchProbes = 0
+        let without = try await Self.run(options)
+        options.relaunchProbes = 3
+        let with = try await Self.run(options)
+
+        for approach in with.approaches {
+            // Every probe shows the first screen (from disk, memory or the network).
+            #expect(approach.relaunchTimesToFirstImage.count == 4, "\(approach.approach)")
+            #expect(approach.relaunchTimesToFirstImage.allSatisfy { $0 > 0 })
+            // The probes run on a copy of the directory with their own decode counter.
+            let other = try #require(without.approach(approach.approach))
+            #expect(other.relaunchTimesToFirstImage.count == 1)
+            for phase in [DemoPhase.relaunch, .dayTwo, .offline] {
+                #expect(approach.phase(phase)?.networkRequests == other.phase(phase)?.networkRequests, "\(approach.approach) \(phase)")
+                #expect(approach.phase(phase)?.decodes == other.phase(phase)?.decodes, "\(approach.approach) \(phase)")
+                #expect(approach.phase(phase)?.outdatedShown == other.phase(phase)?.outdatedShown, "\(approach.approach) \(phase)")
+            }
+        }
+
+        // CachedImage's own disk reads are the reference views: its row covers exactly them, and
+        // the documents directory, which reads a file on every view, is timed on each of them.
+        let cachedImage = try #require(with.approach(.cachedImage))
+        let disk = try #require(cachedImage.latency(.disk))
+        #expect(cachedImage.latencyOnCachedImageDiskViews == disk)
+        let documents = try #require(with.approach(.documentsDirectory))
+        #expect(documents.latencyOnCachedImageDiskViews?.count == disk.count)
+        let table = DemoTable(report: with).render()
+        #expect(table.contains("Time to first image: relaunch (median of 4)"))
+        #expect(table.contains("on CachedImage's disk views (same images)"))
+    }
+
     @Test("Invalid options are refused with one line naming the flag")
     func invalidOptions() throws {
         var options = DemoOptions()

@@ -71,6 +71,9 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: .customLong("urlcache-disk-limit"), help: ArgumentHelp("URLCache disk capacity of the AsyncImage-like baseline. (default: URLCache.shared's, 20 MiB)", valueName: "MB"))
     var urlCacheDiskMB: Int?
 
+    @Option(name: .customLong("relaunch-probes"), help: ArgumentHelp("Extra relaunches that show only the first screen (on a copy of each approach's cache); the relaunch's time to first image is the median over them and the relaunch phase.", valueName: "count"))
+    var relaunchProbes = 10
+
     @Option(help: ArgumentHelp("Columns of the feed's grid.", valueName: "count"))
     var columns = 3
 
@@ -98,6 +101,7 @@ struct DemoCommand: AsyncParsableCommand {
         options.newImagesPerDay = newImagesPerDay
         options.urlCacheMemoryLimit = urlCacheMemoryMB.map { $0 * 1_000_000 }
         options.urlCacheDiskLimit = urlCacheDiskMB.map { $0 * 1_000_000 }
+        options.relaunchProbes = relaunchProbes
         options.columns = columns
         options.visibleRows = visibleRows
         options.seed = seed

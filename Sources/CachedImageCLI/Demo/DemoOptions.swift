@@ -45,6 +45,11 @@ public struct DemoOptions: Sendable, Hashable, Codable {
     /// The pixel size images are displayed at (decoded to fit inside). Default 390x390, a third
     /// of a phone's width at 3x.
     public var cellPixels = 390
+    /// Extra relaunches, after the relaunch phase, that show only the first screen, each a new
+    /// client over a copy of the approach's directory: the time to the first image on relaunch
+    /// is the median over them and the relaunch phase. Default 10; 0 keeps the relaunch phase's
+    /// single sample.
+    public var relaunchProbes = 10
     /// Selects the generated feed and the scroll session. Default 1.
     public var seed: UInt64 = 1
     /// Keep the cache directories after the run (their path is printed). Default `false`.
@@ -68,6 +73,7 @@ public struct DemoOptions: Sendable, Hashable, Codable {
         guard (urlCacheMemoryLimit ?? 0) >= 0, (urlCacheDiskLimit ?? 0) >= 0 else {
             throw CLIError("URLCache limits must not be negative")
         }
+        guard (0...100).contains(relaunchProbes) else { throw CLIError("--relaunch-probes must be between 0 and 100 (got \(relaunchProbes))") }
         guard (1...12).contains(columns) else { throw CLIError("--columns must be between 1 and 12 (got \(columns))") }
         guard (1...50).contains(visibleRows) else { throw CLIError("--visible-rows must be between 1 and 50 (got \(visibleRows))") }
         guard (16...4_096).contains(cellPixels) else { throw CLIError("--cell-pixels must be between 16 and 4096 (got \(cellPixels))") }

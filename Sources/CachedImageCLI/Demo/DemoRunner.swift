@@ -69,6 +69,8 @@ public struct DemoRunner: Sendable {
 
         var phases: [DemoApproach: [PhaseReport]] = [:]
         var latencies: [DemoApproach: [LoadSource: [Double]]] = [:]
+        var viewSamples: [DemoApproach: [ViewID: SessionReplayer.Sample]] = [:]
+        var relaunchTimes: [DemoApproach: [Double]] = [:]
         let context = Context(
             server: server, options: options, root: root,
             urlCacheMemory: urlCacheMemory, urlCacheDisk: urlCacheDisk, clock: clock
@@ -84,7 +86,7 @@ public struct DemoRunner: Sendable {
         do {
             try createDirectories(root: root)
             for approach in approaches {
-                var samples: [LoadSource: [Double]] = [:]
+                var samples = Samples()
                 clock.set(dayOne)
                 server.setDay(1)
                 let launch1 = try await runLaunch(
@@ -92,17 +94,20 @@ public struct DemoRunner: Sendable {
                     context: context, samples: &samples
                 )
                 let relaunch = try await runLaunch(approach, parts: [Part(.relaunch, session.scroll)], context: context, samples: &samples)
+                relaunchTimes[approach] = try await relaunchProbes(approach, firstScreen: session.scroll.first ?? [], context: context)
+                relaunchTimes[approach]?.insert(contentsOf: relaunch.compactMap(\.timeToFirstImage), at: 0)
                 clock.set(dayTwo)
                 server.setDay(2)
                 let secondDay = try await runLaunch(approach, parts: [Part(.dayTwo, session.scroll)], context: context, samples: &samples)
                 phases[approach] = launch1 + relaunch + secondDay
-                latencies[approach] = samples
+                latencies[approach] = samples.bySource
+                viewSamples[approach] = samples.byView
             }
             await server.shutdown()
             log("Server stopped: offline from here on")
             clock.set(dayTwo.addingTimeInterval(3_600))
             for approach in approaches {
-                var ignored: [LoadSource: [Double]] = [:]
+                var ignored = Samples()
                 let offline = try await runLaunch(approach, parts: [Part(.offline, session.scroll)], context: context, samples: &ignored)
                 phases[approach, default: []] += offline
                 diskAfterDayTwo[approach] = Self.diskUsage(of: context.directory(for: approach))
@@ -112,7 +117,7 @@ public struct DemoRunner: Sendable {
                 try await server.restart()
                 log("Server back on the same port: the week, days \(week.days[0].day)-\(latestDay)")
                 for approach in approaches {
-                    var samples = latencies[approach] ?? [:]
+                    var samples = Samples(bySource: latencies[approach] ?? [:], byView: viewSamples[approach] ?? [:])
                     for day in week.days {
                         clock.set(date(ofDay: day.day))
                         server.setDay(day.day)
@@ -123,13 +128,14 @@ public struct DemoRunner: Sendable {
                         for index in reports.indices { reports[index].diskUsageAfterLaunch = diskUsage }
                         phases[approach, default: []] += reports
                     }
-                    latencies[approach] = samples
+                    latencies[approach] = samples.bySource
+                    viewSamples[approach] = samples.byView
                 }
                 await server.shutdown()
                 log("Server stopped: offline again")
                 clock.set(date(ofDay: latestDay).addingTimeInterval(3_600))
                 for approach in approaches {
-                    var ignored: [LoadSource: [Double]] = [:]
+                    var ignored = Samples()
                     phases[approach, default: []] += try await runLaunch(
                         approach, parts: [Part(.weekOffline, week.offlineCheck, day: latestDay)], context: context, samples: &ignored
                     )
@@ -178,6 +184,8 @@ public struct DemoRunner: Sendable {
                 let approachPhases = phases[approach] ?? []
                 return ApproachReport(
                     approach: approach, phases: approachPhases, latencies: latencies[approach] ?? [:],
+                    latencyOnCachedImageDiskViews: Self.latency(of: viewSamples[approach] ?? [:], onDiskViewsOf: viewSamples[.cachedImage]),
+                    relaunchTimesToFirstImage: relaunchTimes[approach] ?? [],
                     diskUsage: diskAfterDayTwo[approach] ?? 0,
                     diskBudget: diskBudget(approach, context: context),
                     week: week.latestDay.flatMap { latestDay in
@@ -254,13 +262,41 @@ public struct DemoRunner: Sendable {
         }
     }
 
+    /// A view's place in the whole run: the same for every approach.
+    private struct ViewID: Hashable {
+        var phase: DemoPhase
+        var day: Int?
+        var view: Int
+    }
+
+    /// What an approach's views measured in the phases with the server up: latencies by where
+    /// the image came from, and each view's sample (to compare approaches on the same views).
+    private struct Samples {
+        var bySource: [LoadSource: [Double]] = [:]
+        var byView: [ViewID: SessionReplayer.Sample] = [:]
+    }
+
+    /// Latency percentiles of `samples` on the views that `reference` (CachedImage's samples)
+    /// served from its disk cache: the same images at the same places of the session, for a
+    /// like-for-like comparison of disk reads (each approach's own disk row counts different
+    /// views: CachedImage reads the disk only when its memory cache misses).
+    private static func latency(
+        of samples: [ViewID: SessionReplayer.Sample],
+        onDiskViewsOf reference: [ViewID: SessionReplayer.Sample]?
+    ) -> LatencySummary? {
+        guard let reference else { return nil }
+        return LatencySummary(reference.compactMap { id, sample in
+            sample.source == .disk ? samples[id].flatMap { $0.source == .failed ? nil : $0.latency } : nil
+        })
+    }
+
     /// One process lifetime: a new client over the approach's directory, the given phases, then
     /// the client persists what it must and goes away.
     private func runLaunch(
         _ approach: DemoApproach,
         parts: [Part],
         context: Context,
-        samples: inout [LoadSource: [Double]]
+        samples: inout Samples
     ) async throws -> [PhaseReport] {
         let launchStart = MonotonicTime.now()
         let client = makeClient(approach, context: context)
@@ -292,7 +328,10 @@ public struct DemoRunner: Sendable {
                 counts[sample.source, default: 0] += 1
                 if sample.verdict == .outdated { outdated += 1 }
                 if sample.verdict == .wrong { wrong += 1 }
-                if !phase.isOffline { samples[sample.source, default: []].append(sample.latency) }
+                if !phase.isOffline {
+                    samples.bySource[sample.source, default: []].append(sample.latency)
+                    samples.byView[ViewID(phase: phase, day: part.day, view: sample.view)] = sample
+                }
             }
             let firstShown = results.filter { $0.source != .failed }.map(\.finishedAt).min()
             let report = PhaseReport(
@@ -323,28 +362,61 @@ public struct DemoRunner: Sendable {
         return reports
     }
 
-    private func makeClient(_ approach: DemoApproach, context: Context) -> any DemoClient {
-        let directory = context.directory(for: approach)
+    /// Times to the first image of ``DemoOptions/relaunchProbes`` more relaunches that show only
+    /// the first screen: each a new client over a copy of the approach's directory (so the
+    /// session's own caches, counts and decodes are left as they were), as one relaunch is a
+    /// single, noisy sample.
+    private func relaunchProbes(_ approach: DemoApproach, firstScreen: [Int], context: Context) async throws -> [Double] {
+        guard options.relaunchProbes > 0, !firstScreen.isEmpty else { return [] }
+        let copy = context.root.appendingPathComponent("\(approach.rawValue)-relaunch-probes", isDirectory: true)
+        try? FileManager.default.removeItem(at: copy)
+        do {
+            try FileManager.default.copyItem(at: context.directory(for: approach), to: copy)
+        } catch {
+            throw CLIError("could not copy the demo's cache directory for the relaunch probes: \(error.localizedDescription)")
+        }
+        defer { try? FileManager.default.removeItem(at: copy) }
+        var times: [Double] = []
+        for _ in 0..<options.relaunchProbes {
+            let launchStart = MonotonicTime.now()
+            let client = makeClient(approach, context: context, directory: copy, decodes: DecodeCounter())
+            let results = await SessionReplayer(server: context.server).replay([firstScreen], client: client) { _ in }
+            if let first = results.filter({ $0.source != .failed }).map(\.finishedAt).min() {
+                times.append(first - launchStart)
+            }
+            await client.endLaunch()
+        }
+        return times
+    }
+
+    private func makeClient(
+        _ approach: DemoApproach,
+        context: Context,
+        directory: URL? = nil,
+        decodes: DecodeCounter? = nil
+    ) -> any DemoClient {
+        let directory = directory ?? context.directory(for: approach)
+        let decodes = decodes ?? context.decodeCounter(for: approach)
         switch approach {
         case .cachedImage:
             return PipelineDemoClient(
                 directory: directory, options: context.options, clock: context.clock,
-                decodes: context.decodeCounter(for: approach)
+                decodes: decodes
             )
         case .asyncImage:
             return URLCacheDemoClient(
                 directory: directory, memoryCapacity: context.urlCacheMemory, diskCapacity: context.urlCacheDisk,
                 server: context.server, cellPixels: context.options.cellPixels, clock: context.clock,
-                decodes: context.decodeCounter(for: approach)
+                decodes: decodes
             )
         case .documentsDirectory:
             return DocumentsDirectoryDemoClient(
-                directory: directory, cellPixels: context.options.cellPixels, decodes: context.decodeCounter(for: approach)
+                directory: directory, cellPixels: context.options.cellPixels, decodes: decodes
             )
         case .nsCache:
             return NSCacheDemoClient(
                 memoryLimit: context.options.memoryLimit, cellPixels: context.options.cellPixels,
-                decodes: context.decodeCounter(for: approach)
+                decodes: decodes
             )
         }
     }

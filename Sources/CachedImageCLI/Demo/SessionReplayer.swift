@@ -6,6 +6,9 @@ import Foundation
 struct SessionReplayer: Sendable {
     /// One cell appearance.
     struct Sample: Sendable {
+        /// The view's place in the replayed steps (0 is the first step's first cell), the same
+        /// for every approach.
+        var view: Int
         var source: LoadSource
         /// How the bytes shown compare with the server's current version (`nil`: nothing shown).
         var verdict: FeedServer.Verdict?
@@ -25,9 +28,12 @@ struct SessionReplayer: Sendable {
     ) async -> [Sample] {
         var samples: [Sample] = []
         samples.reserveCapacity(steps.reduce(0) { $0 + $1.count })
+        var firstView = 0
         for step in steps {
+            let stepStart = firstView
+            firstView += step.count
             let results = await withTaskGroup(of: Sample.self) { group in
-                for index in step {
+                for (offset, index) in step.enumerated() {
                     let image = server.feed.images[index]
                     let url = server.url(for: image)
                     group.addTask {
@@ -35,7 +41,7 @@ struct SessionReplayer: Sendable {
                         let shown = await client.load(image, url: url)
                         let end = MonotonicTime.now()
                         let verdict = shown.data.map { server.verdict(for: $0, index: index) }
-                        return Sample(source: shown.source, verdict: shown.source == .failed ? nil : verdict,
+                        return Sample(view: stepStart + offset, source: shown.source, verdict: shown.source == .failed ? nil : verdict,
                                       latency: end - start, finishedAt: end)
                     }
                 }

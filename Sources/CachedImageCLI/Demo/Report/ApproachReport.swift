@@ -14,6 +14,14 @@ public struct ApproachReport: Sendable, Hashable, Codable {
     public var diskHitRatio: Double
     /// Latency per source over the online phases; keys are ``LoadSource`` raw values.
     public var latency: [String: LatencySummary]
+    /// Latency on the views CachedImage served from its disk cache (online phases), whatever
+    /// this approach served them from: the same images at the same places of the session, where
+    /// ``latency`` compares different views (CachedImage reads its disk only on a memory miss,
+    /// the documents directory on every view). `nil` when CachedImage did not run.
+    public var latencyOnCachedImageDiskViews: LatencySummary?
+    /// Time to the first image of each relaunch, in seconds: the relaunch phase's, then the
+    /// ``DemoOptions/relaunchProbes``'.
+    public var relaunchTimesToFirstImage: [Double]
     /// Views shown in the offline launch, and views attempted.
     public var offlineShown: Int
     public var offlineViews: Int
@@ -36,10 +44,14 @@ public struct ApproachReport: Sendable, Hashable, Codable {
         approach: DemoApproach,
         phases: [PhaseReport],
         latencies: [LoadSource: [Double]],
+        latencyOnCachedImageDiskViews: LatencySummary? = nil,
+        relaunchTimesToFirstImage: [Double] = [],
         diskUsage: Int = 0,
         diskBudget: Int? = nil,
         week: WeekReport? = nil
     ) {
+        self.latencyOnCachedImageDiskViews = latencyOnCachedImageDiskViews
+        self.relaunchTimesToFirstImage = relaunchTimesToFirstImage
         self.diskUsage = diskUsage
         self.diskBudget = diskBudget
         self.week = week
@@ -74,6 +86,11 @@ public struct ApproachReport: Sendable, Hashable, Codable {
     /// Every report of `phase`: one per day for ``DemoPhase/week``, at most one for the others.
     public func phases(_ phase: DemoPhase) -> [PhaseReport] {
         phases.filter { $0.phase == phase }
+    }
+
+    /// The median time to the first image over the relaunches, if any showed one.
+    public var relaunchTimeToFirstImage: Double? {
+        LatencySummary(relaunchTimesToFirstImage)?.p50
     }
 
     /// Latency percentiles of views served by `source`, if any were.

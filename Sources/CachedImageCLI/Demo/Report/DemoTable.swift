@@ -68,9 +68,14 @@ public struct DemoTable: Sendable {
         rows.append(("Memory hits (decoded images)", approaches.map { Formatting.percent($0.memoryHitRatio) }))
         rows.append(("Disk / URLCache hits", approaches.map { Formatting.percent($0.diskHitRatio) }))
         rows.append(("Time to first image: cold", approaches.map { time($0.phase(.scroll)?.timeToFirstImage) }))
-        rows.append(("Time to first image: relaunch", approaches.map { time($0.phase(.relaunch)?.timeToFirstImage) }))
+        let relaunches = approaches.map(\.relaunchTimesToFirstImage.count).max() ?? 0
+        rows.append(("Time to first image: relaunch" + (relaunches > 1 ? " (median of \(relaunches))" : ""),
+                     approaches.map { time($0.relaunchTimeToFirstImage) }))
         for source in [LoadSource.memory, .disk, .network] {
             rows.append(("Latency p50 / p99: \(source.rawValue)", approaches.map { latency($0.latency(source)) }))
+            if source == .disk, approaches.contains(where: { $0.latencyOnCachedImageDiskViews != nil }) {
+                rows.append(("  on CachedImage's disk views (same images)", approaches.map { latency($0.latencyOnCachedImageDiskViews) }))
+            }
         }
         rows.append(("Offline launch: images shown", approaches.map { offline($0) }))
         rows.append(("  outdated (older than the server's)", approaches.map { $0.phase(.offline).map { Formatting.count($0.outdatedShown) } ?? "-" }))
