@@ -5,7 +5,8 @@ import ToolSupport
 
 /// Table 7: what a disk hit costs through the whole pipeline, against the simplest approach
 /// that reads the same bytes from a documents directory and decodes them the same way; the
-/// time to the first image on relaunch; and where a pipeline disk hit spends its time.
+/// time to the first image on relaunch, for one image (7b) and for a screen of cells loading
+/// together (7d); and where a pipeline disk hit spends its time (7c).
 struct DiskHitBench {
     let options: BenchOptions
     let root: URL
@@ -31,7 +32,7 @@ struct DiskHitBench {
 
         let targetSize = PixelSize(width: 600, height: 600)
         let decoder = HeaderImageDecoder()
-        func documentsHit(_ url: URL) throws {
+        @Sendable func documentsHit(_ url: URL) throws {
             let data = try documents.read(url.lastPathComponent)
             guard let info = ImageInfo(data: data) else { throw CocoaError(.fileReadCorruptFile) }
             _ = try decoder.decode(data, info: info, targetSize: targetSize)
@@ -125,6 +126,27 @@ struct DiskHitBench {
         // together in a task group, as a grid appears; the documents directory loads the same
         // 12 files the same way. Alternating which goes first.
         var screenFirst = Samples(), screenCell = Samples(), docsFirst = Samples(), docsCell = Samples()
+        /// Loads `urls` together, one child task each; adds the time from `start` to the first
+        /// image to `first` and each cell's own time to `cells`.
+        func loadScreen(
+            _ urls: [URL], since start: UInt64, first: inout Samples, cells: inout Samples,
+            _ load: @escaping @Sendable (URL) async throws -> Void
+        ) async throws {
+            let spans = try await withThrowingTaskGroup(of: (start: UInt64, end: UInt64).self) { group in
+                for url in urls {
+                    group.addTask {
+                        let cellStart = Stopwatch.nanos()
+                        try await load(url)
+                        return (cellStart, Stopwatch.nanos())
+                    }
+                }
+                var spans: [(start: UInt64, end: UInt64)] = []
+                for try await span in group { spans.append(span) }
+                return spans
+            }
+            first.add(Double((spans.map(\.end).min() ?? start) - start) / 1e3)
+            for span in spans { cells.add(Double(span.end - span.start) / 1e3) }
+        }
         for round in 0..<rounds * 5 {
             let screen = (0..<12).map { urls[(round * 12 + $0) % urls.count] }
             func pipelineScreen() async throws {
@@ -133,37 +155,14 @@ struct DiskHitBench {
                 configuration.diskCacheDirectory = cacheDirectory
                 configuration.decoder = decoder
                 let fresh = ImagePipeline(configuration: configuration)
-                let ends = try await withThrowingTaskGroup(of: (UInt64, UInt64).self) { group in
-                    for url in screen {
-                        group.addTask {
-                            let cellStart = Stopwatch.nanos()
-                            _ = try await fresh.image(for: ImageRequest(url: url, targetSize: targetSize))
-                            return (cellStart, Stopwatch.nanos())
-                        }
-                    }
-                    var ends: [(UInt64, UInt64)] = []
-                    for try await end in group { ends.append(end) }
-                    return ends
+                try await loadScreen(screen, since: start, first: &screenFirst, cells: &screenCell) { url in
+                    _ = try await fresh.image(for: ImageRequest(url: url, targetSize: targetSize))
                 }
-                screenFirst.add(Double(ends.map(\.1).min()! - start) / 1e3)
-                for (cellStart, end) in ends { screenCell.add(Double(end - cellStart) / 1e3) }
             }
             func documentsScreen() async throws {
-                let start = Stopwatch.nanos()
-                let ends = try await withThrowingTaskGroup(of: (UInt64, UInt64).self) { group in
-                    for url in screen {
-                        group.addTask {
-                            let cellStart = Stopwatch.nanos()
-                            try documentsHit(url)
-                            return (cellStart, Stopwatch.nanos())
-                        }
-                    }
-                    var ends: [(UInt64, UInt64)] = []
-                    for try await end in group { ends.append(end) }
-                    return ends
+                try await loadScreen(screen, since: Stopwatch.nanos(), first: &docsFirst, cells: &docsCell) { url in
+                    try documentsHit(url)
                 }
-                docsFirst.add(Double(ends.map(\.1).min()! - start) / 1e3)
-                for (cellStart, end) in ends { docsCell.add(Double(end - cellStart) / 1e3) }
             }
             if round % 2 == 0 {
                 try await pipelineScreen()
