@@ -363,9 +363,9 @@ struct DiskCacheUnindexedReadTests {
 struct DiskCacheDirectorySpellingTests {
     @Test("Paths with `.` or `..` components or double slashes are standardized; others are kept as given")
     func standardization() {
-        #expect(DiskCache.standardized(URL(fileURLWithPath: "/tmp/a/../b")).path == "/tmp/b")
-        #expect(DiskCache.standardized(URL(fileURLWithPath: "/tmp/./b")).path == "/tmp/b")
-        #expect(DiskCache.standardized(URL(fileURLWithPath: "/home/me/.cache/CachedImage")).path == "/home/me/.cache/CachedImage")
+        #expect(DiskCache.standardizedLocation(URL(fileURLWithPath: "/tmp/a/../b")).path == "/tmp/b")
+        #expect(DiskCache.standardizedLocation(URL(fileURLWithPath: "/tmp/./b")).path == "/tmp/b")
+        #expect(DiskCache.standardizedLocation(URL(fileURLWithPath: "/home/me/.cache/CachedImage")).path == "/home/me/.cache/CachedImage")
         for standard in ["/", "/a", "/a/b/", "/.cache", "/a/..b", "/a/b..", "/a/...", "/a/.../b"] {
             #expect(DiskCache.isStandard(standard), "\(standard)")
         }

@@ -94,8 +94,8 @@ public struct DemoRunner: Sendable {
                     context: context, samples: &samples
                 )
                 let relaunch = try await runLaunch(approach, parts: [Part(.relaunch, session.scroll)], context: context, samples: &samples)
-                relaunchTimes[approach] = try await relaunchProbes(approach, firstScreen: session.scroll.first ?? [], context: context)
-                relaunchTimes[approach]?.insert(contentsOf: relaunch.compactMap(\.timeToFirstImage), at: 0)
+                relaunchTimes[approach] = relaunch.compactMap(\.timeToFirstImage)
+                    + (try await relaunchProbes(approach, firstScreen: session.scroll.first ?? [], context: context))
                 clock.set(dayTwo)
                 server.setDay(2)
                 let secondDay = try await runLaunch(approach, parts: [Part(.dayTwo, session.scroll)], context: context, samples: &samples)
