@@ -28,7 +28,20 @@ for commit in "$base" "$new"; do
     for file in DiskCache/DiskCacheEntryFormat.swift DiskCache/FastChecksum.swift HTTP/CachedResponseMetadata.swift HTTP/VaryField.swift; do
         git show "$commit:Sources/CachedImageCore/$file" > "$dir/$(basename "$file")" 2>/dev/null || rm -f "$dir/$(basename "$file")"
     done
-    swiftc -O -swift-version 6 -module-name HeaderBench "$work/main.swift" "$dir"/*.swift -o "$dir/bench"
+    # Since the checksum has a C twin (debug builds), FastChecksum imports its module: build it
+    # when the commit has it.
+    cflags=""
+    if git show "$commit:Sources/CCachedImageChecksum/checksum.c" > "$dir/checksum.c" 2>/dev/null; then
+        mkdir -p "$dir/include"
+        git show "$commit:Sources/CCachedImageChecksum/include/CCachedImageChecksum.h" > "$dir/include/CCachedImageChecksum.h"
+        printf 'module CCachedImageChecksum {\n    header "CCachedImageChecksum.h"\n    export *\n}\n' > "$dir/include/module.modulemap"
+        clang -O2 -c "$dir/checksum.c" -I "$dir/include" -o "$dir/checksum.o"
+        cflags="-I $dir/include $dir/checksum.o"
+    else
+        rm -f "$dir/checksum.c"
+    fi
+    # shellcheck disable=SC2086 # cflags is a list of arguments
+    swiftc -O -swift-version 6 -module-name HeaderBench "$work/main.swift" "$dir"/*.swift $cflags -o "$dir/bench"
     count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$dir/bench" "$1" 2>&1 | sed -n 's/.*Collected : //p'; }
     one=$(count 10000)
     two=$(count 20000)
