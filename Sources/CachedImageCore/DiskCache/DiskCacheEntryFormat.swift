@@ -220,15 +220,11 @@ enum DiskCacheEntryFormat {
               reader.readDuration(if: flags & Flag.staleWhileRevalidate != 0, into: &staleWhileRevalidate),
               reader.readDuration(if: flags & Flag.lastModifiedAge != 0, into: &lastModifiedAge)
         else { return nil }
-        var strings: [String?] = []
-        for flag in [Flag.contentType, Flag.etag, Flag.lastModified] {
-            guard flags & flag != 0 else {
-                strings.append(nil)
-                continue
-            }
-            guard let string = reader.readString() else { return nil }
-            strings.append(string)
-        }
+        var contentType, etag, lastModified: String?
+        guard reader.readString(if: flags & Flag.contentType != 0, into: &contentType),
+              reader.readString(if: flags & Flag.etag != 0, into: &etag),
+              reader.readString(if: flags & Flag.lastModified != 0, into: &lastModified)
+        else { return nil }
         var vary: [VaryField] = []
         if flags & Flag.vary != 0 {
             // Each field takes at least 5 bytes: bound the count before reserving.
@@ -251,9 +247,9 @@ enum DiskCacheEntryFormat {
         guard reader.offset == checksummed.count else { return nil }
 
         let metadata = CachedResponseMetadata(
-            contentType: strings[0],
-            etag: strings[1],
-            lastModified: strings[2],
+            contentType: contentType,
+            etag: etag,
+            lastModified: lastModified,
             storedAt: Date(timeIntervalSinceReferenceDate: TimeInterval(bitPattern: storedAtBits)),
             initialAge: TimeInterval(bitPattern: initialAgeBits),
             freshnessLifetime: lifetime,
@@ -319,9 +315,24 @@ enum DiskCacheEntryFormat {
             return true
         }
 
+        /// When `present`, reads a string into `value`; `false` when bytes run out or are not UTF-8.
+        mutating func readString(if present: Bool, into value: inout String?) -> Bool {
+            guard present else { return true }
+            value = readString()
+            return value != nil
+        }
+
+        /// A length-prefixed UTF-8 string, or `nil` when bytes run out or are not valid UTF-8.
         mutating func readString() -> String? {
             guard let length = read(UInt32.self), let range = skip(Int(length)) else { return nil }
-            return String(bytes: UnsafeRawBufferPointer(rebasing: bytes[range]), encoding: .utf8)
+            let utf8 = UnsafeRawBufferPointer(rebasing: bytes[range])
+            // The standard library's decoder (Foundation's `String(bytes:encoding:)` costs about
+            // ten times more), kept strict: it repairs invalid UTF-8, so the bytes must come back.
+            var string = String(decoding: utf8, as: UTF8.self)
+            let isExact = string.withUTF8 { decoded in
+                decoded.count == utf8.count && (utf8.isEmpty || memcmp(decoded.baseAddress!, utf8.baseAddress!, utf8.count) == 0)
+            }
+            return isExact ? string : nil
         }
     }
 }
