@@ -28,38 +28,42 @@ struct FullDiskTests {
         let fixture = try await PipelineFixture.start()
         let mount = try TmpfsMount(at: fixture.directory.appendingPathComponent("volume"), size: "64k")
         defer { mount.unmount() }
-        var bodies: [String: Data] = [:]
-        for index in 0..<20 {
-            bodies["/\(index).png"] = fixture.servePNG("/\(index).png", width: 64, height: 64, seed: UInt64(index + 1))
-        }
-        let pipeline = fixture.makePipeline { $0.diskCacheDirectory = mount.directory.appendingPathComponent("cache") }
-        let (errors, listener) = Self.collectDiskErrors(of: pipeline)
+        // In a scope of its own: the pipeline (and its disk cache's open directory) is gone
+        // before the unmount, which would fail with EBUSY and leave the mount point behind.
+        do {
+            var bodies: [String: Data] = [:]
+            for index in 0..<20 {
+                bodies["/\(index).png"] = fixture.servePNG("/\(index).png", width: 64, height: 64, seed: UInt64(index + 1))
+            }
+            let pipeline = fixture.makePipeline { $0.diskCacheDirectory = mount.directory.appendingPathComponent("cache") }
+            let (errors, listener) = Self.collectDiskErrors(of: pipeline)
 
-        for (path, body) in bodies {
-            let response = try await pipeline.image(for: fixture.url(path))
-            #expect(response.source == .network)
-            #expect(response.image.data == body)
+            for (path, body) in bodies {
+                let response = try await pipeline.image(for: fixture.url(path))
+                #expect(response.source == .network)
+                #expect(response.image.data == body)
+            }
+            let diskCache = try #require(pipeline.diskCache)
+            diskCache.flush()
+            let stored = bodies.keys.filter { diskCache.entry(forKey: fixture.url($0).absoluteString) != nil }
+            // 20 images of about 12 KB cannot fit in 64 KB: some writes failed, each reported once.
+            #expect(!stored.isEmpty)
+            #expect(stored.count < bodies.count)
+            let failedWrites = bodies.count - stored.count
+            #expect(await eventually { errors.values.count >= failedWrites })
+            #expect(errors.values.count == failedWrites)
+            #expect(errors.values.allSatisfy { $0.operation == .write && ($0.underlying as? POSIXError)?.code == .ENOSPC })
+            // What did land is exact, and the accounting matches the files.
+            for path in stored {
+                #expect(diskCache.entry(forKey: fixture.url(path).absoluteString)?.data == bodies[path])
+            }
+            #expect(diskCache.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: diskCache.directory))
+            // Memory still serves every image.
+            for (path, body) in bodies {
+                #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url(path)))?.data == body)
+            }
+            listener.cancel()
         }
-        let diskCache = try #require(pipeline.diskCache)
-        diskCache.flush()
-        let stored = bodies.keys.filter { diskCache.entry(forKey: fixture.url($0).absoluteString) != nil }
-        // 20 images of about 12 KB cannot fit in 64 KB: some writes failed, each reported once.
-        #expect(!stored.isEmpty)
-        #expect(stored.count < bodies.count)
-        let failedWrites = bodies.count - stored.count
-        #expect(await eventually { errors.values.count >= failedWrites })
-        #expect(errors.values.count == failedWrites)
-        #expect(errors.values.allSatisfy { $0.operation == .write && ($0.underlying as? POSIXError)?.code == .ENOSPC })
-        // What did land is exact, and the accounting matches the files.
-        for path in stored {
-            #expect(diskCache.entry(forKey: fixture.url(path).absoluteString)?.data == bodies[path])
-        }
-        #expect(diskCache.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: diskCache.directory))
-        // Memory still serves every image.
-        for (path, body) in bodies {
-            #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url(path)))?.data == body)
-        }
-        listener.cancel()
         mount.unmount()
         await fixture.tearDown()
     }
@@ -73,6 +77,7 @@ struct FullDiskTests {
         let cacheDirectory = mount.directory.appendingPathComponent("cache")
         let old = fixture.servePNG("/old.png", seed: 1, headers: ["Cache-Control": "max-age=3600"])
         let new = fixture.servePNG("/new.png", seed: 2)
+        // The pipelines live in scopes of their own: gone before the unmount (see `diskFull`).
         do {
             let first = fixture.makePipeline { $0.diskCacheDirectory = cacheDirectory }
             _ = try await first.image(for: fixture.url("/old.png"))
@@ -80,22 +85,24 @@ struct FullDiskTests {
         }
         try mount.remountReadOnly()
 
-        let pipeline = fixture.makePipeline { $0.diskCacheDirectory = cacheDirectory }
-        let (errors, listener) = Self.collectDiskErrors(of: pipeline)
-        let cached = try await pipeline.image(for: fixture.url("/old.png"))
-        #expect(cached.source == .disk)
-        #expect(cached.image.data == old)
-        let fresh = try await pipeline.image(for: fixture.url("/new.png"))
-        #expect(fresh.source == .network)
-        #expect(fresh.image.data == new)
-        pipeline.diskCache?.flush()
-        #expect(await eventually { !errors.values.isEmpty })
-        #expect(errors.values.count == 1)
-        #expect(errors.values.first?.operation == .write)
-        #expect((errors.values.first?.underlying as? POSIXError)?.code == .EROFS)
-        #expect(pipeline.diskCache?.entry(forKey: fixture.url("/new.png").absoluteString) == nil)
-        #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/new.png")))?.data == new)
-        listener.cancel()
+        do {
+            let pipeline = fixture.makePipeline { $0.diskCacheDirectory = cacheDirectory }
+            let (errors, listener) = Self.collectDiskErrors(of: pipeline)
+            let cached = try await pipeline.image(for: fixture.url("/old.png"))
+            #expect(cached.source == .disk)
+            #expect(cached.image.data == old)
+            let fresh = try await pipeline.image(for: fixture.url("/new.png"))
+            #expect(fresh.source == .network)
+            #expect(fresh.image.data == new)
+            pipeline.diskCache?.flush()
+            #expect(await eventually { !errors.values.isEmpty })
+            #expect(errors.values.count == 1)
+            #expect(errors.values.first?.operation == .write)
+            #expect((errors.values.first?.underlying as? POSIXError)?.code == .EROFS)
+            #expect(pipeline.diskCache?.entry(forKey: fixture.url("/new.png").absoluteString) == nil)
+            #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/new.png")))?.data == new)
+            listener.cancel()
+        }
         mount.unmount()
         await fixture.tearDown()
     }

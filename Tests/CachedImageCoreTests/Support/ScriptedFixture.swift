@@ -56,6 +56,12 @@ func withScriptedFixture<T>(
     _ body: (ScriptedFixture) async throws -> T
 ) async throws -> T {
     let fixture = ScriptedFixture()
-    defer { try? FileManager.default.removeItem(at: fixture.directory) }
+    defer {
+        // A cache still open there (its pipeline kept alive a moment longer by a task) finishes
+        // its queued work first: otherwise its index load or snapshot write recreates the
+        // directory after it is removed.
+        if let cache = try? DiskCache.shared(directory: fixture.directory) { cache.flush() }
+        try? FileManager.default.removeItem(at: fixture.directory)
+    }
     return try await body(fixture)
 }
