@@ -85,6 +85,31 @@ struct DiskCacheFormatTests {
         }
     }
 
+    @Test("A header string that is not UTF-8 makes the file a miss, even under a matching checksum")
+    func invalidUTF8IsRejected() throws {
+        let metadata = CachedResponseMetadata(contentType: "image/jpeg", etag: "\"v1\"", storedAt: Date())
+        let header = DiskCacheEntryFormat.encodeHeader(key: "k", metadata: metadata, bodyLength: 0, bodyChecksum: 0)
+        let start = try #require(header.indices.first { header[$0..<min($0 + 10, header.count)].elementsEqual("image/jpeg".utf8) })
+        func sealed(_ bytes: [UInt8]) -> [UInt8] {
+            var bytes = bytes
+            let end = bytes.count - DiskCacheEntryFormat.checksumLength
+            let checksum = FastChecksum.checksum(Array(bytes[..<end]), seed: DiskCacheEntryFormat.headerSeed)
+            withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange(end..., with: $0) }
+            return bytes
+        }
+        func parse(_ bytes: [UInt8]) -> DiskCacheEntryFormat.Header? {
+            bytes.withUnsafeBytes { DiskCacheEntryFormat.parseHeader($0, fileSize: bytes.count) }
+        }
+        // Resealing alone keeps the header valid; a lone continuation byte, or a byte that never
+        // occurs in UTF-8, does not.
+        #expect(parse(sealed(header))?.metadata.contentType == "image/jpeg")
+        for invalid: UInt8 in [0x80, 0xFF] {
+            var damaged = header
+            damaged[start + 5] = invalid
+            #expect(parse(sealed(damaged)) == nil, "byte \(invalid)")
+        }
+    }
+
     @Test("Files written by format version 1 are misses")
     func versionOneIsRejected() {
         #expect(DiskCacheEntryFormat.version == 2)

@@ -53,7 +53,7 @@ enum DiskCacheEntryFormat {
     /// How many bytes a reader fetches first, enough for the header of any ordinary key.
     static let readAheadLength = 4096
 
-    private static let headerSeed: UInt64 = 0x4844_5243
+    static let headerSeed: UInt64 = 0x4844_5243
     private static let bodySeed: UInt64 = 0x4244_5943
 
     private enum Flag {
