@@ -91,7 +91,7 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
                 job.subscribers[id] = nil
                 return result
             }
-            job.subscribers[id]?.continuation = continuation
+            job.continuations[id] = continuation
             return nil
         }
         if let result { continuation.resume(with: result) }
@@ -103,8 +103,8 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         var observers: [@Sendable (Priority) -> Void] = []
         var newPriority = Priority.veryLow
         lock.withLock {
-            guard let subscriber = job.subscribers.removeValue(forKey: id) else { return }
-            continuation = subscriber.continuation
+            guard job.subscribers.removeValue(forKey: id) != nil else { return }
+            continuation = job.continuations.removeValue(forKey: id)
             guard job.result == nil else { return }
             if job.subscribers.isEmpty {
                 job.isCancelled = true
@@ -143,14 +143,14 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         let continuations: [CheckedContinuation<Value, any Error>] = lock.withLock {
             job.result = result
             job.priorityObservers = []
-            if jobs[job.key] === job { jobs[job.key] = nil }
-            var waiting: [CheckedContinuation<Value, any Error>] = []
-            for (id, subscriber) in job.subscribers {
-                if let continuation = subscriber.continuation {
-                    waiting.append(continuation)
-                    job.subscribers[id] = nil
-                }
-            }
+            if let index = jobs.index(forKey: job.key), jobs.values[index] === job { jobs.remove(at: index) }
+            // Subscribers already waiting get the result now and leave; the others (the owner
+            // finishing on the spot, anyone who joined and has not awaited yet) read it later.
+            // Nobody waits on a disk hit: nothing to copy.
+            guard !job.continuations.isEmpty else { return [] }
+            for id in job.continuations.keys { job.subscribers[id] = nil }
+            let waiting = Array(job.continuations.values)
+            job.continuations = [:]
             return waiting
         }
         for continuation in continuations { continuation.resume(with: result) }
@@ -251,7 +251,6 @@ extension TaskCoalescer {
     fileprivate struct Subscriber {
         var priority: Priority
         var progress: ProgressHandler?
-        var continuation: CheckedContinuation<Value, any Error>?
     }
 
     /// A job's mutable state; guarded by the coalescer's lock.
@@ -259,6 +258,8 @@ extension TaskCoalescer {
         let key: Key
         var priority: Priority
         var subscribers: [Int: Subscriber] = [:]
+        /// Subscribers awaiting ``Subscription/value()`` before the job finished, by id.
+        var continuations: [Int: CheckedContinuation<Value, any Error>] = [:]
         var nextSubscriberID = 0
         var priorityObservers: [@Sendable (Priority) -> Void] = []
         var task: Task<Void, Never>?
