@@ -68,8 +68,7 @@ public struct DemoRunner: Sendable {
         log("Session: \(session.scrollViewCount) views of \(session.uniqueImageCount) distinct images, then \(session.backToTopViews) back to the top; \(options.latencyMilliseconds) ms latency")
 
         var phases: [DemoApproach: [PhaseReport]] = [:]
-        var latencies: [DemoApproach: [LoadSource: [Double]]] = [:]
-        var viewSamples: [DemoApproach: [ViewID: SessionReplayer.Sample]] = [:]
+        var samplesByApproach: [DemoApproach: Samples] = [:]
         var relaunchTimes: [DemoApproach: [Double]] = [:]
         let context = Context(
             server: server, options: options, root: root,
@@ -100,8 +99,7 @@ public struct DemoRunner: Sendable {
                 server.setDay(2)
                 let secondDay = try await runLaunch(approach, parts: [Part(.dayTwo, session.scroll)], context: context, samples: &samples)
                 phases[approach] = launch1 + relaunch + secondDay
-                latencies[approach] = samples.bySource
-                viewSamples[approach] = samples.byView
+                samplesByApproach[approach] = samples
             }
             await server.shutdown()
             log("Server stopped: offline from here on")
@@ -117,7 +115,7 @@ public struct DemoRunner: Sendable {
                 try await server.restart()
                 log("Server back on the same port: the week, days \(week.days[0].day)-\(latestDay)")
                 for approach in approaches {
-                    var samples = Samples(bySource: latencies[approach] ?? [:], byView: viewSamples[approach] ?? [:])
+                    var samples = samplesByApproach[approach] ?? Samples()
                     for day in week.days {
                         clock.set(date(ofDay: day.day))
                         server.setDay(day.day)
@@ -128,8 +126,7 @@ public struct DemoRunner: Sendable {
                         for index in reports.indices { reports[index].diskUsageAfterLaunch = diskUsage }
                         phases[approach, default: []] += reports
                     }
-                    latencies[approach] = samples.bySource
-                    viewSamples[approach] = samples.byView
+                    samplesByApproach[approach] = samples
                 }
                 await server.shutdown()
                 log("Server stopped: offline again")
@@ -183,8 +180,10 @@ public struct DemoRunner: Sendable {
             approaches: approaches.map { approach in
                 let approachPhases = phases[approach] ?? []
                 return ApproachReport(
-                    approach: approach, phases: approachPhases, latencies: latencies[approach] ?? [:],
-                    latencyOnCachedImageDiskViews: Self.latency(of: viewSamples[approach] ?? [:], onDiskViewsOf: viewSamples[.cachedImage]),
+                    approach: approach, phases: approachPhases, latencies: samplesByApproach[approach]?.bySource ?? [:],
+                    latencyOnCachedImageDiskViews: Self.latency(
+                        of: samplesByApproach[approach]?.byView ?? [:], onDiskViewsOf: samplesByApproach[.cachedImage]?.byView
+                    ),
                     relaunchTimesToFirstImage: relaunchTimes[approach] ?? [],
                     diskUsage: diskAfterDayTwo[approach] ?? 0,
                     diskBudget: diskBudget(approach, context: context),

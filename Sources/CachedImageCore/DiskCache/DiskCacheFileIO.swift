@@ -285,14 +285,14 @@ enum DiskCacheFileIO {
     /// The directory at `path`'s stamp, or `nil` if it cannot be read or is not a directory.
     static func directoryStamp(atPath path: String) -> DirectoryStamp? {
         var info = stat()
-        guard stat(path, &info) == 0, (UInt32(info.st_mode) & 0o170000) == 0o040000 else { return nil }
+        guard stat(path, &info) == 0, isDirectory(info) else { return nil }
         return stamp(info)
     }
 
     /// The stamp of the directory open as `descriptor` (`fstat`: no path lookup), or `nil`.
     static func directoryStamp(of descriptor: Int32) -> DirectoryStamp? {
         var info = stat()
-        guard fstat(descriptor, &info) == 0, (UInt32(info.st_mode) & 0o170000) == 0o040000 else { return nil }
+        guard fstat(descriptor, &info) == 0, isDirectory(info) else { return nil }
         return stamp(info)
     }
 
@@ -311,6 +311,10 @@ enum DiskCacheFileIO {
 
     private static func isRegularFile(_ info: stat) -> Bool {
         (UInt32(info.st_mode) & 0o170000) == 0o100000
+    }
+
+    private static func isDirectory(_ info: stat) -> Bool {
+        (UInt32(info.st_mode) & 0o170000) == 0o040000
     }
 
     private static func modificationTime(_ info: stat) -> timespec {
