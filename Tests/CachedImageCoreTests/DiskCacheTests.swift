@@ -35,6 +35,28 @@ struct DiskCacheTests {
         #expect(cache.entryCount == 2)
     }
 
+    #if os(Linux)
+    @Test("A disk hit writes nothing: the file's access time stays as it was")
+    func readLeavesAccessTime() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let writer = try DiskCache(directory: dir.cache)
+        writer.store(bytes(50_000), metadata: sampleMetadata, forKey: "a")
+        writer.flush()
+        let file = try #require(try entryFiles(in: dir.cache).first)
+        // An access time older than the modification time: under `relatime` (and `strictatime`)
+        // a plain read updates it, which dirties the inode and writes the journal.
+        var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_600_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, file.path, &times, 0) == 0)
+
+        let reader = try DiskCache(directory: dir.cache)
+        #expect(reader.entry(forKey: "a")?.data == bytes(50_000))
+        var info = stat()
+        #expect(stat(file.path, &info) == 0)
+        #expect(info.st_atim.tv_sec == 1_000_000_000)
+    }
+    #endif
+
     @Test("A new instance on the same directory sees every entry with the same total size")
     func relaunch() throws {
         let dir = try TemporaryDirectory()
