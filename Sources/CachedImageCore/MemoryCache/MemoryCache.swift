@@ -13,7 +13,9 @@ import Foundation
 /// back. The probationary queue's share adapts: it grows when recently dropped keys come back in
 /// the order they left (a list scrolled back over, where the most recent items are the best
 /// cache) and shrinks when keys dropped from the protected queue come back. A cache hit takes one
-/// lock and only bumps a small counter.
+/// lock and only bumps a small counter. Values leaving the cache (evicted, replaced, expired,
+/// removed) are released after the lock is given up, so freeing a large image never makes
+/// another thread's lookup wait.
 ///
 /// ```swift
 /// let cache = MemoryCache<URL, DecodedImage>(costLimit: 100 * 1024 * 1024)
@@ -73,7 +75,15 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     @inlinable
     public func value(forKey key: Key) -> Value? {
         let now = currentTime()
-        return storage.withLock { $0.value(forKey: key, now: now, clock: clock) }
+        let (value, expired) = storage.withLock { storage in
+            (storage.value(forKey: key, now: now, clock: clock), !storage.dropped.isEmpty)
+        }
+        if expired {
+            // Rare (an entry found expired): a second pass takes it out to release it unlocked,
+            // which keeps the hit path free of that bookkeeping.
+            withStorage { _ in }
+        }
+        return value
     }
 
     /// Stores `value` for `key`, replacing any previous value, and evicts other entries as
@@ -85,7 +95,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     public func setValue(_ value: Value, forKey key: Key, cost: Int) {
         let now = currentTime()
         let expiry = entryLifetime.map { now + $0 } ?? .infinity
-        storage.withLock { $0.setValue(value, forKey: key, cost: cost, expiry: expiry, now: now) }
+        withStorage { $0.setValue(value, forKey: key, cost: cost, expiry: expiry, now: now) }
     }
 
     /// Stores `value` for `key` until `expiresAt`, replacing any previous value, and evicts
@@ -109,6 +119,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     ///
     /// Reading such an entry reads the clock once (inside the lock) and compares one date;
     /// entries stored without an expiry pay nothing for it.
+    @inlinable
     public func setValue(_ value: Value, forKey key: Key, cost: Int, expiresAt: Date?) {
         guard let expiresAt else {
             setValue(value, forKey: key, cost: cost)
@@ -120,10 +131,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
             expiry = min(expiry, now + entryLifetime)
         }
         guard expiry > now else {
-            storage.withLock { _ = $0.removeValue(forKey: key, now: now, clock: clock) }
+            withStorage { storage in
+                if let slot = storage.slots[key] { storage.drop(slot) }
+            }
             return
         }
-        storage.withLock { $0.setValue(value, forKey: key, cost: cost, expiry: expiry, now: now) }
+        withStorage { $0.setValue(value, forKey: key, cost: cost, expiry: expiry, now: now) }
     }
 
     /// Removes the value stored for `key`.
@@ -132,12 +145,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
         let now = currentTime()
-        return storage.withLock { $0.removeValue(forKey: key, now: now, clock: clock) }
+        return withStorage { $0.removeValue(forKey: key, now: now, clock: clock) }
     }
 
     /// Removes every entry.
     public func removeAll() {
-        storage.withLock { $0.removeAll() }
+        withStorage { $0.removeAll() }
     }
 
     /// Evicts entries, least valuable first, until ``totalCost`` is at most `limit`.
@@ -145,14 +158,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     /// ``costLimit`` to shed part of it. ``costLimit`` itself is unchanged.
     public func trim(toCost limit: Int) {
         let now = currentTime()
-        storage.withLock { $0.evict(untilCost: limit, count: $0.countLimit, now: now) }
+        withStorage { $0.evict(untilCost: limit, count: $0.countLimit, now: now) }
     }
 
     /// Evicts entries, least valuable first, until ``count`` is at most `limit`.
     /// ``countLimit`` itself is unchanged.
     public func trim(toCount limit: Int) {
         let now = currentTime()
-        storage.withLock { $0.evict(untilCost: $0.costLimit, count: limit, now: now) }
+        withStorage { $0.evict(untilCost: $0.costLimit, count: limit, now: now) }
     }
 
     /// The total cost of the stored entries (expired entries not yet removed included).
@@ -170,7 +183,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         get { storage.withLock { $0.costLimit } }
         set {
             let now = currentTime()
-            storage.withLock { $0.setCostLimit(newValue, now: now) }
+            withStorage { $0.setCostLimit(newValue, now: now) }
         }
     }
 
@@ -179,8 +192,23 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         get { storage.withLock { $0.countLimit } }
         set {
             let now = currentTime()
-            storage.withLock { $0.setCountLimit(newValue, now: now) }
+            withStorage { $0.setCountLimit(newValue, now: now) }
         }
+    }
+
+    /// Runs `body` on the storage under the lock, then releases the values it dropped (evicted,
+    /// replaced, expired, cleared) after unlocking, so freeing an image never holds up another
+    /// thread's lookup, such as a view's first frame on the main thread.
+    @inlinable @inline(__always)
+    func withStorage<T>(_ body: (inout MemoryCacheStorage<Key, Value>) -> T) -> T {
+        var dropped = MemoryCacheDropped<Value>()
+        let result = storage.withLock { storage in
+            let result = body(&storage)
+            if !storage.dropped.isEmpty { swap(&dropped, &storage.dropped) }
+            return result
+        }
+        withExtendedLifetime(dropped) {}
+        return result
     }
 
     /// Seconds since the reference date, or `-infinity` (nothing ever looks expired) when

@@ -65,7 +65,7 @@ extension MemoryCacheStorage {
             let slot = small.head
             let i = Int(slot)
             if nodes[i].expiry <= now {
-                unlinkAndFree(slot)
+                drop(slot)
                 return true
             }
             if nodes[i].frequency >= tuning.promotionThreshold {
@@ -76,7 +76,7 @@ extension MemoryCacheStorage {
                 append(slot, to: .main)
             } else {
                 ghosts.insert(nodes[i].hash, limit: ghostLimit(ratio: tuning.ghostRatio))
-                unlinkAndFree(slot)
+                drop(slot)
                 return true
             }
         }
@@ -94,7 +94,7 @@ extension MemoryCacheStorage {
                 if tuning.adaptsSmallShare && nodes[i].expiry > now {
                     mainGhosts.insert(nodes[i].hash, limit: ghostLimit(ratio: tuning.mainGhostRatio))
                 }
-                unlinkAndFree(slot)
+                drop(slot)
                 return
             }
             nodes[i].frequency -= 1
@@ -112,6 +112,9 @@ extension MemoryCacheStorage {
 
     @inlinable
     mutating func clearEntries() {
+        for case let value? in values {
+            dropped.append(value)
+        }
         nodes.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
         values.removeAll(keepingCapacity: true)

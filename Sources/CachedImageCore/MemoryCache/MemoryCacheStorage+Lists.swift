@@ -24,8 +24,18 @@ extension MemoryCacheStorage {
         return slot
     }
 
-    /// Unlinks the node, removes its key and returns its slot to the free list.
-    @inlinable @discardableResult
+    /// Unlinks the node, removes its key and returns its slot to the free list; its value goes
+    /// to ``dropped``, to be released once the lock is given up.
+    @inlinable
+    mutating func drop(_ slot: Int32) {
+        if let value = unlinkAndFree(slot) {
+            dropped.append(value)
+        }
+    }
+
+    /// Unlinks the node, removes its key and returns its slot to the free list, handing its
+    /// value to the caller.
+    @inlinable
     mutating func unlinkAndFree(_ slot: Int32) -> Value? {
         unlink(slot)
         let i = Int(slot)

@@ -35,6 +35,11 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     /// Hashes of keys recently evicted from main; a hit here shrinks the small queue's share.
     @usableFromInline var mainGhosts = MemoryCacheGhosts()
     @usableFromInline let tuning: MemoryCacheTuning
+    /// Values that left the cache during the current operation (evicted, replaced, expired,
+    /// cleared). ``MemoryCache`` takes them in `withStorage(_:)` and releases them after
+    /// unlocking: the last reference to a decoded image frees its bitmap, which can take long
+    /// enough (megabytes returned to the system) that no thread should wait on the lock for it.
+    @usableFromInline var dropped = MemoryCacheDropped<Value>()
 
     @usableFromInline var costLimit: Int
     @usableFromInline var countLimit: Int
@@ -66,13 +71,19 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         guard let slot = slots[key] else { return nil }
         let i = Int(slot)
         if isExpired(i, now: now, clock: clock) {
-            unlinkAndFree(slot)
+            dropExpired(slot)
             return nil
         }
         if nodes[i].frequency < tuning.maxFrequency {
             nodes[i].frequency &+= 1
         }
         return values[i]
+    }
+
+    /// Out of line: keeps the hit path small enough to be inlined into ``MemoryCache``.
+    @inlinable @inline(never)
+    mutating func dropExpired(_ slot: Int32) {
+        drop(slot)
     }
 
     /// Whether the entry at `i` has expired. Entries that never expire (`.infinity`) cost one
@@ -95,7 +106,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         let cost = max(0, cost)
         guard cost <= costLimit, countLimit > 0 else {
             if let slot = slots[key] {
-                unlinkAndFree(slot)
+                drop(slot)
             }
             return
         }
@@ -178,6 +189,9 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         let queue = nodes[i].queue
         unlink(slot)
         nodes[i].queue = .free // detached: in no list until re-appended below
+        if let old = values[i] {
+            dropped.append(old)
+        }
         values[i] = value
         nodes[i].cost = cost
         nodes[i].expiry = expiry
@@ -192,14 +206,19 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     @inlinable @discardableResult
     mutating func removeValue(forKey key: Key, now: Double, clock: any CacheClock) -> Value? {
         guard let slot = slots[key] else { return nil }
-        let expired = isExpired(Int(slot), now: now, clock: clock)
-        let value = unlinkAndFree(slot)
-        return expired ? nil : value
+        guard !isExpired(Int(slot), now: now, clock: clock) else {
+            drop(slot)
+            return nil
+        }
+        return unlinkAndFree(slot)
     }
 
-    /// Drops every entry and every ghost, releasing the storage.
+    /// Drops every entry and every ghost, releasing the storage (the values go to ``dropped``).
     @inlinable
     mutating func removeAll() {
+        for case let value? in values {
+            dropped.append(value)
+        }
         nodes = []
         keys = []
         values = []
