@@ -16,7 +16,10 @@ struct CachedImageBench {
         print("\n\(machineDescription())")
         if options.runs("memory") { MemoryCacheBench(options: options).run() }
         if options.runs("memloop") { MemoryLoopBench(options: options).run() }
-        if options.runs("firstframe") { FirstFrameBench(options: options).run() }
+        if options.runs("firstframe") {
+            FirstFrameBench(options: options).run()
+            EvictionStallBench(options: options).run()
+        }
         if options.runs("hitratio") { HitRatioBench(options: options).run() }
         if options.runs("disk") { try DiskCacheBench(options: options, root: root).run() }
         if options.runs("e2e") { try await EndToEndBench(options: options, root: root).run() }
