@@ -14,9 +14,9 @@ struct EvictionStallBench {
     let imageBytes = 4 * 1024 * 1024
     let residentImages = 8
 
-    /// A decoded image's pixels: mapped and written outside any cache, unmapped on deinit, as
-    /// large allocations are on Apple platforms (and glibc's `free` would not, once its
-    /// threshold has grown past the block's size).
+    /// A decoded image's pixels: mapped and written outside any cache, unmapped on deinit, as a
+    /// large allocation can be when it is freed (glibc's `free` would keep these in its heap once
+    /// its threshold has grown past their size, and hide the cost).
     final class Bitmap: @unchecked Sendable {
         // @unchecked: the pages are written once, before the bitmap is shared.
         let pixels: UnsafeMutableRawPointer
