@@ -268,7 +268,7 @@ enum DiskCacheFileIO {
     /// The regular files directly inside `path` with their sizes and modification dates, from
     /// `readdir` and `fstatat` only: no file is opened.
     static func listFiles(atPath path: String) throws -> [ListedFile] {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let descriptor = openDirectory(atPath: path)
         guard descriptor >= 0 else { throw posixError() }
         guard let directory = fdopendir(descriptor) else {
             let error = posixError()

@@ -1,11 +1,3 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Inspection for tests: nothing in the library calls these.
 extension MemoryCache {
     /// Which internal queue holds `key`.
@@ -21,13 +13,5 @@ extension MemoryCache {
     }
 
     /// Whether the cache's lock is held at this moment, by any thread (this one included).
-    var isLocked: Bool {
-        #if canImport(Darwin)
-        guard os_unfair_lock_trylock(storage.lock.mutex) else { return true }
-        #else
-        guard pthread_mutex_trylock(storage.lock.mutex) == 0 else { return true }
-        #endif
-        storage.lock.unlock()
-        return false
-    }
+    var isLocked: Bool { storage.lock.isLocked }
 }

@@ -24,6 +24,29 @@ struct TaskCoalescerTests {
         #expect(coalescer.activeJobCount == 0)
     }
 
+    @Test("a finished job's priority observers are released after the coalescer unlocks")
+    func observersAreReleasedUnlocked() async throws {
+        final class Capture: @unchecked Sendable {
+            let coalescer: TaskCoalescer<String, Int>
+            let releasedUnderLock: Locked<Bool?>
+            init(_ coalescer: TaskCoalescer<String, Int>, _ releasedUnderLock: Locked<Bool?>) {
+                self.coalescer = coalescer
+                self.releasedUnderLock = releasedUnderLock
+            }
+            deinit { releasedUnderLock.withLock { $0 = coalescer.lock.isLocked } }
+        }
+        let coalescer = TaskCoalescer<String, Int>()
+        let releasedUnderLock = Locked<Bool?>(nil)
+        let subscription = coalescer.subscribe(to: "a", priority: .normal) { context in
+            // The observer holds the only reference to the capture once this closure returns.
+            let capture = Capture(coalescer, releasedUnderLock)
+            context.onPriorityChange(after: context.priority) { _ in _ = capture }
+            return 1
+        }
+        #expect(try await subscription.value() == 1)
+        #expect(releasedUnderLock.withLock { $0 } == false)
+    }
+
     @Test("cancelling one of two subscribers does not cancel the work")
     func cancelOneKeepsWork() async throws {
         let coalescer = TaskCoalescer<String, Int>()

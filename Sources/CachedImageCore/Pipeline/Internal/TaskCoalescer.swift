@@ -13,7 +13,8 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
     typealias ProgressHandler = @Sendable (_ received: Int64, _ expected: Int64?) -> Void
     typealias Work = @Sendable (JobContext) async throws -> Value
 
-    private let lock = Lock()
+    /// Internal for tests (`isLocked`); nothing outside this file takes it.
+    let lock = Lock()
     private var jobs: [Key: Job] = [:]
 
     /// The number of jobs in flight (for tests and statistics).
@@ -140,9 +141,12 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
     // MARK: Job operations
 
     fileprivate func finish(_ job: Job, with result: Result<Value, any Error>) {
+        // Released after unlocking: the observers' captures can be the last references to a
+        // download's state, and nothing is freed under the lock every job shares.
+        var observers: [@Sendable (Priority) -> Void] = []
         let continuations: [CheckedContinuation<Value, any Error>] = lock.withLock {
             job.result = result
-            job.priorityObservers = []
+            swap(&observers, &job.priorityObservers)
             if let index = jobs.index(forKey: job.key), jobs.values[index] === job { jobs.remove(at: index) }
             // Subscribers already waiting get the result now and leave; the others (the owner
             // finishing on the spot, anyone who joined and has not awaited yet) read it later.
@@ -153,6 +157,9 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
             job.continuations = [:]
             return waiting
         }
+        // Released here: after unlocking, and before anyone waiting resumes.
+        withExtendedLifetime(observers) {}
+        observers = []
         for continuation in continuations { continuation.resume(with: result) }
     }
 
