@@ -38,10 +38,12 @@ struct DiskHitBench {
             guard let info = ImageInfo(data: data) else { throw CocoaError(.fileReadCorruptFile) }
             return try decoder.decode(data, info: info, targetSize: targetSize)
         }
-        func makePipeline(trace: StageTrace? = nil) -> ImagePipeline {
+        /// A new pipeline on the cache directory; without a memory cache unless `keepsImages`
+        /// (every request is then a disk hit).
+        func makePipeline(trace: StageTrace? = nil, keepsImages: Bool = false) -> ImagePipeline {
             var configuration = ImagePipeline.Configuration()
             configuration.diskCacheDirectory = cacheDirectory
-            configuration.memoryCacheCostLimit = 0 // every request is a disk hit
+            if !keepsImages { configuration.memoryCacheCostLimit = 0 }
             configuration.decoder = decoder
             configuration.stageTrace = trace
             return ImagePipeline(configuration: configuration)
@@ -152,10 +154,7 @@ struct DiskHitBench {
             let screen = (0..<12).map { urls[(round * 12 + $0) % urls.count] }
             func pipelineScreen() async throws {
                 let start = Stopwatch.nanos()
-                var configuration = ImagePipeline.Configuration()
-                configuration.diskCacheDirectory = cacheDirectory
-                configuration.decoder = decoder
-                let fresh = ImagePipeline(configuration: configuration)
+                let fresh = makePipeline(keepsImages: true)
                 try await loadScreen(screen, since: start, first: &screenFirst, cells: &screenCell) { url in
                     _ = try await fresh.image(for: ImageRequest(url: url, targetSize: targetSize))
                 }
