@@ -144,6 +144,7 @@ public struct DemoRunner: Sendable {
             throw error
         }
 
+        let sameBytesDiskViews = Self.sameBytesDiskViews(samplesByApproach)
         return DemoReport(
             options: options,
             feed: DemoReport.Feed(
@@ -181,9 +182,9 @@ public struct DemoRunner: Sendable {
                 let approachPhases = phases[approach] ?? []
                 return ApproachReport(
                     approach: approach, phases: approachPhases, latencies: samplesByApproach[approach]?.bySource ?? [:],
-                    latencyOnCachedImageDiskViews: Self.latency(
-                        of: samplesByApproach[approach]?.byView ?? [:], onDiskViewsOf: samplesByApproach[.cachedImage]?.byView
-                    ),
+                    latencyOnCachedImageDiskViews: sameBytesDiskViews.flatMap { views in
+                        Self.latency(of: samplesByApproach[approach]?.byView ?? [:], on: views)
+                    },
                     relaunchTimesToFirstImage: relaunchTimes[approach] ?? [],
                     diskUsage: diskAfterDayTwo[approach] ?? 0,
                     diskBudget: diskBudget(approach, context: context),
@@ -275,18 +276,25 @@ public struct DemoRunner: Sendable {
         var byView: [ViewID: SessionReplayer.Sample] = [:]
     }
 
-    /// Latency percentiles of `samples` on the views that `reference` (CachedImage's samples)
-    /// served from its disk cache: the same images at the same places of the session, for a
-    /// like-for-like comparison of disk reads (each approach's own disk row counts different
-    /// views: CachedImage reads the disk only when its memory cache misses).
-    private static func latency(
-        of samples: [ViewID: SessionReplayer.Sample],
-        onDiskViewsOf reference: [ViewID: SessionReplayer.Sample]?
-    ) -> LatencySummary? {
-        guard let reference else { return nil }
-        return LatencySummary(reference.compactMap { id, sample in
-            sample.source == .disk ? samples[id].flatMap { $0.source == .failed ? nil : $0.latency } : nil
-        })
+    /// The views for a like-for-like comparison of disk reads: those CachedImage served from its
+    /// disk cache where every approach showed the server's current bytes. Each approach's own disk
+    /// row counts different views (CachedImage reads its disk only when its memory cache misses),
+    /// and a view where an approach showed an older version or another URL's file (the documents
+    /// directory's shared file names) read other bytes. `nil` when CachedImage did not run.
+    private static func sameBytesDiskViews(_ samples: [DemoApproach: Samples]) -> [ViewID]? {
+        guard let reference = samples[.cachedImage]?.byView else { return nil }
+        return reference.compactMap { id, sample in
+            guard sample.source == .disk else { return nil }
+            let sameBytes = samples.values.allSatisfy { other in
+                other.byView[id].map { $0.source != .failed && $0.verdict == .current } ?? false
+            }
+            return sameBytes ? id : nil
+        }
+    }
+
+    /// Latency percentiles of `samples` on `views`.
+    private static func latency(of samples: [ViewID: SessionReplayer.Sample], on views: [ViewID]) -> LatencySummary? {
+        LatencySummary(views.compactMap { samples[$0]?.latency })
     }
 
     /// One process lifetime: a new client over the approach's directory, the given phases, then

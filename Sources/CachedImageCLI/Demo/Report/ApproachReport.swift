@@ -14,10 +14,12 @@ public struct ApproachReport: Sendable, Hashable, Codable {
     public var diskHitRatio: Double
     /// Latency per source over the online phases; keys are ``LoadSource`` raw values.
     public var latency: [String: LatencySummary]
-    /// Latency on the views CachedImage served from its disk cache (online phases), whatever
-    /// this approach served them from: the same images at the same places of the session, where
-    /// ``latency`` compares different views (CachedImage reads its disk only on a memory miss,
-    /// the documents directory on every view). `nil` when CachedImage did not run.
+    /// Latency on the views CachedImage served from its disk cache (online phases) where every
+    /// approach showed the server's current bytes, whatever this approach served them from: the
+    /// same bytes at the same places of the session, for every approach. ``latency`` compares
+    /// different views (CachedImage reads its disk only on a memory miss, the documents directory
+    /// on every view), and a view that showed an older version or another URL's file read other
+    /// bytes. `nil` when CachedImage did not run.
     public var latencyOnCachedImageDiskViews: LatencySummary?
     /// Time to the first image of each relaunch, in seconds: the relaunch phase's, then the
     /// ``DemoOptions/relaunchProbes``'.

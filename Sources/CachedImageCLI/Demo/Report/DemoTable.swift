@@ -74,7 +74,7 @@ public struct DemoTable: Sendable {
         for source in [LoadSource.memory, .disk, .network] {
             rows.append(("Latency p50 / p99: \(source.rawValue)", approaches.map { latency($0.latency(source)) }))
             if source == .disk, approaches.contains(where: { $0.latencyOnCachedImageDiskViews != nil }) {
-                rows.append(("  on CachedImage's disk views (same images)", approaches.map { latency($0.latencyOnCachedImageDiskViews) }))
+                rows.append(("  on CachedImage's disk views (same bytes)", approaches.map { latency($0.latencyOnCachedImageDiskViews) }))
             }
         }
         rows.append(("Offline launch: images shown", approaches.map { offline($0) }))
