@@ -26,7 +26,7 @@ let package = Package(
     targets: [
         // The engine: caches, HTTP freshness, pipeline, prefetching. Platform-independent.
         .target(name: "CachedImageCore", dependencies: ["CCachedImageChecksum"]),
-        // The disk cache's checksum loop, in C so it stays fast in unoptimised (debug) builds.
+        // The disk cache's checksum loop, in C: one implementation, fast in optimised and debug builds.
         .target(name: "CCachedImageChecksum"),
 
         // The SwiftUI drop-in (CachedAsyncImage), PlatformImage bridging and memory-pressure

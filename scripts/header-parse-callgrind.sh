@@ -28,8 +28,8 @@ for commit in "$base" "$new"; do
     for file in DiskCache/DiskCacheEntryFormat.swift DiskCache/FastChecksum.swift HTTP/CachedResponseMetadata.swift HTTP/VaryField.swift; do
         git show "$commit:Sources/CachedImageCore/$file" > "$dir/$(basename "$file")" 2>/dev/null || rm -f "$dir/$(basename "$file")"
     done
-    # Since the checksum has a C twin (debug builds), FastChecksum imports its module: build it
-    # when the commit has it.
+    # Since the checksum moved to C, FastChecksum imports its module: build it when the commit
+    # has it.
     cflags=""
     if git show "$commit:Sources/CCachedImageChecksum/checksum.c" > "$dir/checksum.c" 2>/dev/null; then
         mkdir -p "$dir/include"

@@ -1,6 +1,14 @@
 #include "CCachedImageChecksum.h"
 #include <string.h>
 
+// The algorithm is described in FastChecksum.swift. The stripe loop is written with the
+// compiler's generic vectors (GCC and Clang), so it is vectorised on every target without
+// intrinsics: two 64-bit lanes per vector, and the 32x32->64-bit multiply becomes PMULUDQ on
+// x86-64 (SSE2, the baseline) and UMLAL on arm64. Written as scalar lanes, Clang left the loop
+// scalar on both (3.3x slower on x86-64 at -O2).
+
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+
 static const uint64_t prime1 = 0x9E3779B185EBCA87ULL;
 static const uint64_t prime2 = 0xC2B2AE3D27D4EB4FULL;
 static const uint64_t prime3 = 0x165667B19E3779F9ULL;
@@ -15,6 +23,15 @@ static inline uint64_t load_le64(const unsigned char *pointer) {
     memcpy(&value, pointer, sizeof value);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     value = __builtin_bswap64(value);
+#endif
+    return value;
+}
+
+static inline u64x2 load_le64x2(const unsigned char *pointer) {
+    u64x2 value;
+    memcpy(&value, pointer, sizeof value);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    value = (u64x2){__builtin_bswap64(value[0]), __builtin_bswap64(value[1])};
 #endif
     return value;
 }
@@ -34,29 +51,25 @@ uint64_t cachedimage_checksum(const void *bytes, size_t count, uint64_t seed) {
     const unsigned char *base = (const unsigned char *)bytes;
     size_t offset = 0;
     if (count >= 128) {
-        // Sixteen lanes: eight pairs, each pair one 2x64-bit vector of the Swift description.
-        uint64_t accumulators[16] = {seed, prime1, prime2, prime3, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
-        uint64_t evenKey[2] = {0x243F6A8885A308D3ULL + seed, 0x13198A2E03707344ULL + seed};
-        const uint64_t oddOffset[2] = {0xA4093822299F31D0ULL, 0x082EFA98EC4E6C89ULL};
-        const uint64_t keyStep[2] = {0x9E3779B97F4A7C15ULL, 0xD1B54A32D192ED03ULL};
+        // Eight 2x64-bit accumulators, one per 16-byte vector of a 128-byte stripe.
+        u64x2 accumulators[8] = {{seed, prime1}, {prime2, prime3}, {1, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 10}, {11, 12}};
+        u64x2 evenKey = {0x243F6A8885A308D3ULL + seed, 0x13198A2E03707344ULL + seed};
+        const u64x2 oddOffset = {0xA4093822299F31D0ULL, 0x082EFA98EC4E6C89ULL};
+        const u64x2 keyStep = {0x9E3779B97F4A7C15ULL, 0xD1B54A32D192ED03ULL};
+        const u64x2 low32 = {0xFFFFFFFFULL, 0xFFFFFFFFULL};
         while (count - offset >= 128) {
-            uint64_t words[16];
-            for (int lane = 0; lane < 16; lane++) words[lane] = load_le64(base + offset + 8 * lane);
-            const uint64_t oddKey[2] = {evenKey[0] + oddOffset[0], evenKey[1] + oddOffset[1]};
-            for (int pair = 0; pair < 8; pair++) {
-                const uint64_t *key = (pair % 2 == 0) ? evenKey : oddKey;
-                const int previous = (pair + 7) % 8;
-                for (int half = 0; half < 2; half++) {
-                    uint64_t mixed = words[2 * pair + half] ^ key[half];
-                    accumulators[2 * pair + half] += (mixed & 0xFFFFFFFFULL) * (mixed >> 32) + words[2 * previous + half];
-                }
+            u64x2 words[8];
+            for (int vector = 0; vector < 8; vector++) words[vector] = load_le64x2(base + offset + 16 * vector);
+            const u64x2 oddKey = evenKey + oddOffset;
+            for (int vector = 0; vector < 8; vector++) {
+                const u64x2 mixed = words[vector] ^ (vector % 2 == 0 ? evenKey : oddKey);
+                accumulators[vector] += (mixed & low32) * (mixed >> 32) + words[(vector + 7) % 8];
             }
-            evenKey[0] += keyStep[0];
-            evenKey[1] += keyStep[1];
+            evenKey += keyStep;
             offset += 128;
         }
-        for (int lane = 0; lane < 16; lane += 2) {
-            hash = step(step(hash, accumulators[lane]), accumulators[lane + 1]);
+        for (int vector = 0; vector < 8; vector++) {
+            hash = step(step(hash, accumulators[vector][0]), accumulators[vector][1]);
         }
     }
     while (count - offset >= 8) {
