@@ -131,9 +131,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
             expiry = min(expiry, now + entryLifetime)
         }
         guard expiry > now else {
-            withStorage { storage in
-                if let slot = storage.slots[key] { storage.drop(slot) }
-            }
+            withStorage { $0.dropValue(forKey: key) }
             return
         }
         withStorage { $0.setValue(value, forKey: key, cost: cost, expiry: expiry, now: now) }

@@ -22,7 +22,7 @@ extension MemoryCacheStorage {
         let limit = max(0, limit)
         let limitCount = max(0, limitCount)
         if limitCount == 0 {
-            clearEntries()
+            clearEntries(keepingCapacity: true)
             return
         }
         guard totalCost > limit || slots.count > limitCount else { return }
@@ -110,16 +110,17 @@ extension MemoryCacheStorage {
         max(tuning.minimumGhostCapacity, Int(Double(slots.count) * ratio))
     }
 
+    /// Removes every entry (not the ghosts); the values go to ``dropped``.
     @inlinable
-    mutating func clearEntries() {
+    mutating func clearEntries(keepingCapacity: Bool) {
         for case let value? in values {
             dropped.append(value)
         }
-        nodes.removeAll(keepingCapacity: true)
-        keys.removeAll(keepingCapacity: true)
-        values.removeAll(keepingCapacity: true)
+        nodes.removeAll(keepingCapacity: keepingCapacity)
+        keys.removeAll(keepingCapacity: keepingCapacity)
+        values.removeAll(keepingCapacity: keepingCapacity)
         freeHead = Self.none
-        slots.removeAll(keepingCapacity: true)
+        slots.removeAll(keepingCapacity: keepingCapacity)
         small = MemoryCacheQueue()
         main = MemoryCacheQueue()
     }

@@ -105,9 +105,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     mutating func setValue(_ value: Value, forKey key: Key, cost: Int, expiry: Double, now: Double) {
         let cost = max(0, cost)
         guard cost <= costLimit, countLimit > 0 else {
-            if let slot = slots[key] {
-                drop(slot)
-            }
+            dropValue(forKey: key)
             return
         }
         // One hash-table probe finds the key or claims the slot the new node will take.
@@ -213,19 +211,18 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         return unlinkAndFree(slot)
     }
 
+    /// Removes the entry for `key`, if any; its value goes to ``dropped``.
+    @inlinable
+    mutating func dropValue(forKey key: Key) {
+        if let slot = slots[key] {
+            drop(slot)
+        }
+    }
+
     /// Drops every entry and every ghost, releasing the storage (the values go to ``dropped``).
     @inlinable
     mutating func removeAll() {
-        for case let value? in values {
-            dropped.append(value)
-        }
-        nodes = []
-        keys = []
-        values = []
-        freeHead = Self.none
-        slots = [:]
-        small = MemoryCacheQueue()
-        main = MemoryCacheQueue()
+        clearEntries(keepingCapacity: false)
         ghosts.removeAll()
         mainGhosts.removeAll()
         smallShare = tuning.smallRatio

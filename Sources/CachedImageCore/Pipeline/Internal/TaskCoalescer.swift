@@ -157,9 +157,7 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
             job.continuations = [:]
             return waiting
         }
-        // Released here: after unlocking, and before anyone waiting resumes.
-        withExtendedLifetime(observers) {}
-        observers = []
+        observers = [] // released here: after unlocking, and before anyone waiting resumes
         for continuation in continuations { continuation.resume(with: result) }
     }
 
