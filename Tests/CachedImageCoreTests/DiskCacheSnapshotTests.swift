@@ -283,9 +283,20 @@ struct DiskCacheSnapshotTests {
     }
 }
 
-/// Opening returns before the index is loaded: reads are served from the entry files meanwhile.
+/// Opening does not load the index: reads are served from the entry files until something needs
+/// it (a write, a count, `flush()`) or a few screens of reads have gone by.
 @Suite("DiskCache reads before the index is loaded")
 struct DiskCacheUnindexedReadTests {
+    /// Stores `count` entries of 3,000 bytes in `dir`, oldest first, and closes the cache.
+    private static func fill(_ dir: TemporaryDirectory, count: Int, clock: DiskTestClock) throws {
+        let cache = try DiskCache(directory: dir.cache, clock: clock)
+        for index in 0..<count {
+            clock.advance()
+            cache.store(testPayload(3_000, seed: UInt8(index)), metadata: sampleMetadata, forKey: "key-\(index)")
+        }
+        cache.flush()
+    }
+
     /// A cache on `dir` whose queue is held, so its index does not load until `resume()`.
     private static func heldCache(_ dir: TemporaryDirectory, clock: DiskTestClock, sizeLimit: Int = DiskCache.defaultSizeLimit) throws -> (DiskCache, DispatchQueue) {
         let queue = DispatchQueue(label: "held")
@@ -331,14 +342,7 @@ struct DiskCacheUnindexedReadTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let clock = DiskTestClock()
-        do {
-            let cache = try DiskCache(directory: dir.cache, clock: clock)
-            for index in 0..<3 {
-                clock.advance()
-                cache.store(testPayload(3_000, seed: UInt8(index)), metadata: sampleMetadata, forKey: "key-\(index)")
-            }
-            cache.flush()
-        }
+        try Self.fill(dir, count: 3, clock: clock)
         let oneEntry = try fileSize(entryFile(for: "key-0", in: dir.cache))
 
         // key-0 is the least recently used; reading it before the index loads makes it the most.
@@ -356,6 +360,44 @@ struct DiskCacheUnindexedReadTests {
         reopened.flush()
         #expect(reopened.entryCount == 1)
         #expect(reopened.entry(forKey: "key-0") != nil)
+    }
+
+    @Test("Opening and reading do no index work; the first write loads the index and counts the reads before it")
+    func firstWriteLoadsTheIndex() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let clock = DiskTestClock()
+        try Self.fill(dir, count: 3, clock: clock)
+
+        clock.advance()
+        let cache = try DiskCache(directory: dir.cache, clock: clock)
+        #expect(cache.entry(forKey: "key-0")?.data == testPayload(3_000, seed: 0))
+        #expect(cache.entry(forKey: "absent") == nil)
+        #expect(!cache.state.withLock { $0.isIndexLoadRequested }, "a relaunch's reads leave the index alone")
+
+        clock.advance()
+        cache.store(testPayload(3_000, seed: 9), metadata: sampleMetadata, forKey: "new")
+        #expect(cache.allEntries().map(\.key) == ["new", "key-0", "key-2", "key-1"])
+        cache.flush()
+        #expect(cache.totalSize == (try entryFiles(in: dir.cache).reduce(0) { $0 + (try fileSize($1)) }))
+    }
+
+    @Test("A session that only reads loads the index after a few screens: a lowered size limit shrinks the disk without a write")
+    func readOnlySessionLoadsTheIndex() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let clock = DiskTestClock()
+        try Self.fill(dir, count: 3, clock: clock)
+        let oneEntry = try fileSize(entryFile(for: "key-0", in: dir.cache))
+
+        clock.advance()
+        let cache = try DiskCache(directory: dir.cache, sizeLimit: oneEntry, clock: clock)
+        for _ in 0..<DiskCache.readsBeforeLoadLimit {
+            #expect(cache.entry(forKey: "key-0") != nil)
+        }
+        cache.queue.sync {} // the load the reads asked for, and its evictions, are done
+        #expect(try entryFiles(in: dir.cache).count == 1, "the limit holds on disk, not only in the index")
+        #expect(cache.entry(forKey: "key-0")?.data == testPayload(3_000, seed: 0), "the entry read is the one kept")
     }
 }
 

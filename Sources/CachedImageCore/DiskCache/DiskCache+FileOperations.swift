@@ -6,6 +6,7 @@ extension DiskCache {
     /// Queues a change to the directory. It is counted (no snapshot is written while one is
     /// pending) and preceded by deleting the snapshot, which would no longer match.
     func enqueueFileOperation(in state: inout State, _ operation: @escaping @Sendable () -> Void) {
+        requestIndexLoad(in: &state) // first: the operation may need the index
         state.queuedFileOperations += 1
         queue.async {
             self.deleteSnapshotBeforeChange()

@@ -1,11 +1,25 @@
 @preconcurrency import Dispatch
 import Foundation
 
-// Loading the index (from the snapshot or a listing, on the queue, as its first job), reads
-// that come before it, and writing the snapshot.
+// Loading the index (from the snapshot or a listing, on the queue, before any job queued after
+// it was requested), reads that come before it, and writing the snapshot.
+//
+// Opening does not load the index: a relaunch's first screens only read, and entry files verify
+// themselves. The load is queued when something needs the index (a write, a count, a removal,
+// `flush()`, a corrupt file to delete) or after `readsBeforeLoadLimit` reads, whichever comes
+// first. Queuing it at open (or arming a timer for it) cost every relaunch's first image the
+// thread wake-up and a share of the CPU (BENCHMARKS.md, sixth pass).
 extension DiskCache {
+    /// Queues the index load unless it is queued already. Under the state lock, so that any job
+    /// queued after this call (its caller took the lock first) runs after the load.
+    func requestIndexLoad(in state: inout State) {
+        guard !state.isIndexLoadRequested else { return }
+        state.isIndexLoadRequested = true
+        queue.async { self.loadIndex() }
+    }
+
     /// Loads the index (from the snapshot or a listing), marks what was read meanwhile as used,
-    /// and evicts beyond the size limit. On the queue, before any other job.
+    /// and evicts beyond the size limit. On the queue, before any job that needs the index.
     func loadIndex() {
         var failure: Error?
         let opened: (index: DiskCacheIndex, unusable: [Record], fromSnapshot: Bool)
@@ -49,12 +63,15 @@ extension DiskCache {
         if let failure { report(failure) }
     }
 
-    /// Runs `body` on the state once the index is loaded, waiting for the load if needed.
-    /// Never called on the queue before the load: the load is the queue's first job.
+    /// Runs `body` on the state once the index is loaded, loading it if needed. Never called on
+    /// the queue before the load: jobs are queued after it.
     func withIndex<T>(_ body: (inout State) -> T) -> T {
-        if let result = state.withLock({ state in state.isIndexLoaded ? Optional(body(&state)) : nil }) {
-            return result
+        let loaded: T? = state.withLock { state in
+            if state.isIndexLoaded { return body(&state) }
+            requestIndexLoad(in: &state)
+            return nil
         }
+        if let loaded { return loaded }
         queue.sync {}
         return state.withLock { body(&$0) }
     }
@@ -152,7 +169,7 @@ extension DiskCache {
         let records: [Record]? = state.withLock { state in
             state.isSnapshotWriteScheduled = false
             // Pending changes reschedule the snapshot when they finish.
-            guard state.isSnapshotStale, state.queuedFileOperations == 0, state.staged.isEmpty else { return nil }
+            guard state.isIndexLoaded, state.isSnapshotStale, state.queuedFileOperations == 0, state.staged.isEmpty else { return nil }
             state.isSnapshotStale = false
             return state.index.recordsByRecency()
         }

@@ -99,6 +99,10 @@ public final class DiskCache: Sendable {
     static let touchPersistenceDelay: DispatchTimeInterval = .seconds(1)
     /// How long changes to the index are collected before a new snapshot is written.
     static let snapshotDelay: DispatchTimeInterval = .seconds(5)
+    /// How many reads the cache answers before its index is loaded when nothing needs the index
+    /// sooner: a few screens of a relaunch. The load then marks them as uses and applies a
+    /// lowered size limit, even in a session that never writes.
+    static let readsBeforeLoadLimit = 64
 
     typealias Record = DiskCacheIndex.Record
     typealias FileIO = DiskCacheFileIO
@@ -106,9 +110,12 @@ public final class DiskCache: Sendable {
     typealias Snapshot = DiskCacheIndexSnapshot
 
     struct State {
-        /// Empty until the index is loaded, on the queue, as its first job.
+        /// Empty until the index is loaded, on the queue, before any job queued after the load
+        /// was requested.
         var index = DiskCacheIndex()
         var isIndexLoaded = false
+        /// Whether the load is queued: from then on, every job queued runs after it.
+        var isIndexLoadRequested = false
         var indexSource = IndexSource.listing
         /// Entries read from their files before the index was loaded, to mark as used once it is.
         var readsBeforeLoad: [(name: DiskCacheEntryName, date: Date)] = []
@@ -159,12 +166,14 @@ public final class DiskCache: Sendable {
 
     /// Opens (or creates) the cache in `directory`.
     ///
-    /// Opening takes the directory's lock, deletes leftover temporary files from an interrupted
-    /// write, and returns: the index is loaded on the cache's queue, from the snapshot the cache
-    /// keeps in its directory when it still matches the directory, and otherwise from a listing
-    /// (names, sizes and modification dates only; no entry is read). Reads do not wait for it
-    /// (an entry file verifies itself); calls that need the index (writes, ``totalSize``, …)
-    /// wait until it is loaded. Entries beyond `sizeLimit` are evicted once it is.
+    /// Opening takes the directory's lock and returns. The index is loaded later, on the cache's
+    /// queue: when a call first needs it (writes, ``totalSize``, ``flush()``, …), or after a few
+    /// screens of reads, so that a relaunch's first reads do not share the CPU with it. It
+    /// comes from the snapshot the cache keeps in its directory when that still matches the
+    /// directory, and otherwise from a listing (names, sizes and modification dates only; no
+    /// entry is read). Reads do not wait for it (an entry file verifies itself) and count as
+    /// uses once it is loaded. Loading also deletes leftover temporary files from an
+    /// interrupted write and evicts entries beyond `sizeLimit`.
     ///
     /// - Parameters:
     ///   - directory: The cache's own directory; created with its parents if needed.
@@ -226,8 +235,6 @@ public final class DiskCache: Sendable {
         }
 
         state = Locked(State())
-        // The queue's first job: everything else on the queue runs with the index loaded.
-        queue.async { self.loadIndex() }
     }
 
     // MARK: Reading
@@ -242,6 +249,7 @@ public final class DiskCache: Sendable {
         let lookup: Lookup = state.withLock { state in
             guard state.isIndexLoaded else {
                 state.readsBeforeLoad.append((name, now))
+                if state.readsBeforeLoad.count >= Self.readsBeforeLoadLimit { requestIndexLoad(in: &state) }
                 return .unindexed
             }
             guard let record = state.index.record(named: name), record.key == nil || record.key == key else {
@@ -482,6 +490,7 @@ public final class DiskCache: Sendable {
     /// Call it before the app is suspended, or in tests. Must not be called from the
     /// `errorHandler`.
     public func flush() {
+        state.withLock { requestIndexLoad(in: &$0) }
         queue.sync {
             persistTouches()
             writeSnapshotIfNeeded()
