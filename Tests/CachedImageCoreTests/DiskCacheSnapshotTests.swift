@@ -362,7 +362,7 @@ struct DiskCacheUnindexedReadTests {
         #expect(reopened.entry(forKey: "key-0") != nil)
     }
 
-    @Test("Opening and reading do no index work; the first write loads the index and counts the reads before it")
+    @Test("Opening, reading and asking what is stored do no index work; the first write loads the index and counts the reads before it")
     func firstWriteLoadsTheIndex() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
@@ -373,7 +373,9 @@ struct DiskCacheUnindexedReadTests {
         let cache = try DiskCache(directory: dir.cache, clock: clock)
         #expect(cache.entry(forKey: "key-0")?.data == testPayload(3_000, seed: 0))
         #expect(cache.entry(forKey: "absent") == nil)
-        #expect(!cache.state.withLock { $0.isIndexLoadRequested }, "a relaunch's reads leave the index alone")
+        #expect(cache.containsEntry(forKey: "key-1"))
+        #expect(!cache.containsEntry(forKey: "absent"))
+        #expect(!cache.state.withLock { $0.isIndexLoadRequested }, "a relaunch's reads and lookups leave the index alone")
 
         clock.advance()
         cache.store(testPayload(3_000, seed: 9), metadata: sampleMetadata, forKey: "new")

@@ -309,14 +309,17 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// Whether an entry is indexed under `key`. Reads nothing from disk and does not count as a
-    /// use. Can be `true` for an entry that then turns out to be corrupt (a later read misses).
+    /// Whether an entry is stored under `key`. Reads no entry and does not count as a use; before
+    /// the index is loaded it looks for the entry's file instead of loading it. Can be `true` for
+    /// an entry that then turns out to be corrupt (a later read misses).
     public func containsEntry(forKey key: String) -> Bool {
         let name = nameForKey(key)
-        return withIndex { state in
+        let indexed: Bool? = state.withLock { state in
+            guard state.isIndexLoaded else { return nil }
             guard let record = state.index.record(named: name) else { return false }
             return record.key == nil || record.key == key
         }
+        return indexed ?? FileIO.mayHoldEntry(atPath: path(for: name))
     }
 
     /// The sum of the sizes of all entry files (headers included), in bytes.

@@ -323,6 +323,12 @@ enum DiskCacheFileIO {
         )
     }
 
+    /// Whether `path` is a regular file large enough to be an entry (what a listing would index).
+    static func mayHoldEntry(atPath path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && isRegularFile(info) && Int(info.st_size) >= DiskCacheEntryFormat.minimumHeaderLength
+    }
+
     /// Opens the directory at `path` for reading (`O_DIRECTORY`); `errno` is set on failure.
     static func openDirectory(atPath path: String) -> Int32 {
         open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
