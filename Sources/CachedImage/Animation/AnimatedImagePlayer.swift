@@ -43,6 +43,9 @@ final class AnimatedImagePlayer: ObservableObject {
         }
         reset()
         loadedRequest = request
+        #if canImport(UIKit) && !os(watchOS)
+        AppLifecycleObserver.install(for: pipeline)
+        #endif
         self.pipeline = pipeline
         loading = Task { [weak self] in
             // The first frame through the pipeline (memory, disk, network); then the bytes,

@@ -30,7 +30,7 @@ final class ImageLoaderModel: ObservableObject {
         loader.keepsPreviousImage = keepsPreviousImage
         loader.disappearBehavior = disappearBehavior
         #if canImport(UIKit) && !os(watchOS)
-        MemoryPressureTrimmer.install(for: pipeline)
+        AppLifecycleObserver.install(for: pipeline)
         #endif
     }
 

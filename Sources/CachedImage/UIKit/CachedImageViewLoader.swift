@@ -47,6 +47,7 @@ public final class CachedImageViewLoader {
         self.imageView = imageView
         controller = ImageViewLoadingController(pipeline: pipeline)
         controller.onDisplay = { [weak self] display in self?.apply(display) }
+        AppLifecycleObserver.install(for: pipeline)
     }
 
     /// Loads `url` (`nil` shows the placeholder).

@@ -490,8 +490,9 @@ public final class DiskCache: Sendable {
     /// writes the index snapshot that makes the next open fast (otherwise written a few seconds
     /// after changes settle).
     ///
-    /// Call it before the app is suspended, or in tests. Must not be called from the
-    /// `errorHandler`.
+    /// Call it before the app is suspended (on iOS, tvOS and visionOS the `CachedImage` module's
+    /// `AppLifecycleObserver` does, for every pipeline its views use), or in tests. Must not be
+    /// called from the `errorHandler`.
     public func flush() {
         state.withLock { requestIndexLoad(in: &$0) }
         queue.sync {

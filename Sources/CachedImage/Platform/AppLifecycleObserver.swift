@@ -1,0 +1,99 @@
+#if canImport(UIKit) && !os(watchOS)
+import CachedImageCore
+import Foundation
+@preconcurrency import UIKit
+
+/// Looks after a pipeline's caches as the app comes and goes.
+///
+/// - On `UIApplication.didReceiveMemoryWarningNotification` it empties the memory cache.
+/// - On `UIApplication.didEnterBackgroundNotification` it trims the memory cache to a fraction of
+///   its cost limit, so the app is less likely to be terminated in the background. It also
+///   flushes the disk cache: writes still staged reach their files, and the index snapshot is
+///   written. The next launch then opens the cache from that snapshot instead of listing its
+///   directory, and keeps the order in which images were last used. The flush runs off the main
+///   thread, as an expiring activity (`ProcessInfo.performExpiringActivity`, which app
+///   extensions may use too) that the system lets finish before it suspends the app. An
+///   interrupted flush loses nothing: every file it writes lands by an atomic rename.
+///
+/// `CachedAsyncImage`, `CachedAnimatedImage`, `CachedAnimatedImageView` and
+/// `CachedImageViewLoader` install one for every pipeline they use. Install it yourself for a
+/// pipeline used without them:
+///
+/// ```swift
+/// AppLifecycleObserver.install(for: pipeline)
+/// ```
+@MainActor
+public final class AppLifecycleObserver {
+    /// The share of the memory cache's cost limit kept in the background. Default: 25%.
+    public static let defaultBackgroundFraction = 0.25
+
+    private static var installed: [ObjectIdentifier: AppLifecycleObserver] = [:]
+
+    /// The pipeline whose caches are looked after.
+    public private(set) weak var pipeline: ImagePipeline?
+    /// The share of the memory cache's cost limit kept when the app enters the background.
+    public let backgroundFraction: Double
+    private var observers: [any NSObjectProtocol] = []
+
+    /// Starts looking after `pipeline`'s caches; installing twice for the same pipeline returns
+    /// the existing observer.
+    @discardableResult
+    public static func install(
+        for pipeline: ImagePipeline,
+        backgroundFraction: Double = defaultBackgroundFraction
+    ) -> AppLifecycleObserver {
+        let id = ObjectIdentifier(pipeline)
+        if let existing = installed[id] {
+            if existing.pipeline === pipeline { return existing }
+            existing.stop()  // a new pipeline at a dead one's address
+        }
+        let observer = AppLifecycleObserver(pipeline: pipeline, backgroundFraction: backgroundFraction)
+        installed[id] = observer
+        return observer
+    }
+
+    private init(pipeline: ImagePipeline, backgroundFraction: Double) {
+        self.pipeline = pipeline
+        self.backgroundFraction = min(1, max(0, backgroundFraction))
+        let fraction = self.backgroundFraction
+        let center = NotificationCenter.default
+        observers = [
+            center.addObserver(forName: UIApplication.didReceiveMemoryWarningNotification, object: nil, queue: nil) { [weak pipeline] _ in
+                pipeline?.memoryCache?.trim(toCost: 0)
+            },
+            center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: nil) { [weak pipeline] _ in
+                guard let pipeline else { return }
+                if let cache = pipeline.memoryCache {
+                    cache.trim(toCost: Int(Double(cache.costLimit) * fraction))
+                }
+                if let diskCache = pipeline.diskCache {
+                    Self.flushBeforeSuspension(diskCache)
+                }
+            },
+        ]
+    }
+
+    /// Stops observing; the caches are no longer trimmed or flushed.
+    public func stop() {
+        for observer in observers {
+            NotificationCenter.default.removeObserver(observer)
+        }
+        observers = []
+        if let pipeline, AppLifecycleObserver.installed[ObjectIdentifier(pipeline)] === self {
+            AppLifecycleObserver.installed[ObjectIdentifier(pipeline)] = nil
+        }
+    }
+
+    /// Flushes `diskCache` on a background thread that the system keeps running until the flush
+    /// returns (or until it must suspend the app: then the flush stops where it is, and whatever
+    /// it had not renamed into place yet is not on disk).
+    private nonisolated static func flushBeforeSuspension(_ diskCache: DiskCache) {
+        ProcessInfo.processInfo.performExpiringActivity(
+            withReason: "CachedImage: writing the disk cache's index"
+        ) { expired in
+            guard !expired else { return }
+            diskCache.flush()
+        }
+    }
+}
+#endif
