@@ -76,6 +76,38 @@ struct DiskCacheSnapshotTests {
         }
     }
 
+    @Test("Never flushed, a cache still persists a read's use: the entry file's date, then a new snapshot that the next open uses")
+    func persistsUsesWithoutFlush() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let clock = DiskTestClock()
+        var cache: DiskCache? = try Self.filledCache(dir, count: 3, clock: clock)
+        let snapshotBefore = try Data(contentsOf: Self.snapshotURL(dir))
+        clock.advance()
+        let readDate = clock.now
+        _ = cache?.entry(forKey: "key-0") // the least recently used becomes the most recently used
+        let entryPath = try #require(cache.map { $0.path(for: $0.nameForKey("key-0")) })
+
+        // The cache's own timers write both (about 1 and 5 seconds after the read): wait for
+        // them, without a deadline tight enough to be flaky.
+        var isFileDated = false
+        var isSnapshotRewritten = false
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !(isFileDated && isSnapshotRewritten), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            let fileDate = try? FileManager.default.attributesOfItem(atPath: entryPath)[.modificationDate] as? Date
+            isFileDated = fileDate.map { abs($0.timeIntervalSince(readDate)) < 1 } ?? false
+            isSnapshotRewritten = (try? Data(contentsOf: Self.snapshotURL(dir))).map { $0 != snapshotBefore } ?? false
+        }
+        #expect(isFileDated, "the read's date reaches the entry file")
+        #expect(isSnapshotRewritten, "a new snapshot is written")
+        cache = nil
+
+        let reopened = try DiskCache(directory: dir.cache, clock: clock)
+        #expect(reopened.indexSource == .snapshot)
+        #expect(reopened.allEntries().map(\.key) == ["key-0", "key-2", "key-1"])
+    }
+
     @Test("Reopened from its snapshot with a smaller limit, the least recently used entries go first")
     func snapshotEvictsInUseOrder() throws {
         let dir = try TemporaryDirectory()
@@ -375,7 +407,7 @@ struct DiskCacheUnindexedReadTests {
         #expect(cache.entry(forKey: "absent") == nil)
         #expect(cache.containsEntry(forKey: "key-1"))
         #expect(!cache.containsEntry(forKey: "absent"))
-        #expect(!cache.state.withLock { $0.isIndexLoadRequested }, "a relaunch's reads and lookups leave the index alone")
+        #expect(!cache.withState { $0.isIndexLoadRequested }, "a relaunch's reads and lookups leave the index alone")
 
         clock.advance()
         cache.store(testPayload(3_000, seed: 9), metadata: sampleMetadata, forKey: "new")

@@ -11,7 +11,7 @@ extension DiskCache {
         queue.async {
             self.deleteSnapshotBeforeChange()
             operation()
-            self.state.withLock { state in
+            self.withState { state in
                 state.queuedFileOperations -= 1
                 self.scheduleSnapshot(in: &state)
             }
@@ -20,7 +20,7 @@ extension DiskCache {
 
     func performWrite(name: DiskCacheEntryName, generation: UInt64, evicting evicted: [Record]) {
         deleteFiles(evicted)
-        let job: (staged: Staged, accessDate: Date)? = state.withLock { state in
+        let job: (staged: Staged, accessDate: Date)? = withState { state in
             guard let staged = state.staged[name], staged.generation == generation else { return nil }
             return (staged, state.index.record(named: name)?.accessDate ?? clock.now)
         }
@@ -37,7 +37,7 @@ extension DiskCache {
                 body = existing
             case .keyMismatch:
                 // A different key owns this file name: leave its entry alone.
-                state.withLock { state in
+                withState { state in
                     if state.staged[name]?.generation == generation { state.staged[name] = nil }
                 }
                 return
@@ -68,7 +68,7 @@ extension DiskCache {
             return
         }
 
-        let evictedAfterWrite: [Record] = state.withLock { state in
+        let evictedAfterWrite: [Record] = withState { state in
             if state.staged[name]?.generation == generation { state.staged[name] = nil }
             let size = header.count + body.count
             guard let record = state.index.record(named: name), record.generation == generation,
@@ -88,7 +88,7 @@ extension DiskCache {
     /// Forgets an entry whose pending write could not complete. `true` if it was still current.
     @discardableResult
     func dropRecord(_ name: DiskCacheEntryName, generation: UInt64) -> Bool {
-        state.withLock { state in
+        withState { state in
             guard state.staged[name]?.generation == generation else { return false }
             state.staged[name] = nil
             state.pendingTouches[name] = nil
@@ -110,7 +110,7 @@ extension DiskCache {
     }
 
     func persistTouches() {
-        let touches: [(DiskCacheEntryName, Date)] = state.withLock { state in
+        let touches: [(DiskCacheEntryName, Date)] = withState { state in
             state.isTouchWriteScheduled = false
             defer { state.pendingTouches.removeAll() }
             return state.pendingTouches.filter { name, _ in

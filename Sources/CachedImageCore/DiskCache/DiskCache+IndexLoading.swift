@@ -22,40 +22,57 @@ extension DiskCache {
     /// and evicts beyond the size limit. On the queue, before any job that needs the index.
     func loadIndex() {
         var failure: Error?
-        let opened: (index: DiskCacheIndex, unusable: [Record], fromSnapshot: Bool)
+        var index: DiskCacheIndex
+        let unusable: [Record]
+        let fromSnapshot: Bool
         do {
             try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
             Self.removeTemporaryFiles(in: temporaryDirectoryPath)
-            opened = try Self.openIndex(directoryPath: directoryPath, snapshotPath: snapshotPath)
+            (index, unusable, fromSnapshot) = try Self.openIndex(directoryPath: directoryPath, snapshotPath: snapshotPath)
         } catch {
             // The directory could be locked but not prepared or listed: run empty (files
             // written from now on are tracked) and say so.
             failure = error as? Error ?? Error(operation: .open, key: nil, path: directoryPath, underlying: error)
-            opened = (DiskCacheIndex(), [], false)
+            (index, unusable, fromSnapshot) = (DiskCacheIndex(), [], false)
         }
-        var evicted: [Record] = []
-        state.withLock { state in
-            var index = opened.index
-            for read in state.readsBeforeLoad where index.record(named: read.name) != nil {
+        // The reads answered from files so far count as uses. Applied before taking the lock
+        // for the install (the index is still this function's own, so nothing is copied and
+        // no read waits for it); the few that come meanwhile are applied under it.
+        var touches: [DiskCacheEntryName: Date] = [:]
+        func touch(_ reads: [(name: DiskCacheEntryName, date: Date)]) {
+            for read in reads where index.record(named: read.name) != nil {
                 index.touch(read.name, at: read.date)
-                state.pendingTouches[read.name] = read.date
+                touches[read.name] = read.date
             }
+        }
+        touch(withState { state in
+            defer { state.readsBeforeLoad = [] }
+            return state.readsBeforeLoad
+        })
+        var evicted: [Record] = []
+        withState { state in
+            touch(state.readsBeforeLoad)
             state.readsBeforeLoad = []
             evicted = index.evict(toFit: sizeLimit)
+            state.nextGeneration = UInt64(index.count + unusable.count + evicted.count + 1)
+            swap(&state.index, &index)
+            if state.pendingTouches.isEmpty {
+                swap(&state.pendingTouches, &touches) // the usual case: nothing is touched before the load
+            } else {
+                state.pendingTouches.merge(touches) { _, new in new }
+            }
             for record in evicted { state.pendingTouches[record.name] = nil }
-            state.nextGeneration = UInt64(index.count + opened.unusable.count + evicted.count + 1)
-            state.index = index
-            state.indexSource = opened.fromSnapshot ? .snapshot : .listing
+            state.indexSource = fromSnapshot ? .snapshot : .listing
             state.isIndexLoaded = true
             if !state.pendingTouches.isEmpty { armTouchTimer(in: &state) }
             // Opened from a listing (write a snapshot so that the next open is fast), or the use
             // order changed. (Timers are armed only when there is something to write: arming
             // them on every open, to spare the first reads, made each open of the benchmark's
             // relaunch loop 45 µs slower while earlier caches' timers were pending.)
-            if !opened.fromSnapshot || !state.pendingTouches.isEmpty { scheduleSnapshot(in: &state) }
+            if !fromSnapshot || !state.pendingTouches.isEmpty { scheduleSnapshot(in: &state) }
         }
         // On the queue already: deleted before any job queued meanwhile (a `flush()` included).
-        let doomed = opened.unusable + evicted
+        let doomed = unusable + evicted
         if !doomed.isEmpty {
             deleteSnapshotBeforeChange()
             deleteFiles(doomed)
@@ -66,14 +83,14 @@ extension DiskCache {
     /// Runs `body` on the state once the index is loaded, loading it if needed. Never called on
     /// the queue before the load: jobs are queued after it.
     func withIndex<T>(_ body: (inout State) -> T) -> T {
-        let loaded: T? = state.withLock { state in
+        let loaded: T? = withState { state in
             if state.isIndexLoaded { return body(&state) }
             requestIndexLoad(in: &state)
             return nil
         }
         if let loaded { return loaded }
         queue.sync {}
-        return state.withLock { body(&$0) }
+        return withState { body(&$0) }
     }
 
     /// The index, from the snapshot when it is intact and matches the directory, else from a
@@ -125,9 +142,9 @@ extension DiskCache {
         case .keyMismatch, .notFound:
             return nil
         case .corrupt:
-            state.withLock { state in
+            withState { state in
                 enqueueFileOperation(in: &state) {
-                    let record: Record? = self.state.withLock { state in
+                    let record: Record? = self.withState { state in
                         // A record whose key is unknown was neither stored nor read since open.
                         guard state.staged[name] == nil, let record = state.index.record(named: name), record.key == nil
                         else { return nil }
@@ -151,13 +168,13 @@ extension DiskCache {
     func armSnapshotTimer(in state: inout State) {
         guard !state.isSnapshotWriteScheduled else { return }
         state.isSnapshotWriteScheduled = true
-        queue.asyncAfter(deadline: .now() + Self.snapshotDelay) { [weak self] in self?.writeSnapshotIfNeeded() }
+        state.timersToStart.insert(.snapshot)
     }
 
     /// Deletes the snapshot before the first change to the directory after it was written, so
     /// that a crash during the change cannot leave a snapshot that no longer matches.
     func deleteSnapshotBeforeChange() {
-        let mayHaveSnapshot = state.withLock { state in
+        let mayHaveSnapshot = withState { state in
             defer { state.mayHaveSnapshotOnDisk = false }
             return state.mayHaveSnapshotOnDisk
         }
@@ -166,7 +183,7 @@ extension DiskCache {
 
     /// Writes the index as a snapshot if it changed and no change to the directory is pending.
     func writeSnapshotIfNeeded() {
-        let records: [Record]? = state.withLock { state in
+        let records: [Record]? = withState { state in
             state.isSnapshotWriteScheduled = false
             // Pending changes reschedule the snapshot when they finish.
             guard state.isIndexLoaded, state.isSnapshotStale, state.queuedFileOperations == 0, state.staged.isEmpty else { return nil }
@@ -178,13 +195,13 @@ extension DiskCache {
             // The snapshot's own directory first: creating it changes the cache directory's stamp.
             try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
             guard let stamp = FileIO.directoryStamp(atPath: directoryPath) else { throw POSIXError(.ENOENT) }
-            state.withLock { $0.mayHaveSnapshotOnDisk = true }
+            withState { $0.mayHaveSnapshotOnDisk = true }
             try FileIO.writeAtomically(
                 Snapshot.encode(records, stamp: stamp), temporaryPath: snapshotTemporaryPath, finalPath: snapshotPath
             )
         } catch {
             // Nothing is lost: the next open lists the directory. Retried after the next change.
-            state.withLock { $0.isSnapshotStale = true }
+            withState { $0.isSnapshotStale = true }
         }
     }
 }

@@ -93,7 +93,8 @@ public final class DiskCache: Sendable {
     /// The serial queue the index loads on and all file mutations run on (internal so tests can
     /// hold it).
     let queue: DispatchQueue
-    let state: Locked<State>
+    /// Everything mutable, behind one lock: reach it through ``withState(_:)``.
+    private let lockedState: Locked<State>
 
     /// How long read access dates are collected before being written as modification dates.
     static let touchPersistenceDelay: DispatchTimeInterval = .seconds(1)
@@ -131,6 +132,10 @@ public final class DiskCache: Sendable {
         /// Whether the index changed since the snapshot on disk was written (or there is none).
         var isSnapshotStale = false
         var isSnapshotWriteScheduled = false
+        /// Timers armed under the lock, started by ``DiskCache/withState(_:)`` once it is
+        /// released: starting one wakes a thread, and readers waiting for the lock would wait
+        /// for that too.
+        var timersToStart: Timers = []
         /// Whether a snapshot file may be on disk: it is deleted before the directory changes.
         var mayHaveSnapshotOnDisk = true
 
@@ -138,6 +143,15 @@ public final class DiskCache: Sendable {
             defer { nextGeneration += 1 }
             return nextGeneration
         }
+    }
+
+    /// The delayed jobs a change can ask for.
+    struct Timers: OptionSet {
+        let rawValue: UInt8
+        /// Writes the pending touches as modification dates.
+        static let touches = Timers(rawValue: 1 << 0)
+        /// Writes the index snapshot if it is stale.
+        static let snapshot = Timers(rawValue: 1 << 1)
     }
 
     struct Staged {
@@ -234,7 +248,7 @@ public final class DiskCache: Sendable {
             self.directoryLock = try DiskCacheDirectoryLock(directoryPath: directoryPath)
         }
 
-        state = Locked(State())
+        lockedState = Locked(State())
     }
 
     // MARK: Reading
@@ -246,7 +260,7 @@ public final class DiskCache: Sendable {
     public func entry(forKey key: String) -> Entry? {
         let name = nameForKey(key)
         let now = clock.now
-        let lookup: Lookup = state.withLock { state in
+        let lookup: Lookup = withState { state in
             guard state.isIndexLoaded else {
                 state.readsBeforeLoad.append((name, now))
                 if state.readsBeforeLoad.count >= Self.readsBeforeLoadLimit { requestIndexLoad(in: &state) }
@@ -283,7 +297,7 @@ public final class DiskCache: Sendable {
 
         switch FileIO.readEntry(atPath: path(for: name), key: key, maximumSize: sizeLimit) {
         case .hit(let body, let metadata, let fileSize):
-            state.withLock { state in
+            withState { state in
                 guard state.index.record(named: name)?.generation == generation else { return }
                 state.index.modify(name) { $0.key = key }
                 state.index.touch(name, at: now)
@@ -295,7 +309,7 @@ public final class DiskCache: Sendable {
             }
             return Entry(key: key, data: body, metadata: metadataOverride ?? metadata)
         case .keyMismatch(let fileSize):
-            state.withLock { state in
+            withState { state in
                 guard state.index.record(named: name)?.generation == generation, state.staged[name] == nil else { return }
                 correctSize(of: name, to: fileSize, in: &state)
             }
@@ -314,7 +328,7 @@ public final class DiskCache: Sendable {
     /// an entry that then turns out to be corrupt (a later read misses).
     public func containsEntry(forKey key: String) -> Bool {
         let name = nameForKey(key)
-        let indexed: Bool? = state.withLock { state in
+        let indexed: Bool? = withState { state in
             guard state.isIndexLoaded else { return nil }
             guard let record = state.index.record(named: name) else { return false }
             return record.key == nil || record.key == key
@@ -434,7 +448,7 @@ public final class DiskCache: Sendable {
             current = nil
         }
         guard current == entry else { return false }
-        return state.withLock { state in
+        return withState { state in
             guard state.index.record(named: name)?.generation == stored.generation else { return false }
             updateMetadataLocked(metadata, key: key, name: name, in: &state)
             return true
@@ -494,7 +508,7 @@ public final class DiskCache: Sendable {
     /// `AppLifecycleObserver` does, for every pipeline its views use), or in tests. Must not be
     /// called from the `errorHandler`.
     public func flush() {
-        state.withLock { requestIndexLoad(in: &$0) }
+        withState { requestIndexLoad(in: &$0) }
         queue.sync {
             persistTouches()
             writeSnapshotIfNeeded()
@@ -544,14 +558,30 @@ public final class DiskCache: Sendable {
     func armTouchTimer(in state: inout State) {
         guard !state.isTouchWriteScheduled else { return }
         state.isTouchWriteScheduled = true
+        state.timersToStart.insert(.touches)
+    }
+
+    /// Runs `body` on the state under its lock, then starts the timers it armed.
+    func withState<T>(_ body: (inout State) -> T) -> T {
+        let (result, timers) = lockedState.withLock { state in
+            let result = body(&state)
+            defer { state.timersToStart = [] }
+            return (result, state.timersToStart)
+        }
         // Weak: a cache nobody uses any more is released at once (and with it the directory lock).
-        queue.asyncAfter(deadline: .now() + Self.touchPersistenceDelay) { [weak self] in self?.persistTouches() }
+        if timers.contains(.touches) {
+            queue.asyncAfter(deadline: .now() + Self.touchPersistenceDelay) { [weak self] in self?.persistTouches() }
+        }
+        if timers.contains(.snapshot) {
+            queue.asyncAfter(deadline: .now() + Self.snapshotDelay) { [weak self] in self?.writeSnapshotIfNeeded() }
+        }
+        return result
     }
 
     /// Drops a record after its file turned out to be missing or corrupt, unless it was
     /// replaced meanwhile. The deletion is queued behind any write already in flight.
     func forget(_ name: DiskCacheEntryName, generation: UInt64, deletingFile: Bool) {
-        state.withLock { state in
+        withState { state in
             guard state.staged[name] == nil,
                   state.index.record(named: name)?.generation == generation,
                   let record = state.index.remove(name)
