@@ -565,8 +565,9 @@ public final class DiskCache: Sendable {
     func withState<T>(_ body: (inout State) -> T) -> T {
         let (result, timers) = lockedState.withLock { state in
             let result = body(&state)
-            defer { state.timersToStart = [] }
-            return (result, state.timersToStart)
+            let timers = state.timersToStart
+            state.timersToStart = []
+            return (result, timers)
         }
         // Weak: a cache nobody uses any more is released at once (and with it the directory lock).
         if timers.contains(.touches) {
