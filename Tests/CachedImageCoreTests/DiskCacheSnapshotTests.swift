@@ -12,6 +12,11 @@ private func testPayload(_ count: Int, seed: UInt8) -> Data {
     Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ Int(seed)) })
 }
 
+/// The sum of the entry files' sizes, as the cache must count them.
+private func sizeOfEntryFiles(_ dir: TemporaryDirectory) throws -> Int {
+    try entryFiles(in: dir.cache).reduce(0) { $0 + (try fileSize($1)) }
+}
+
 /// The index snapshot: a cache opens from it only while it matches the directory, and from a
 /// listing otherwise, without ever losing track of a file or going over its size limit.
 @Suite("DiskCache index snapshot")
@@ -29,11 +34,6 @@ struct DiskCacheSnapshotTests {
         }
         cache.flush()
         return cache
-    }
-
-    /// The sum of the entry files' sizes, as the cache must count them.
-    private static func sizeOfEntryFiles(_ dir: TemporaryDirectory) throws -> Int {
-        try entryFiles(in: dir.cache).reduce(0) { $0 + (try fileSize($1)) }
     }
 
     /// The directory's modification time, to the nanosecond.
@@ -70,7 +70,7 @@ struct DiskCacheSnapshotTests {
         #expect(reopened.allEntries().map(\.key) == expectedOrder)
         #expect(expectedOrder.first == "key-1")
         #expect(reopened.totalSize == expectedSize)
-        #expect(reopened.totalSize == (try Self.sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
         for index in 0..<5 {
             #expect(reopened.entry(forKey: "key-\(index)")?.data == testPayload(1_000 + index, seed: UInt8(index)))
         }
@@ -121,12 +121,12 @@ struct DiskCacheSnapshotTests {
         cache = nil
 
         // Room for about two entries: key-1 and key-2 (least recently used) must go, key-0 stays.
-        let limit = try Self.sizeOfEntryFiles(dir) / 2 + 10
+        let limit = try sizeOfEntryFiles(dir) / 2 + 10
         let reopened = try DiskCache(directory: dir.cache, sizeLimit: limit, clock: clock)
         #expect(reopened.indexSource == .snapshot)
         reopened.flush()
         #expect(reopened.totalSize <= limit)
-        #expect(reopened.totalSize == (try Self.sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
         #expect(reopened.entry(forKey: "key-0") != nil)
         #expect(reopened.entry(forKey: "key-3") != nil)
         #expect(reopened.entry(forKey: "key-1") == nil)
@@ -145,7 +145,7 @@ struct DiskCacheSnapshotTests {
         var reopened: DiskCache? = try DiskCache(directory: dir.cache, clock: clock)
         #expect(reopened?.indexSource == .listing)
         #expect(reopened?.entryCount == 3)
-        #expect(reopened?.totalSize == (try Self.sizeOfEntryFiles(dir)))
+        #expect(reopened?.totalSize == (try sizeOfEntryFiles(dir)))
         reopened?.flush()
         reopened = nil
         #expect(try DiskCache(directory: dir.cache, clock: clock).indexSource == .snapshot)
@@ -169,7 +169,7 @@ struct DiskCacheSnapshotTests {
         #expect(reopened.entryCount == 3)
         #expect(reopened.entry(forKey: "added-later")?.data == testPayload(5_000, seed: 9))
         #expect(reopened.entry(forKey: "key-0") == nil)
-        #expect(reopened.totalSize == (try Self.sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
     }
 
     @Test("Files added behind the snapshot are found and counted against the size limit")
@@ -188,14 +188,14 @@ struct DiskCacheSnapshotTests {
         _ = try Self.filledCache(dir, count: 3, clock: clock)
         try FileManager.default.copyItem(at: entryFile(for: "copied-in", in: other.cache), to: entryFile(for: "copied-in", in: dir.cache))
 
-        let total = try Self.sizeOfEntryFiles(dir)
+        let total = try sizeOfEntryFiles(dir)
         let reopened = try DiskCache(directory: dir.cache, sizeLimit: total - 1, clock: clock)
         #expect(reopened.indexSource == .listing)
         reopened.flush()
         // The copied file is counted: the limit forces an eviction, and the accounting matches.
         #expect(reopened.entryCount == 3)
         #expect(reopened.totalSize <= total - 1)
-        #expect(reopened.totalSize == (try Self.sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
     }
 
     @Test("Files removed behind the snapshot are not counted")
@@ -209,7 +209,7 @@ struct DiskCacheSnapshotTests {
         let reopened = try DiskCache(directory: dir.cache, clock: clock)
         #expect(reopened.indexSource == .listing)
         #expect(reopened.entryCount == 2)
-        #expect(reopened.totalSize == (try Self.sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
         #expect(!reopened.containsEntry(forKey: "key-1"))
     }
 
@@ -230,7 +230,7 @@ struct DiskCacheSnapshotTests {
         #expect(reopened.entry(forKey: "key-2") == nil)
         #expect(reopened.entry(forKey: "key-0")?.data == testPayload(1_000, seed: 0))
         #expect(reopened.entryCount == 2)
-        #expect(reopened.totalSize == (try Self.sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
     }
 
     @Test("A file replaced in place behind the snapshot is counted at its real size once read")
@@ -251,7 +251,7 @@ struct DiskCacheSnapshotTests {
         let reopened = try DiskCache(directory: dir.cache, clock: clock)
         #expect(reopened.indexSource == .snapshot)
         #expect(reopened.entry(forKey: "key-1") == nil, "another key's file is a miss")
-        #expect(reopened.totalSize == (try Self.sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
     }
 
     @Test("A corrupt or truncated snapshot is not trusted", arguments: ["flipped byte", "truncated", "garbage"])
@@ -271,7 +271,7 @@ struct DiskCacheSnapshotTests {
         let reopened = try DiskCache(directory: dir.cache, clock: clock)
         #expect(reopened.indexSource == .listing)
         #expect(reopened.entryCount == 3)
-        #expect(reopened.totalSize == (try Self.sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
     }
 
     @Test("Once a change reaches the directory, no snapshot that misses it is left on disk")
@@ -295,7 +295,7 @@ struct DiskCacheSnapshotTests {
         #expect(reopened.entry(forKey: "new")?.data == testPayload(2_000, seed: 7))
         #expect(reopened.entry(forKey: "key-0") == nil)
         #expect(reopened.entryCount == 3)
-        #expect(reopened.totalSize == (try Self.sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
     }
 
     @Test("The snapshot round-trips its records and refuses another directory's stamp")
@@ -366,7 +366,7 @@ struct DiskCacheUnindexedReadTests {
         cache.flush()
         #expect(cache.entryCount == 1, "the corrupt entry is dropped once the index is loaded")
         #expect(!FileManager.default.fileExists(atPath: entryFile(for: "damaged", in: dir.cache).path))
-        #expect(cache.totalSize == (try entryFiles(in: dir.cache).reduce(0) { $0 + (try fileSize($1)) }))
+        #expect(cache.totalSize == (try sizeOfEntryFiles(dir)))
     }
 
     @Test("A read before the index loads counts as a use: that entry outlives older ones when the limit is lowered")
@@ -413,7 +413,7 @@ struct DiskCacheUnindexedReadTests {
         cache.store(testPayload(3_000, seed: 9), metadata: sampleMetadata, forKey: "new")
         #expect(cache.allEntries().map(\.key) == ["new", "key-0", "key-2", "key-1"])
         cache.flush()
-        #expect(cache.totalSize == (try entryFiles(in: dir.cache).reduce(0) { $0 + (try fileSize($1)) }))
+        #expect(cache.totalSize == (try sizeOfEntryFiles(dir)))
     }
 
     @Test("A session that only reads loads the index after a few screens: a lowered size limit shrinks the disk without a write")

@@ -56,11 +56,9 @@ extension DiskCache {
             evicted = index.evict(toFit: sizeLimit)
             state.nextGeneration = UInt64(index.count + unusable.count + evicted.count + 1)
             swap(&state.index, &index)
-            if state.pendingTouches.isEmpty {
-                swap(&state.pendingTouches, &touches) // the usual case: nothing is touched before the load
-            } else {
-                state.pendingTouches.merge(touches) { _, new in new }
-            }
+            // Only indexed reads record touches, so there are none yet: take the load's own.
+            assert(state.pendingTouches.isEmpty, "touches recorded before the index loaded")
+            swap(&state.pendingTouches, &touches)
             for record in evicted { state.pendingTouches[record.name] = nil }
             state.indexSource = fromSnapshot ? .snapshot : .listing
             state.isIndexLoaded = true
