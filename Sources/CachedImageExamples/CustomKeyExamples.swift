@@ -5,7 +5,7 @@ import Foundation
 /// Your own images under your own keys, and Low Data Mode: engine-level examples (they compile
 /// on every platform).
 public enum CustomKeyExamples {
-    /// Keeps a photo the user picked under the user's own key: in memory now, on disk across
+    /// Keeps a photo the user picked under the user's own key: readable at once, on disk across
     /// launches, validated like a download.
     public static func saveAvatar(_ jpegData: Data, userID: String, pipeline: ImagePipeline = .shared) throws {
         try pipeline.storeImageData(jpegData, forKey: "avatar-\(userID)")

@@ -3,7 +3,7 @@ import ArgumentParser
 /// `cachedimage`: the demo that compares CachedImage with the naive ways of loading remote
 /// images, and tools for a real cache directory.
 ///
-/// The executable target only calls `await CachedImageCommand.main()`; tests parse and run the
+/// The executable target only calls ``runFromCommandLine()``; tests parse and run the
 /// subcommands directly.
 @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
 public struct CachedImageCommand: AsyncParsableCommand {

@@ -8,8 +8,9 @@ struct StatsCommand: ParsableCommand {
         abstract: "Show a cache directory's entries, size, oldest and newest, stale count and content types.",
         discussion: """
         Reads each entry's header (not its bytes); evicts nothing. An entry is stale when it is \
-        older than the lifetime the server gave it (Cache-Control max-age, Expires), or than 7 \
-        days when the server said nothing; the pipeline revalidates or downloads it again on its \
+        older than the lifetime the server gave it (Cache-Control max-age, Expires), or, when the \
+        server said nothing, than 10% of the time since its Last-Modified date, at most one day; \
+        the pipeline revalidates or downloads it again on its \
         next use.
         """
     )

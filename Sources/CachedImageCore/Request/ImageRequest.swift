@@ -156,8 +156,9 @@ extension ImageRequest {
         /// Skip the memory and disk caches and download again; the result still refreshes them.
         public static let reloadIgnoringCachedData = Options(rawValue: 1 << 0)
 
-        /// Offline: serve cached bytes even when stale and never touch the network; a miss fails
-        /// with ``ImagePipeline/Error/notCached(_:)``.
+        /// Offline: serve cached bytes even when stale and never touch the network; a miss, or a
+        /// stale entry the server marked `must-revalidate` or `no-cache`, fails with
+        /// ``ImagePipeline/Error/notCached(_:)``.
         public static let returnCacheDataDontLoad = Options(rawValue: 1 << 1)
 
         /// Neither read nor write the memory cache of decoded images.
