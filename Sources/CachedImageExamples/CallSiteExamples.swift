@@ -54,6 +54,9 @@ public struct CallSiteExamples: View {
                 image.resizable().scaledToFit()
             }
 
+            // A request alone: the image as loaded, decoded at display size.
+            CachedAsyncImage(request: ImageRequest(url: url, targetSize: PixelSize(width: 600, height: 600)))
+
             // A request with content and placeholder.
             CachedAsyncImage(request: ImageRequest(url: url)) { image in
                 image.resizable()

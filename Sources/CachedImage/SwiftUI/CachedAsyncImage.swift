@@ -79,6 +79,18 @@ public struct CachedAsyncImage<Content: View>: View {
         self.init(request: ImageRequest(url: url), scale: scale, transaction: transaction, content: content)
     }
 
+    /// Like ``init(url:scale:)``, for an ``ImageRequest``: the image as loaded, with a neutral
+    /// placeholder until then (and on failure).
+    ///
+    /// ```swift
+    /// CachedAsyncImage(request: ImageRequest(url: url, targetSize: PixelSize(width: 600, height: 600)))
+    /// ```
+    public init(request: ImageRequest, scale: CGFloat = 1) where Content == Image {
+        self.init(request: request, scale: scale, transaction: Transaction(), showsDefaultPlaceholder: true) { phase in
+            phase.image ?? Image(systemName: "photo")
+        }
+    }
+
     // MARK: Image only, with a default placeholder
 
     /// Shows `content` with the loaded image and a neutral placeholder until then (and on
