@@ -35,9 +35,9 @@ import Foundation
 /// One directory is used by one `DiskCache` at a time. In a process, ``shared(directory:sizeLimit:clock:errorHandler:)``
 /// (what every ``ImagePipeline`` uses) hands out the same instance for the same directory;
 /// across processes (an app and its extensions sharing a directory), an advisory lock on the
-/// directory lets the first process in, and a second one fails to open with a
-/// ``DiskCache/Error`` whose operation is `.open` (a pipeline then runs without a disk cache and
-/// reports it in ``ImagePipeline/diskCacheOpenError``).
+/// directory lets the first process in, and a second one fails to open (after retrying for
+/// about 130 ms) with a ``DiskCache/Error`` whose operation is `.open` (a pipeline then runs
+/// without a disk cache and reports it in ``ImagePipeline/diskCacheOpenError``).
 public final class DiskCache: Sendable {
     /// A cached response: the original bytes and what was known about them.
     public struct Entry: Sendable, Hashable {

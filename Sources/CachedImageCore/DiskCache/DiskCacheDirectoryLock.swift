@@ -21,33 +21,69 @@ final class DiskCacheDirectoryLock: Sendable {
     /// Takes the lock for `directoryPath`, or throws a ``DiskCache/Error`` (`.open`) when
     /// another process holds it.
     ///
+    /// A refused lock is tried again for about 130 ms before giving up. The holder may be this
+    /// process's own earlier descriptor, still open in a child that was forked (by
+    /// `posix_spawn`, `Process`, `fork`) while it was and has not reached `exec` yet; that child
+    /// releases it within a moment. So a cache reopened while the app spawns a process opens;
+    /// a directory that another process really holds fails a little later than it would.
+    ///
     /// - Parameter descriptor: The directory, already open (``DiskCache/shared(directory:sizeLimit:clock:errorHandler:)``
     ///   opens it to learn its identity); the lock takes it over and closes it when done.
     init(directoryPath: String, descriptor: Int32? = nil) throws {
         let path = directoryPath
         self.path = path
-        try Self.held.withLock { held in
-            if let current = held[path] {
-                if let descriptor {
-                    close(descriptor)
-                } else if DiskCacheFileIO.directoryStamp(atPath: path) == nil {
-                    // Another instance in this process holds it: the directory must still be there.
-                    throw DiskCache.Error(operation: .open, key: nil, path: path, underlying: POSIXError(.ENOENT))
-                }
-                held[path] = (current.descriptor, current.holders + 1)
-                return
+        var descriptor = descriptor
+        var retryDelay: useconds_t = 250
+        while true {
+            let attempt = try Self.held.withLock { held in
+                try Self.acquire(path, descriptor: &descriptor, held: &held)
             }
-            let descriptor = descriptor ?? DiskCacheFileIO.openDirectory(atPath: path)
-            guard descriptor >= 0 else {
-                throw DiskCache.Error(operation: .open, key: nil, path: path, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
+            guard case .refused(let errorNumber) = attempt else { return }
+            guard retryDelay <= Self.maximumRetryDelay else {
+                if let descriptor { close(descriptor) }
+                throw DiskCache.Error(operation: .open, key: nil, path: path, underlying: DiskCacheDirectoryLock.Busy(errorNumber: errorNumber))
             }
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-                let code = errno
-                close(descriptor)
-                throw DiskCache.Error(operation: .open, key: nil, path: path, underlying: DiskCacheDirectoryLock.Busy(errorNumber: code))
-            }
-            held[path] = (descriptor, 1)
+            usleep(retryDelay)
+            retryDelay *= 2
         }
+    }
+
+    /// The longest pause between two attempts; the pauses double from 0.25 ms up to it.
+    private static let maximumRetryDelay: useconds_t = 64_000
+
+    private enum Attempt {
+        /// This process holds the directory now: another instance did, or the `flock` succeeded.
+        case acquired
+        /// The `flock` was refused with this `errno`; the directory stays open for the next attempt.
+        case refused(Int32)
+    }
+
+    /// One attempt, under the table's lock.
+    private static func acquire(
+        _ path: String,
+        descriptor: inout Int32?,
+        held: inout [String: (descriptor: Int32, holders: Int)]
+    ) throws -> Attempt {
+        if let current = held[path] {
+            if let open = descriptor {
+                close(open)
+                descriptor = nil
+            } else if DiskCacheFileIO.directoryStamp(atPath: path) == nil {
+                // Another instance in this process holds it: the directory must still be there.
+                throw DiskCache.Error(operation: .open, key: nil, path: path, underlying: POSIXError(.ENOENT))
+            }
+            held[path] = (current.descriptor, current.holders + 1)
+            return .acquired
+        }
+        let open = descriptor ?? DiskCacheFileIO.openDirectory(atPath: path)
+        guard open >= 0 else {
+            throw DiskCache.Error(operation: .open, key: nil, path: path, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
+        }
+        descriptor = open
+        guard flock(open, LOCK_EX | LOCK_NB) == 0 else { return .refused(errno) }
+        held[path] = (open, 1)
+        descriptor = nil
+        return .acquired
     }
 
     deinit {

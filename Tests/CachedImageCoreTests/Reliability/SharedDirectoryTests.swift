@@ -19,6 +19,43 @@ struct SharedDirectoryTests {
         }
     }
 
+    @Test("a cache reopened while this process spawns children opens: a child that has not reached exec yet does not count as another process")
+    func reopensWhileSpawningChildren() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("CachedImageSpawn-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Each child is forked while the directory's descriptor is open, and holds a copy of it
+        // (and so the lock) until it reaches exec. Without retrying, about 1 open in 100 failed.
+        let spawned = Locked(0)
+        let stop = Locked(false)
+        let spawner = Thread {
+            while !stop.withLock({ $0 }) {
+                let child = Process()
+                child.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                child.arguments = ["true"]
+                guard (try? child.run()) != nil else { break }
+                child.waitUntilExit()
+                spawned.withLock { $0 += 1 }
+            }
+        }
+        spawner.start()
+        defer { stop.withLock { $0 = true } }
+        var opens = 0
+        var failures: [String] = []
+        let deadline = Date().addingTimeInterval(30)
+        // Each open releases the previous cache (and its lock) first.
+        while spawned.withLock({ $0 }) < 100 || opens < 2_000, Date() < deadline {
+            do {
+                _ = try DiskCache.shared(directory: directory)
+            } catch {
+                failures.append("\(error)")
+            }
+            opens += 1
+        }
+        #expect(spawned.withLock { $0 } >= 100, "the children must overlap the opens for this test to mean anything")
+        let failed = failures.count
+        #expect(failed == 0, "\(failed) of \(opens) opens failed: \(failures.first ?? "")")
+    }
+
     @Test("another process holding the directory keeps this one out with a typed error; the pipeline runs without a disk cache")
     func anotherProcessIsKeptOut() async throws {
         let writer = try #require(CrashSafetyTests.writerURL(), "cachedimage-crash-writer was not built next to the tests")
