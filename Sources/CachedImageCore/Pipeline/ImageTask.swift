@@ -58,12 +58,13 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
 
     /// Changes the priority of this task; shared work runs at the highest priority of its tasks.
     public func setPriority(_ priority: ImageRequest.Priority) {
-        let subscription = state.withLock { state -> ImageJobs.Subscription? in
-            guard state.priority != priority else { return nil }
+        // Passed on under the task's lock, so that two changes racing on two threads reach the
+        // shared job in the order they were made (nothing the job calls comes back to the task).
+        state.withLock { state in
+            guard state.priority != priority else { return }
             state.priority = priority
-            return state.subscription
+            state.subscription?.setPriority(priority)
         }
-        subscription?.setPriority(priority)
     }
 
     /// Cancels this task: ``response`` throws `CancellationError`. Shared work continues while
@@ -85,11 +86,10 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
     /// Connects priority changes to the shared job this task subscribed to at `initial`,
     /// replaying a change made before the subscription existed.
     func bind(to subscription: ImageJobs.Subscription, subscribedAt initial: ImageRequest.Priority) {
-        let current = state.withLock { state -> ImageRequest.Priority in
+        state.withLock { state in
             state.subscription = subscription
-            return state.priority
+            if state.priority != initial { subscription.setPriority(state.priority) }
         }
-        if current != initial { subscription.setPriority(current) }
     }
 
     public static func == (lhs: ImageTask, rhs: ImageTask) -> Bool { lhs === rhs }

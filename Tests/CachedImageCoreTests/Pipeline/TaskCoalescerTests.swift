@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import CachedImageCore
 
@@ -110,6 +111,43 @@ struct TaskCoalescerTests {
         #expect(observed.values == [.high, .veryHigh, .high, .veryLow])
         gate.open()
         #expect(try await low.value() == ImageRequest.Priority.veryLow.rawValue)
+    }
+
+    @Test("two raises racing on two threads reach the work in order: the last priority it sees is the job's")
+    func racingPriorityChangesArriveInOrder() async throws {
+        let coalescer = TaskCoalescer<String, Int>()
+        let observed = Recorder<ImageRequest.Priority>()
+        let registered = Gate()
+        let finish = Gate()
+        // The observer call for .normal stops until the test lets it go: thread A, preempted
+        // between raising the job and telling the work.
+        let enteredNormal = DispatchSemaphore(value: 0)
+        let releaseNormal = DispatchSemaphore(value: 0)
+        let owner = coalescer.subscribe(to: "a", priority: .low) { context in
+            context.onPriorityChange(after: context.priority) { priority in
+                if priority == .normal {
+                    enteredNormal.signal()
+                    releaseNormal.wait()
+                }
+                observed.append(priority)
+            }
+            registered.open()
+            await finish.wait()
+            return context.priority.rawValue
+        }
+        await registered.wait()
+        let threadADone = DispatchSemaphore(value: 0)
+        Thread {
+            _ = coalescer.subscribe(to: "a", priority: .normal)
+            threadADone.signal()
+        }.start()
+        enteredNormal.wait()
+        _ = coalescer.subscribe(to: "a", priority: .high) // thread B, while A is stopped
+        releaseNormal.signal()
+        threadADone.wait()
+        #expect(observed.values.last == .high, "the work runs at \(observed.values.last.map { "\($0)" } ?? "nothing"), the job at high")
+        finish.open()
+        #expect(try await owner.value() == ImageRequest.Priority.high.rawValue)
     }
 
     @Test("progress reaches every subscriber")

@@ -7,7 +7,9 @@ import Foundation
 ///
 /// One lock guards the registry and every job's state, so joining a job and the last subscriber
 /// leaving it can never interleave badly. Callbacks (priority observers, continuations) always
-/// run outside the lock.
+/// run outside the lock. Priority observers are called by one thread at a time per job, with
+/// the priority current when they are called, so the last call always carries the job's
+/// latest priority (two changes racing on two threads never deliver out of order).
 final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     typealias Priority = ImageRequest.Priority
     typealias ProgressHandler = @Sendable (_ received: Int64, _ expected: Int64?) -> Void
@@ -40,8 +42,8 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
     /// no suspension, such as a disk hit) or hand it to a task with ``Subscription/start(_:)``.
     /// Other callers asking for the same key meanwhile join it.
     func subscribe(to key: Key, priority: Priority, progress: ProgressHandler? = nil) -> Subscription {
-        var observers: [@Sendable (Priority) -> Void] = []
         var isNew = false
+        var isRaised = false
         let (job, id): (Job, Int) = lock.withLock {
             let job: Job
             if let existing = jobs[key] {
@@ -56,11 +58,11 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
             job.subscribers[id] = Subscriber(priority: priority, progress: progress)
             if !isNew, priority > job.priority {
                 job.priority = priority
-                observers = job.priorityObservers
+                isRaised = true
             }
             return (job, id)
         }
-        for observer in observers { observer(priority) }
+        if isRaised { deliverPriority(of: job) }
         return Subscription(coalescer: self, job: job, id: id, isCoalesced: !isNew)
     }
 
@@ -101,8 +103,7 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
     fileprivate func unsubscribe(_ job: Job, id: Int) {
         var continuation: CheckedContinuation<Value, any Error>?
         var taskToCancel: Task<Void, Never>?
-        var observers: [@Sendable (Priority) -> Void] = []
-        var newPriority = Priority.veryLow
+        var isChanged = false
         lock.withLock {
             guard job.subscribers.removeValue(forKey: id) != nil else { return }
             continuation = job.continuations.removeValue(forKey: id)
@@ -113,29 +114,53 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
                 if jobs[job.key] === job { jobs[job.key] = nil }
             } else if let highest = job.subscribers.values.map(\.priority).max(), highest != job.priority {
                 job.priority = highest
-                newPriority = highest
-                observers = job.priorityObservers
+                isChanged = true
             }
         }
         continuation?.resume(throwing: CancellationError())
         taskToCancel?.cancel()
-        for observer in observers { observer(newPriority) }
+        if isChanged { deliverPriority(of: job) }
     }
 
     fileprivate func setPriority(_ priority: Priority, of job: Job, id: Int) {
-        var observers: [@Sendable (Priority) -> Void] = []
-        var newPriority = priority
-        lock.withLock {
-            guard job.result == nil, job.subscribers[id] != nil else { return }
+        let isChanged = lock.withLock {
+            guard job.result == nil, job.subscribers[id] != nil else { return false }
             job.subscribers[id]?.priority = priority
             let highest = job.subscribers.values.map(\.priority).max() ?? priority
-            if highest != job.priority {
-                job.priority = highest
-                newPriority = highest
-                observers = job.priorityObservers
-            }
+            guard highest != job.priority else { return false }
+            job.priority = highest
+            return true
         }
-        for observer in observers { observer(newPriority) }
+        if isChanged { deliverPriority(of: job) }
+    }
+
+    /// Calls the job's priority observers with its current priority, outside the lock. One
+    /// thread delivers at a time: a change made meanwhile (on another thread, or by an observer)
+    /// only asks it for one more round, which reads the priority again. So observers never get
+    /// an older priority after a newer one, and no caller blocks on another's callbacks.
+    fileprivate func deliverPriority(of job: Job) {
+        let isDeliverer = lock.withLock {
+            guard !job.isDeliveringPriority else {
+                job.needsPriorityRedelivery = true
+                return false
+            }
+            job.isDeliveringPriority = true
+            return true
+        }
+        guard isDeliverer else { return }
+        while true {
+            let (priority, observers) = lock.withLock {
+                job.needsPriorityRedelivery = false
+                return (job.priority, job.priorityObservers)
+            }
+            for observer in observers { observer(priority) }
+            let isDone = lock.withLock {
+                guard !job.needsPriorityRedelivery else { return false }
+                job.isDeliveringPriority = false
+                return true
+            }
+            if isDone { return }
+        }
     }
 
     // MARK: Job operations
@@ -244,7 +269,7 @@ extension TaskCoalescer {
         ///   `observer` at once, so none is lost.
         func onPriorityChange(after initial: Priority, _ observer: @escaping @Sendable (Priority) -> Void) {
             let current = coalescer.addPriorityObserver(observer, to: job)
-            if let current, current != initial { observer(current) }
+            if let current, current != initial { coalescer.deliverPriority(of: job) }
         }
 
         /// Forwards download progress to every subscriber.
@@ -267,6 +292,10 @@ extension TaskCoalescer {
         var continuations: [Int: CheckedContinuation<Value, any Error>] = [:]
         var nextSubscriberID = 0
         var priorityObservers: [@Sendable (Priority) -> Void] = []
+        /// Whether a thread is calling the priority observers (``TaskCoalescer/deliverPriority(of:)``).
+        var isDeliveringPriority = false
+        /// Whether the priority changed while they were being called: one more round is due.
+        var needsPriorityRedelivery = false
         var task: Task<Void, Never>?
         var isCancelled = false
         var result: Result<Value, any Error>?
