@@ -102,6 +102,75 @@ struct DiskCacheTests {
         #expect(try DiskCache(directory: dir.cache).entry(forKey: "pending")?.data == bytes(5_000))
     }
 
+    // MARK: - Reads racing writes
+
+    /// A cache whose entry reads call `around` (once armed) with the real read, so that a test
+    /// can change the cache before or after the file is read.
+    private static func cacheWithReadHook(_ dir: TemporaryDirectory) throws -> (DiskCache, Locked<((() -> DiskCacheFileIO.ReadResult) -> DiskCacheFileIO.ReadResult)?>) {
+        let around = Locked<((() -> DiskCacheFileIO.ReadResult) -> DiskCacheFileIO.ReadResult)?>(nil)
+        let cache = try DiskCache(
+            directory: dir.cache, sizeLimit: DiskCache.defaultSizeLimit, clock: SystemClock(), errorHandler: nil,
+            nameForKey: { KeyHasher.name(for: $0) },
+            readEntryFile: { path, key, maximumSize in
+                let read = { DiskCacheFileIO.readEntry(atPath: path, key: key, maximumSize: maximumSize) }
+                guard let hook = around.withLock({ hook in defer { hook = nil }; return hook }) else { return read() }
+                return hook(read)
+            }
+        )
+        return (cache, around)
+    }
+
+    @Test("A read that a new store overtakes returns that version's bytes with its own metadata, not the older pending update's")
+    func readOvertakenByStoreKeepsBytesAndMetadataTogether() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let (cache, around) = try Self.cacheWithReadHook(dir)
+        let key = "https://example.com/a.png"
+        cache.store(bytes(1_000, seed: 1), metadata: sampleMetadata, forKey: key)
+        cache.flush()
+        cache.queue.suspend()
+        // A 304 confirmed version 1 for a year: its metadata update is pending.
+        var confirmed = sampleMetadata
+        confirmed.freshnessLifetime = 365 * 86_400
+        cache.updateMetadata(confirmed, forKey: key)
+        // Between the read's lookup and its file read, version 2 is stored and written.
+        let version2 = CachedResponseMetadata(etag: "\"v2\"", storedAt: Date(timeIntervalSince1970: 2), freshnessLifetime: 0)
+        around.withLock { $0 = { read in
+            cache.store(bytes(1_000, seed: 2), metadata: version2, forKey: key)
+            cache.queue.resume()
+            cache.queue.sync {}
+            return read()
+        } }
+        let entry = try #require(cache.entry(forKey: key))
+        #expect(entry.data == bytes(1_000, seed: 2))
+        #expect(entry.metadata == version2, "version 2's bytes must not be served as fresh for a year")
+    }
+
+    @Test("A read that a metadata rewrite overtakes leaves the index counting the rewritten file's size")
+    func readOvertakenByRewriteKeepsTheNewSize() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let (cache, around) = try Self.cacheWithReadHook(dir)
+        let key = "https://example.com/b.png"
+        cache.store(bytes(1_000), metadata: bareMetadata, forKey: key)
+        cache.flush()
+        cache.queue.suspend()
+        // A longer header: the rewritten file is larger than the one the read opens.
+        var longer = bareMetadata
+        longer.etag = "\"" + String(repeating: "e", count: 500) + "\""
+        cache.updateMetadata(longer, forKey: key)
+        // The read gets the old file; the rewrite lands before the read's bookkeeping.
+        around.withLock { $0 = { read in
+            let result = read()
+            cache.queue.resume()
+            cache.queue.sync {}
+            return result
+        } }
+        #expect(cache.entry(forKey: key)?.metadata == longer)
+        cache.flush()
+        #expect(cache.totalSize == (try fileSize(entryFile(for: key, in: dir.cache))))
+    }
+
     // MARK: - Size limit and LRU
 
     @Test("The sweep evicts the least recently read entry first")

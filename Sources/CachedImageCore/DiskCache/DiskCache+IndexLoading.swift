@@ -134,7 +134,7 @@ extension DiskCache {
     /// Reads an entry while the index is loading. A corrupt file is deleted once the index is
     /// loaded, if it is still the file that was found at open.
     func readUnindexed(_ name: DiskCacheEntryName, key: String) -> Entry? {
-        switch FileIO.readEntry(atPath: path(for: name), key: key, maximumSize: sizeLimit) {
+        switch readEntryFile(path(for: name), key, sizeLimit) {
         case .hit(let body, let metadata, _):
             return Entry(key: key, data: body, metadata: metadata)
         case .keyMismatch, .notFound:

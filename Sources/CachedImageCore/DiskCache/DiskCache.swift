@@ -86,6 +86,9 @@ public final class DiskCache: Sendable {
     /// The directory's advisory lock, held while this instance lives.
     let directoryLock: DiskCacheDirectoryLock
     let nameForKey: @Sendable (String) -> DiskCacheEntryName
+    /// Reads and verifies an entry file (``DiskCacheFileIO/readEntry(atPath:key:maximumSize:)``;
+    /// tests wrap it to change the cache between a read's steps).
+    let readEntryFile: @Sendable (_ path: String, _ key: String, _ maximumSize: Int) -> FileIO.ReadResult
     /// Where the index came from when the cache opened (for tests and benchmarks).
     @_spi(Benchmarks) public var indexSource: IndexSource {
         withIndex { $0.indexSource }
@@ -215,7 +218,7 @@ public final class DiskCache: Sendable {
 
     /// The designated initializer, for a standardized `directory` (`URL.standardizedFileURL`)
     /// whose `path` the caller may already have; `nameForKey` lets tests force hash collisions,
-    /// and `queue` lets them hold the index load.
+    /// `queue` lets them hold the index load, and `readEntryFile` lets them act during a read.
     init(
         directory: URL,
         path: String? = nil,
@@ -224,7 +227,8 @@ public final class DiskCache: Sendable {
         clock: any CacheClock,
         errorHandler: (@Sendable (DiskCache.Error) -> Void)?,
         nameForKey: @escaping @Sendable (String) -> DiskCacheEntryName,
-        queue: DispatchQueue = DispatchQueue(label: "CachedImage.DiskCache", qos: .utility)
+        queue: DispatchQueue = DispatchQueue(label: "CachedImage.DiskCache", qos: .utility),
+        readEntryFile: @escaping @Sendable (String, String, Int) -> FileIO.ReadResult = FileIO.readEntry
     ) throws {
         self.directory = directory
         self.sizeLimit = max(0, sizeLimit)
@@ -237,6 +241,7 @@ public final class DiskCache: Sendable {
         self.errorHandlers = Locked(errorHandler.map { [$0] } ?? [])
         self.nameForKey = nameForKey
         self.queue = queue
+        self.readEntryFile = readEntryFile
 
         // Every open but the first finds the directory: take its lock at once (two system calls,
         // one when the caller opened it already), and leave the subdirectories and leftovers to
@@ -295,22 +300,29 @@ public final class DiskCache: Sendable {
             metadataOverride = override
         }
 
-        switch FileIO.readEntry(atPath: path(for: name), key: key, maximumSize: sizeLimit) {
+        // A metadata update was pending at the lookup: its write may replace the file while it
+        // is read, so the size found is not necessarily the file's on disk by then.
+        let wasWritePending = metadataOverride != nil
+        switch readEntryFile(path(for: name), key, sizeLimit) {
         case .hit(let body, let metadata, let fileSize):
-            withState { state in
-                guard state.index.record(named: name)?.generation == generation else { return }
+            let isStillCurrent = withState { state in
+                guard state.index.record(named: name)?.generation == generation else { return false }
                 state.index.modify(name) { $0.key = key }
                 state.index.touch(name, at: now)
                 if state.staged[name] == nil {
                     schedulePersistedTouch(name, at: now, in: &state)
-                    correctSize(of: name, to: fileSize, in: &state)
+                    if !wasWritePending { correctSize(of: name, to: fileSize, in: &state) }
                 }
                 scheduleSnapshot(in: &state)
+                return true
             }
-            return Entry(key: key, data: body, metadata: metadataOverride ?? metadata)
+            // Stored again since the lookup: the override was the older version's; the file's
+            // bytes and metadata belong together.
+            return Entry(key: key, data: body, metadata: isStillCurrent ? metadataOverride ?? metadata : metadata)
         case .keyMismatch(let fileSize):
             withState { state in
-                guard state.index.record(named: name)?.generation == generation, state.staged[name] == nil else { return }
+                guard !wasWritePending, state.index.record(named: name)?.generation == generation, state.staged[name] == nil
+                else { return }
                 correctSize(of: name, to: fileSize, in: &state)
             }
             return nil
@@ -442,7 +454,7 @@ public final class DiskCache: Sendable {
         let current: Entry?
         if let staged = stored.staged, let body = staged.body {
             current = Entry(key: key, data: body, metadata: staged.metadata)
-        } else if case .hit(let body, let metadata, _) = FileIO.readEntry(atPath: path(for: name), key: key, maximumSize: sizeLimit) {
+        } else if case .hit(let body, let metadata, _) = readEntryFile(path(for: name), key, sizeLimit) {
             current = Entry(key: key, data: body, metadata: stored.staged?.metadata ?? metadata)
         } else {
             current = nil
