@@ -61,6 +61,8 @@ extension CLIError {
             return "redirect loop (back to \(location.absoluteString))"
         case .tooManyRedirects(_, let count):
             return "too many redirects (\(count))"
+        case .diskCacheUnavailable(_, let openError):
+            return "no disk cache to store it in" + (openError.map { ": \($0)" } ?? "")
         }
     }
 

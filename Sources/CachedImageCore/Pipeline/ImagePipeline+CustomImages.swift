@@ -31,8 +31,8 @@ extension ImagePipeline {
     }
 
     /// Validates `data` as a complete image and stores it on disk (and drops any decoded copy in
-    /// memory) under `key`. The disk write happens off the caller's thread; `diskCache?.flush()`
-    /// waits for it.
+    /// memory) under `key`. The disk write happens off the caller's thread (the bytes are
+    /// readable at once); `diskCache?.flush()` waits for it.
     ///
     /// - Parameters:
     ///   - data: The image's encoded bytes (any format ``ImageInfo`` or the platform decoder recognises).
@@ -43,9 +43,13 @@ extension ImagePipeline {
     /// - Returns: The stored image's format and size.
     /// - Throws: ``Error/emptyResponse(url:)``, ``Error/notAnImage(url:contentType:)``,
     ///   ``Error/imageTooLarge(url:size:maxPixelCount:)`` or ``Error/truncatedResponse(url:received:expected:)``
-    ///   (with ``customKeyURL(_:)`` as the URL); nothing is stored then.
+    ///   (with ``customKeyURL(_:)`` as the URL); ``Error/diskCacheUnavailable(url:openError:)``
+    ///   when the pipeline has no disk cache. Nothing is stored then.
     @discardableResult
     public func storeImageData(_ data: Data, forKey key: String, targetSizes: [PixelSize] = []) throws -> ImageInfo {
+        guard let diskCache else {
+            throw Error.diskCacheUnavailable(url: Self.customKeyURL(key), openError: diskCacheOpenError)
+        }
         let info = try validateCustomImage(data, key: key)
         let cacheKey = Self.customCacheKey(key)
         dropDecodedCopies(of: cacheKey, targetSizes: targetSizes)
@@ -55,7 +59,7 @@ extension ImagePipeline {
             freshnessLifetime: Self.customImageLifetime,
             isImmutable: true
         )
-        diskCache?.store(data, metadata: metadata, forKey: cacheKey)
+        diskCache.store(data, metadata: metadata, forKey: cacheKey)
         return info
     }
 

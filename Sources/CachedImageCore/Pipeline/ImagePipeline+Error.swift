@@ -41,6 +41,12 @@ extension ImagePipeline {
         case redirectLoop(url: URL, location: URL)
         /// The request was redirected more than the limit allows (10). `url` is the original URL.
         case tooManyRedirects(url: URL, count: Int)
+        /// ``ImagePipeline/storeImageData(_:forKey:targetSizes:)`` had nowhere to keep the bytes,
+        /// so nothing was stored: the pipeline has no disk cache, because
+        /// ``ImagePipeline/Configuration/diskCacheDirectory`` is `nil` (`openError` is `nil`) or
+        /// the cache could not be opened (`openError` says why, as
+        /// ``ImagePipeline/diskCacheOpenError`` does). `url` is the key's ``ImagePipeline/customKeyURL(_:)``.
+        case diskCacheUnavailable(url: URL, openError: DiskCache.Error?)
 
         /// The URL the error is about, if any.
         public var url: URL? {
@@ -52,6 +58,7 @@ extension ImagePipeline {
             case .decodingFailed(let url, _), .processingFailed(let url, _, _): url
             case .invalidImage(let url, _, _): url
             case .responseTooLarge(let url, _), .redirectLoop(let url, _), .tooManyRedirects(let url, _): url
+            case .diskCacheUnavailable(let url, _): url
             }
         }
 
@@ -98,6 +105,8 @@ extension ImagePipeline {
                 return "Redirect loop: \(name) redirects to \(location.absoluteString), already visited"
             case .tooManyRedirects(_, let count):
                 return "Too many redirects for \(name) (\(count) hops)"
+            case .diskCacheUnavailable(_, let openError):
+                return "Not stored, no disk cache for \(name): " + (openError.map { "\($0)" } ?? "disabled in the configuration")
             }
         }
 

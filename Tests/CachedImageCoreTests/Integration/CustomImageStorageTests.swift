@@ -40,6 +40,21 @@ struct CustomImageStorageTests {
         await fixture.tearDown()
     }
 
+    @Test("without a disk cache, storing throws a typed error instead of reporting success and keeping nothing")
+    func refusesWithoutDiskCache() async throws {
+        var configuration = ImagePipeline.Configuration()
+        configuration.diskCacheDirectory = nil
+        let pipeline = ImagePipeline(configuration: configuration)
+        let png = ImageFixtures.png(width: 20, height: 20, seed: 4)
+        #expect {
+            try pipeline.storeImageData(png, forKey: "avatar")
+        } throws: { error in
+            guard case .diskCacheUnavailable(let url, let openError)? = error as? ImagePipeline.Error else { return false }
+            return url == ImagePipeline.customKeyURL("avatar") && openError == nil
+        }
+        await #expect(throws: ImagePipeline.Error.self) { try await pipeline.image(forKey: "avatar") }
+    }
+
     @Test("bad bytes are refused with a typed error and nothing is stored")
     @available(macOS 14.0, *)
     func refusesBadBytes() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import ImageFixtures
 import Testing
 @testable import CachedImageCore
 
@@ -79,6 +80,12 @@ struct SharedDirectoryTests {
         let pipeline = ImagePipeline(configuration: configuration)
         #expect(pipeline.diskCache == nil)
         #expect(pipeline.diskCacheOpenError?.operation == .open)
+        #expect {
+            try pipeline.storeImageData(ImageFixtures.png(width: 8, height: 8, seed: 1), forKey: "mine")
+        } throws: { error in
+            guard case .diskCacheUnavailable(_, let openError)? = error as? ImagePipeline.Error else { return false }
+            return openError?.operation == .open
+        }
 
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
