@@ -420,6 +420,21 @@ struct ImageInfoTests {
         #expect(!ImageInfo.isComplete(Build.heic, format: .webp))
     }
 
+    @Test(
+        "An iloc whose extents take no bytes (all field sizes 0) is read in time linear in its size, not items x 65,535 extents",
+        .timeLimit(.minutes(1))
+    )
+    func ilocWithZeroSizeExtents() {
+        // 65,535 items of 65,535 zero-byte extents each, in 393 KB: before the fix, 4.3 billion
+        // extent reads (9.4 s in a release build, about 20 minutes in a debug one).
+        var items = Build.u16be(65_535)
+        for item in 1...65_535 { items += Build.u16be(item) + Build.u16be(0) + Build.u16be(0xFFFF) }
+        let iloc = Build.fullBox("iloc", [0x00, 0x00] + items)
+        let data = Data(Build.ftyp(major: "heic", compatible: ["mif1", "heic"]) + Build.fullBox("meta", iloc))
+        #expect(ImageInfo(data: data)?.format == .heic)
+        #expect(ImageInfo.isComplete(data, format: .heic))
+    }
+
     // MARK: Truncation and fuzzing
 
     @Test("Every prefix of every sample: no crash, never complete, size only once its bytes arrived")

@@ -87,6 +87,13 @@ extension ImageInfo {
             else { return nil }
             // Only data in this file (method 0, same file) bounds the file's length.
             let inThisFile = constructionMethod == 0 && dataReference == 0
+            // Extents whose fields are all 0 bytes wide take no room in the box: each is offset
+            // 0, length 0 ("to the end"). Answered at once, so a tiny box cannot declare 65,535
+            // of them per item and keep a thread busy for minutes.
+            guard indexSize + offsetSize + lengthSize > 0 else {
+                guard inThisFile, extentCount > 0 else { return .at(0) }
+                return .at(Int(exactly: baseOffset) ?? Int.max)
+            }
             var furthest = 0
             for _ in 0..<extentCount {
                 guard field(indexSize) != nil,
