@@ -233,6 +233,22 @@ struct ImageInfoTests {
         #expect(info.pixelSize == PixelSize(width: 4321, height: 1234))
     }
 
+    @Test("Stray bytes and a stuffed FF 00 before the frame header are skipped, as libjpeg does: the size is found, and the pixel limit applies")
+    func jpegStrayBytesBeforeFrame() throws {
+        let app0 = [0xFF, 0xE0] + Build.u16be(16) + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
+        let sof0 = [0xFF, 0xC0] + Build.u16be(11) + [8] + Build.u16be(20_000) + Build.u16be(20_000) + [1, 1, 0x11, 0]
+        let scan = [0xFF, 0xDA] + Build.u16be(8) + [1, 1, 0, 0, 0x3F, 0] + [0x12, 0x34] + [0xFF, 0xD9]
+        for stray: [UInt8] in [[0x00], [0x12, 0x34, 0x56], [0xFF, 0x00]] {
+            let data = Data([0xFF, 0xD8] + app0 + stray + sof0 + scan)
+            #expect(ImageInfo(data: data) == ImageInfo(format: .jpeg, pixelSize: PixelSize(width: 20_000, height: 20_000)))
+            #expect(throws: ImagePipeline.Error.self) {
+                _ = try ResponseValidator(maxPixelCount: 1_000_000).validate(
+                    data, url: URL(string: "https://example.com/bomb.jpg")!, contentType: "image/jpeg", expectedLength: nil
+                )
+            }
+        }
+    }
+
     @Test("A JPEG that reaches a scan or EOI before any frame header has no size")
     func jpegWithoutFrame() {
         let scanFirst: [UInt8] = [0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x02, 0xFF, 0xD9]

@@ -104,10 +104,18 @@ public struct ImageInfo: Sendable, Hashable {
     }
 
     /// Walks marker segments from just after SOI to the first start-of-frame segment.
+    ///
+    /// Bytes where a marker should start are skipped up to the next 0xFF, and so is a stuffed
+    /// `FF 00`, as libjpeg does (with a warning) when it decodes: a stray byte before the frame
+    /// header must not hide the size that the pixel limit checks.
     private static func jpegFrameSize(_ bytes: HeaderBytes) -> PixelSize? {
         var offset = 2
         while true {
-            guard bytes.u8(offset) == 0xFF else { return nil } // Truncated, or not a marker.
+            // Extraneous bytes before the marker.
+            while let byte = bytes.u8(offset), byte != 0xFF {
+                offset += 1
+            }
+            guard bytes.u8(offset) == 0xFF else { return nil } // Truncated.
             // Any number of 0xFF fill bytes may precede a marker code.
             var codeOffset = offset + 1
             while bytes.u8(codeOffset) == 0xFF {
@@ -116,9 +124,9 @@ public struct ImageInfo: Sendable, Hashable {
             guard let code = bytes.u8(codeOffset) else { return nil }
             offset = codeOffset + 1
             switch code {
-            case 0x01, 0xD0...0xD7:
-                continue // Standalone markers (TEM, RSTn) carry no length.
-            case 0xD8, 0xD9, 0xDA, 0x00:
+            case 0x00, 0x01, 0xD0...0xD7:
+                continue // A stuffed zero (skipped), or a standalone marker (TEM, RSTn): no length.
+            case 0xD8, 0xD9, 0xDA:
                 return nil // Another SOI, EOI or a scan before any frame header: malformed.
             case 0xC0...0xCF where code != 0xC4 && code != 0xC8 && code != 0xCC:
                 // SOFn: length (2), precision (1), height (2), width (2).
