@@ -34,6 +34,28 @@ struct PipelineRedirectTests {
         await fixture.tearDown()
     }
 
+    @Test("a 304 through the temporary redirect keeps the avatar URL stale: the next appearance asks again")
+    @available(macOS 14.0, *)
+    func notModifiedThroughTemporaryRedirectStaysStale() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = fixture.servePNG("/cdn/abc.png", seed: 1, headers: ["Cache-Control": "max-age=31536000, immutable", "ETag": "\"abc\""])
+        fixture.server.serve("/users/42/picture", .redirect(to: "/cdn/abc.png"))
+        let pipeline = fixture.makePipeline()
+        let avatar = fixture.url("/users/42/picture")
+        #expect(try await load(pipeline, avatar).image.data == png)
+        // Stale at once: asked again, conditionally; the CDN answers 304 through the redirect.
+        let revalidated = try await load(pipeline, avatar)
+        #expect(revalidated.source == .revalidated)
+        #expect(fixture.server.requests(for: "/cdn/abc.png").last?.header("If-None-Match") == "\"abc\"")
+        pipeline.diskCache?.flush()
+        let stored = try #require(pipeline.diskCache?.entry(forKey: avatar.absoluteString))
+        #expect(stored.metadata.freshnessLifetime == 0, "the 304 must not make the avatar URL fresh for a year")
+        #expect(!stored.metadata.isImmutable)
+        _ = try await load(pipeline, avatar)
+        #expect(fixture.server.requestCount(for: "/users/42/picture") == 3)
+        await fixture.tearDown()
+    }
+
     @Test("a permanent redirect to an immutable file is reused from disk")
     @available(macOS 14.0, *)
     func permanentRedirectKeepsTheTargetsFreshness() async throws {

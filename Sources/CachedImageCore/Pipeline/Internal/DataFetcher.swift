@@ -183,6 +183,14 @@ final class DataFetcher: Sendable {
         }
     }
 
+    /// The redirects a response came through, as hops that limit what is stored under the
+    /// requested URL.
+    private static func redirectHops(of response: Downloader.Response) -> [RedirectHop] {
+        response.redirects.map {
+            RedirectHop(statusCode: $0.statusCode, headers: HTTPHeaders($0), requestTime: response.requestTime, responseTime: response.responseTime)
+        }
+    }
+
     /// Forgets a remembered failure of `key`.
     func forgetFailure(forKey key: String) {
         failures.forget(key)
@@ -212,9 +220,18 @@ final class DataFetcher: Sendable {
         if let revalidated, response.statusCode == 304 {
             let sent = Self.sentHeaders(for: request)
             var confirmed = revalidated.response
-            switch revalidated.entry.metadata.applyingNotModified(
+            var outcome = revalidated.entry.metadata.applyingNotModified(
                 response.headers, requestHeaders: sent, requestTime: response.requestTime, responseTime: response.responseTime
-            ) {
+            )
+            // A 304 that came through redirects is limited by them like a 200 (a temporary
+            // redirect without freshness keeps the entry stale), and removes it if a hop forbids
+            // storing.
+            if case .updated(let metadata) = outcome {
+                outcome = metadata.restricted(
+                    byRedirects: Self.redirectHops(of: response), requestHeaders: sent, heuristic: freshness.heuristic
+                ).map(CachedResponseMetadata.NotModifiedOutcome.updated) ?? .remove
+            }
+            switch outcome {
             case .updated(let metadata):
                 if diskCache?.updateMetadata(metadata, ifStillStored: revalidated.entry) ?? false {
                     confirmed.memoryLifetime = freshness.memoryLifetime(metadata)
@@ -255,13 +272,10 @@ final class DataFetcher: Sendable {
         // Stored under the requested URL: every redirect on the way limits what may be reused
         // (a temporary redirect without freshness makes the entry stale at once).
         let sent = Self.sentHeaders(for: request)
-        let hops = response.redirects.map {
-            RedirectHop(statusCode: $0.statusCode, headers: HTTPHeaders($0), requestTime: response.requestTime, responseTime: response.responseTime)
-        }
         let metadata = CachedResponseMetadata(
             headers: headers, statusCode: response.statusCode ?? 200, requestHeaders: sent,
             requestTime: response.requestTime, responseTime: response.responseTime
-        )?.restricted(byRedirects: hops, requestHeaders: sent, heuristic: freshness.heuristic)
+        )?.restricted(byRedirects: Self.redirectHops(of: response), requestHeaders: sent, heuristic: freshness.heuristic)
         store(response.data, metadata: metadata, for: request)
         return ImageDataResponse(
             data: response.data, info: info, source: .network, bytesDownloaded: response.data.count,
