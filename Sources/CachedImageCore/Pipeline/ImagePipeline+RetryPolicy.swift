@@ -104,8 +104,10 @@ extension ImagePipeline {
         /// Parses `Retry-After` (RFC 9110, section 10.2.3): delay-seconds or an HTTP date.
         static func seconds(fromRetryAfter value: String, now: Date) -> TimeInterval? {
             let trimmed = value.trimmingCharacters(in: .whitespaces)
-            if let seconds = Int(trimmed) {
-                return seconds >= 0 ? TimeInterval(seconds) : nil
+            if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+                // delay-seconds is 1*DIGIT: a number too large for an `Int` is still a very long
+                // wait (past any cap), not a value to ignore.
+                return TimeInterval(trimmed)
             }
             guard let date = HTTPDate.parse(trimmed, now: now) else { return nil }
             return max(0, date.timeIntervalSince(now))

@@ -196,6 +196,11 @@ struct RetryTests {
         #expect(policy.delay(beforeRetry: 1, retryAfter: "12", now: now) == 12)
         #expect(policy.delay(beforeRetry: 1, retryAfter: "21", now: now) == nil)
         #expect(policy.delay(beforeRetry: 1, retryAfter: "soon", now: now) == 1)
+        // Longer than an Int holds: give up, as for any wait past the cap.
+        #expect(policy.delay(beforeRetry: 1, retryAfter: "99999999999999999999", now: now) == nil)
+        // Not delay-seconds (1*DIGIT) nor a date: ignored.
+        #expect(policy.delay(beforeRetry: 1, retryAfter: "+5", now: now) == 1)
+        #expect(policy.delay(beforeRetry: 1, retryAfter: "-5", now: now) == 1)
         #expect(policy.delay(beforeRetry: 1, retryAfter: HTTPDate.format(now.addingTimeInterval(-50)), now: now) == 0)
         #expect(ImagePipeline.RetryPolicy.disabled.delay(beforeRetry: 1, retryAfter: nil, now: now) == nil)
     }
