@@ -69,7 +69,10 @@ extension ImageInfo {
 
     /// Reserved 0, type 1 (icon) or 2 (cursor), image count (u16le), then 16-byte directory
     /// entries: width and height in one byte each (0 means 256), ..., data size and offset.
-    /// The size reported is the largest entry's.
+    /// The size reported is the largest entry's: that of the image the entry points at (an
+    /// embedded PNG's `IHDR`, a DIB header's) when it has arrived, which is what a decoder
+    /// uses, else the directory's. (A directory saying 256x256 cannot hide a 20000x20000 PNG
+    /// from the pixel limit.)
     static func sniffICO(_ bytes: HeaderBytes) -> ImageInfo? {
         guard bytes.matches([0x00, 0x00], at: 0),
               let type = bytes.u16le(2), type == 1 || type == 2,
@@ -81,10 +84,27 @@ extension ImageInfo {
             guard let width = bytes.u8(entry), let height = bytes.u8(entry + 1) else { break }
             // Reserved byte must be 0 (a first entry that breaks this is not an icon).
             if bytes.u8(entry + 3) != 0 { return index == 0 ? nil : ImageInfo(format: .ico, pixelSize: largest) }
-            let size = PixelSize(width: width == 0 ? 256 : Int(width), height: height == 0 ? 256 : Int(height))
+            let listed = PixelSize(width: width == 0 ? 256 : Int(width), height: height == 0 ? 256 : Int(height))
+            let size = bytes.u32le(entry + 12).flatMap { icoImageSize(bytes, at: Int($0)) } ?? listed
             if size.pixelCount > (largest?.pixelCount ?? 0) { largest = size }
         }
         return ImageInfo(format: .ico, pixelSize: largest)
+    }
+
+    /// The size an icon entry's image declares: a PNG's `IHDR`, or a DIB's header (whose height
+    /// counts the colour and mask rows, so it is twice the icon's). `nil` when it has not arrived
+    /// or is neither.
+    private static func icoImageSize(_ bytes: HeaderBytes, at offset: Int) -> PixelSize? {
+        if bytes.matches(pngSignature, at: offset) {
+            guard bytes.u32be(offset + 12) == HeaderBytes.fourCC("IHDR") else { return nil }
+            return size(bytes.u32be(offset + 16), bytes.u32be(offset + 20))
+        }
+        guard let headerSize = bytes.u32le(offset), [40, 52, 56, 108, 124].contains(headerSize),
+              let width = bytes.u32le(offset + 4), let height = bytes.u32le(offset + 8)
+        else { return nil }
+        let rows = Int32(bitPattern: height)
+        guard rows != Int32.min else { return nil }
+        return size(Int32(bitPattern: width), abs(rows) / 2)
     }
 
     /// Complete when every directory entry's image data has arrived.

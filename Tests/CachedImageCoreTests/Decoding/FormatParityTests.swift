@@ -85,6 +85,21 @@ struct FormatParityTests {
         #expect(!ImageInfo.isComplete(Bitmap.ico(sizes: [16, 32], cutBy: 1), format: .ico))
     }
 
+    @Test("an icon entry is sized from the image it holds, not its directory's bytes: a 20000x20000 PNG behind 256x256 is caught")
+    func icoSizedFromItsImages() {
+        // One entry whose directory says 256x256 (0, 0); its data is a PNG signature and IHDR.
+        let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Bitmap.u32be(13) + Array("IHDR".utf8)
+            + Bitmap.u32be(20_000) + Bitmap.u32be(20_000) + [8, 6, 0, 0, 0]
+        var bytes = [0, 0] + Bitmap.u16le(1) + Bitmap.u16le(1)
+        bytes += [0, 0, 0, 0] + Bitmap.u16le(1) + Bitmap.u16le(32) + Bitmap.u32le(png.count) + Bitmap.u32le(22)
+        #expect(ImageInfo(data: Data(bytes + png))?.pixelSize == PixelSize(width: 20_000, height: 20_000))
+        // A DIB entry: its header's height counts colour and mask rows, twice the icon's.
+        let dib = Bitmap.u32le(40) + Bitmap.u32le(48) + Bitmap.u32le(96) + Bitmap.u16le(1) + Bitmap.u16le(32) + [UInt8](repeating: 0, count: 24)
+        var icon = [0, 0] + Bitmap.u16le(1) + Bitmap.u16le(1)
+        icon += [16, 16, 0, 0] + Bitmap.u16le(1) + Bitmap.u16le(32) + Bitmap.u32le(dib.count) + Bitmap.u32le(22)
+        #expect(ImageInfo(data: Data(icon + dib))?.pixelSize == PixelSize(width: 48, height: 48))
+    }
+
     @Test("a decompression bomb in BMP or TIFF clothing is sized from its header")
     func bombs() {
         #expect(ImageInfo(data: Bitmap.bmp(width: 1, height: 1).prefix(54))?.pixelSize?.pixelCount == 1)
