@@ -15,7 +15,11 @@ final class ImageJobs: Sendable {
     /// How an image task begins, decided synchronously by ``begin(_:progress:)``.
     enum Start: Sendable {
         case memory(DecodedImage, ImageRequest)
-        case job(Subscription, ImageRequest, URL)
+        /// The image job; when this task created it and the bytes were already being
+        /// downloaded, `heldDownload` is that download, joined at once so that it outlives
+        /// whoever started it (a prefetch stopped right after), until the job knows whether it
+        /// needs it.
+        case job(Subscription, ImageRequest, URL, heldDownload: DataSubscription?)
         case failure(ImagePipeline.Error)
     }
 
@@ -73,9 +77,10 @@ final class ImageJobs: Sendable {
         let priority = task.priority
         let subscription = imageJobs.subscribe(to: ImageTaskKey(request), priority: priority, progress: progress)
         if subscription.isCoalesced { instrumentation.record(.coalesced) }
+        let heldDownload = subscription.isOwner ? dataJobs.join(DataTaskKey(request), priority: priority) : nil
         task.bind(to: subscription, subscribedAt: priority)
         trace?.mark(.jobJoined)
-        return .job(subscription, request, url)
+        return .job(subscription, request, url, heldDownload: heldDownload)
     }
 
     /// Produces the task's response (running its job when the task created it) and reports how
@@ -92,10 +97,10 @@ final class ImageJobs: Sendable {
             case .memory(let image, let resolved):
                 request = resolved
                 result = DecodedResult(image: image, source: .memory, bytesDownloaded: 0, isCoalesced: false)
-            case .job(let subscription, let resolved, let resolvedURL):
+            case .job(let subscription, let resolved, let resolvedURL, let heldDownload):
                 request = resolved
                 result = subscription.isOwner
-                    ? try await run(subscription, request: resolved, url: resolvedURL)
+                    ? try await run(subscription, request: resolved, url: resolvedURL, heldDownload: heldDownload)
                     : try await subscription.value()
                 isCoalesced = subscription.isCoalesced || result.isCoalesced
             }
@@ -119,24 +124,31 @@ final class ImageJobs: Sendable {
     }
 
     /// Runs a job this task created: inline when memory or disk can answer, else in a task.
-    private func run(_ subscription: Subscription, request: ImageRequest, url: URL) async throws -> DecodedResult {
+    private func run(
+        _ subscription: Subscription,
+        request: ImageRequest,
+        url: URL,
+        heldDownload: DataSubscription?
+    ) async throws -> DecodedResult {
         let answer: LocalAnswer
         do {
             answer = try await answerWithoutNetwork(request, url: url)
         } catch {
+            heldDownload?.cancel()
             // Whatever failed, the requests that joined must hear of it.
             subscription.complete(with: .failure(error))
             throw error
         }
         switch answer {
         case .answered(let result):
+            heldDownload?.cancel()
             subscription.complete(with: .success(result))
             // A task cancelled meanwhile still fed the requests that joined it, but throws itself.
             try Task.checkCancellation()
             return result
         case .needsNetwork(let lookup):
             subscription.start { [self] context in
-                try await decodeDownloaded(request, url: url, lookup: lookup, context: context)
+                try await decodeDownloaded(request, url: url, lookup: lookup, heldDownload: heldDownload, context: context)
             }
             return try await subscription.value()
         }
@@ -175,12 +187,24 @@ final class ImageJobs: Sendable {
         _ request: ImageRequest,
         url: URL,
         lookup: DataFetcher.Lookup?,
+        heldDownload: DataSubscription?,
         context: TaskCoalescer<ImageTaskKey, DecodedResult>.JobContext
     ) async throws -> DecodedResult {
         trace?.mark(.imageJobStarted)
         let priority = context.priority
-        let data = dataSubscription(request, url: url, priority: priority, lookup: lookup) { received, expected in
+        let reportProgress: @Sendable (Int64, Int64?) -> Void = { received, expected in
             context.reportProgress(received, expected)
+        }
+        let data: DataSubscription
+        if let heldDownload {
+            // The download joined when the job began (it may have finished since: its value
+            // is kept for this subscriber).
+            heldDownload.setProgress(reportProgress)
+            heldDownload.setPriority(priority)
+            instrumentation.record(.coalesced)
+            data = heldDownload
+        } else {
+            data = dataSubscription(request, url: url, priority: priority, lookup: lookup, progress: reportProgress)
         }
         context.onPriorityChange(after: priority) { data.setPriority($0) }
         let response = try await data.value()

@@ -66,6 +66,24 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         return Subscription(coalescer: self, job: job, id: id, isCoalesced: !isNew)
     }
 
+    /// Subscribes to the job for `key` only if one is in flight; `nil` otherwise (nothing is
+    /// created). Holds a job another caller may be about to leave until this caller decides
+    /// whether it needs it.
+    func join(_ key: Key, priority: Priority) -> Subscription? {
+        let joined: (job: Job, id: Int, isRaised: Bool)? = lock.withLock {
+            guard let job = jobs[key], job.result == nil else { return nil }
+            let id = job.nextSubscriberID
+            job.nextSubscriberID += 1
+            job.subscribers[id] = Subscriber(priority: priority, progress: nil)
+            guard priority > job.priority else { return (job, id, false) }
+            job.priority = priority
+            return (job, id, true)
+        }
+        guard let joined else { return nil }
+        if joined.isRaised { deliverPriority(of: joined.job) }
+        return Subscription(coalescer: self, job: joined.job, id: joined.id, isCoalesced: true)
+    }
+
     /// Runs `work` for a job in a task of its own (cancelled once the last subscriber leaves).
     fileprivate func start(_ job: Job, work: @escaping Work) {
         let context = JobContext(coalescer: self, job: job)
@@ -199,6 +217,10 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         }
     }
 
+    fileprivate func setProgress(_ progress: ProgressHandler?, of job: Job, id: Int) {
+        lock.withLock { job.subscribers[id]?.progress = progress }
+    }
+
     fileprivate func reportProgress(_ received: Int64, _ expected: Int64?, of job: Job) {
         let handlers = lock.withLock { job.subscribers.values.compactMap(\.progress) }
         for handler in handlers { handler(received, expected) }
@@ -246,6 +268,12 @@ extension TaskCoalescer {
         /// Changes this subscriber's priority; the job follows the highest of its subscribers.
         func setPriority(_ priority: Priority) {
             coalescer.setPriority(priority, of: job, id: id)
+        }
+
+        /// Replaces the progress handler this subscriber was given (a job joined by
+        /// ``TaskCoalescer/join(_:priority:)`` before its subscriber could report progress).
+        func setProgress(_ progress: ProgressHandler?) {
+            coalescer.setProgress(progress, of: job, id: id)
         }
 
         /// Leaves the job (throwing `CancellationError` to a pending ``value()``).
