@@ -103,8 +103,12 @@ public final class ImageLoader {
 
     /// Identifies the current load; results of older loads are dropped.
     private var generation = 0
-    /// The pipeline task of the current load (internal: tests read its priority).
+    /// The pipeline task of the current load (internal: tests read its priority, and
+    /// ``ImageViewLoadingController`` hands it over on reuse).
     private(set) var task: ImageTask?
+    /// The options the last load added to ``request`` (`.retryingFailure` for a ``retry()``),
+    /// so that a load ``didDisappear()`` cancelled restarts as it was.
+    private var addedOptions: ImageRequest.Options = []
     private var loadedPipeline: ObjectIdentifier?
     private var isVisible = true
     private var work: [Int: Task<Void, Never>] = [:]
@@ -214,7 +218,7 @@ public final class ImageLoader {
         case .loading:
             task?.setPriority(request.priority)
         case .empty:
-            start(request)
+            start(request, adding: addedOptions)
         case .success, .failure:
             break
         }
@@ -246,6 +250,7 @@ public final class ImageLoader {
         let keep = keepsPreviousImage && !isCurrent(request) ? (phase.response ?? previousResponse) : nil
         stopCurrentTask()
         adopt(request)
+        addedOptions = extraOptions
 
         // First frame: a synchronous memory hit, with no intermediate state.
         if let response = memoryResponse(for: request) {

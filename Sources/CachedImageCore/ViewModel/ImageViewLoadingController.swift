@@ -124,10 +124,10 @@ public final class ImageViewLoadingController {
     private func handOffCurrentLoad() {
         guard case .lowerPriority(let priority) = reuseBehavior,
               case .loading = loader.phase,
-              var request = loader.request
+              var request = loader.task?.request
         else { return }
-        // Join the shared job at the lower priority before the loader leaves it, so the
-        // download carries on into the caches.
+        // Join the shared job (the load's own request: a retry's options name its job) at the
+        // lower priority before the loader leaves it, so the download carries on into the caches.
         request.priority = min(priority, request.priority)
         let task = loader.pipeline.imageTask(with: request)
         handedOff[task.id] = task

@@ -182,6 +182,36 @@ struct ImageLoaderTests {
         }
     }
 
+    @Test("a retry cancelled off screen restarts as a retry when the view comes back, not as the failure remembered a moment ago")
+    func retryCancelledOffScreenRestartsAsARetry() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.server.serve("/flaky.png", .status(503))
+            let loader = ImageLoader(pipeline: fixture.makePipeline(), disappearBehavior: .cancel)
+            let recorder = PhaseRecorder(loader)
+            let request = ImageRequest(url: fixture.url("/flaky.png"))
+            loader.load(request)
+            await recorder.wait { $0.isFailure } // remembered for a while
+            let gate = Gate()
+            fixture.serveHeldPNG("/flaky.png", until: gate)
+            loader.retry()
+            #expect(await eventually { fixture.server.requestCount(for: "/flaky.png") == 2 })
+            loader.didDisappear()
+            #expect(recorder.seen.last == .empty)
+            let before = recorder.seen.count
+            loader.didAppear()
+            // Either the retry asks the server again, or the remembered 503 comes back at once.
+            while fixture.server.requestCount(for: "/flaky.png") < 3, !recorder.seen[before...].contains(where: { $0.isFailure }) {
+                await Task.yield()
+            }
+            let failedAgain = recorder.seen[before...].contains { $0.isFailure }
+            #expect(!failedAgain, "the retry came back as the remembered 503")
+            gate.open()
+            guard !failedAgain else { return }
+            await recorder.wait(from: before) { $0.successPath != nil }
+            #expect(fixture.server.requestCount(for: "/flaky.png") == 3)
+        }
+    }
+
     @Test("progress only moves forward and reaches the server's Content-Length")
     func progressIsMonotonic() async throws {
         try await withScriptedFixture { fixture throws in

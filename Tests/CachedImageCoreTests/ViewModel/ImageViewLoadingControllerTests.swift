@@ -115,6 +115,35 @@ struct ImageViewLoadingControllerTests {
         await fixture.tearDown()
     }
 
+    @Test("a retry handed off on reuse keeps its download, not the failure remembered a moment ago: the image reaches the cache")
+    @available(macOS 14.0, *)
+    func reuseHandsOffARetry() async throws {
+        let fixture = try await PipelineFixture.start()
+        let gate = Gate()
+        let png = ImageFixtures.png(width: 32, height: 32, seed: 4)
+        let attempts = Locked(0)
+        fixture.server.serve("/flaky.png") { _ in
+            if attempts.withLock({ $0 += 1; return $0 }) == 1 { return .unavailable() }
+            await gate.wait()
+            return .ok(png, contentType: "image/png")
+        }
+        let pipeline = fixture.makePipeline()
+        let controller = ImageViewLoadingController(pipeline: pipeline)
+        controller.reuseBehavior = .lowerPriority(to: .low)
+        let recorder = Recorder(controller)
+        let request = ImageRequest(url: fixture.url("/flaky.png"))
+        controller.setRequest(request)
+        try await recorder.wait { $0.last == .failure } // the 503 is remembered for a while
+        controller.retry()
+        try await recorder.wait { _ in fixture.server.requestCount(for: "/flaky.png") == 2 }
+        controller.prepareForReuse()
+        gate.open()
+        try await recorder.wait { _ in controller.handedOffCount == 0 }
+        #expect(pipeline.cachedImage(for: request) != nil, "the retry's download finished into the memory cache")
+        #expect(fixture.server.requestCount(for: "/flaky.png") == 2)
+        await fixture.tearDown()
+    }
+
     @Test("a failure shows the failure state; retry loads again")
     @available(macOS 14.0, *)
     func failure() async throws {
