@@ -43,9 +43,12 @@ public final class AppLifecycleObserver {
         backgroundFraction: Double = defaultBackgroundFraction
     ) -> AppLifecycleObserver {
         let id = ObjectIdentifier(pipeline)
-        if let existing = installed[id] {
-            if existing.pipeline === pipeline { return existing }
-            existing.stop()  // a new pipeline at a dead one's address
+        if let existing = installed[id], existing.pipeline === pipeline { return existing }
+        // Observers whose pipeline is gone (one may sit at this pipeline's address): stop them
+        // and forget them, so an app that makes pipelines as it goes does not collect them.
+        for (deadID, observer) in installed where observer.pipeline == nil {
+            observer.stop()
+            installed[deadID] = nil
         }
         let observer = AppLifecycleObserver(pipeline: pipeline, backgroundFraction: backgroundFraction)
         installed[id] = observer
