@@ -37,16 +37,22 @@ struct DerivedImageStore: Sendable {
 
     // MARK: Reading
 
-    /// The derived image for `request`, decoded, when one is on disk and the original is fresh.
+    /// The derived image for `request`, decoded, when one is on disk and the original's bytes
+    /// could answer it by the same rules: its `Vary` matches the request; it is fresh, or, for a
+    /// cache-only request, may be served without the network (not `must-revalidate` or
+    /// `no-cache` once stale).
     func image(for request: ImageRequest) -> DecodedImage? {
         guard policy(for: request) != .original, isDerivable(request),
               request.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringCachedData]),
-              let version = diskCache.entry(forKey: Self.versionKey(request.cacheKey))
+              let version = diskCache.entry(forKey: Self.versionKey(request.cacheKey)),
+              DataFetcher.varyMatches(version.metadata, request)
         else {
             return nil
         }
-        let offline = request.options.contains(.returnCacheDataDontLoad)
-        guard offline || freshness.isFresh(version.metadata, for: request.options),
+        let servable = request.options.contains(.returnCacheDataDontLoad)
+            ? freshness.mayServeWithoutNetwork(version.metadata)
+            : freshness.isFresh(version.metadata, for: request.options)
+        guard servable,
               let derived = diskCache.entry(forKey: Self.derivedKey(request, version: version.data)),
               let info = ImageInfo(data: derived.data)
         else {

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import ImageFixtures
 import LoopbackServer
 import Testing
@@ -171,6 +174,50 @@ struct DiskCachePolicyTests {
         #expect(fresh.source == .disk)
         #expect(processor.runCount == 2)
         #expect(fixture.server.requestCount(for: "/big.png") == 2)
+        await fixture.tearDown()
+    }
+
+    @Test("offline, a stale derived entry follows its original: served when the original may be, refused (notCached) under must-revalidate")
+    @available(macOS 14.0, *)
+    func offlineFollowsOriginal() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/free.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=60"])
+        fixture.servePNG("/strict.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=60, must-revalidate"])
+        func thumbnailRequest(_ path: String, offline: Bool) -> ImageRequest {
+            ImageRequest(url: fixture.url(path), targetSize: thumbnail, options: offline ? .returnCacheDataDontLoad : [])
+        }
+        let pipeline = launch(fixture, policy: .processed)
+        _ = try await pipeline.imageFlushed(for: thumbnailRequest("/free.png", offline: false))
+        _ = try await pipeline.imageFlushed(for: thumbnailRequest("/strict.png", offline: false))
+        fixture.clock.advance(by: 120)
+
+        let relaunched = launch(fixture, policy: .processed)
+        #expect(try await relaunched.image(for: thumbnailRequest("/free.png", offline: true)).source == .disk)
+        await #expect {
+            _ = try await relaunched.image(for: thumbnailRequest("/strict.png", offline: true))
+        } throws: { error in
+            if case .notCached? = error as? ImagePipeline.Error { true } else { false }
+        }
+        #expect(fixture.server.requestCount(for: "/strict.png") == 1)
+        await fixture.tearDown()
+    }
+
+    @Test("a derived entry is not served to a request its original's Vary does not match")
+    @available(macOS 14.0, *)
+    func derivedEntryFollowsVary() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/v.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600", "Vary": "Accept"])
+        func thumbnailRequest(accepting accept: String) -> ImageRequest {
+            var urlRequest = URLRequest(url: fixture.url("/v.png"))
+            urlRequest.setValue(accept, forHTTPHeaderField: "Accept")
+            // Memory skipped: the memory cache is not keyed by Vary yet; this is the disk path.
+            return ImageRequest(urlRequest: urlRequest, targetSize: thumbnail, options: .skipMemoryCache)
+        }
+        _ = try await launch(fixture, policy: .processed).imageFlushed(for: thumbnailRequest(accepting: "image/png"))
+        let relaunched = launch(fixture, policy: .processed)
+        #expect(try await relaunched.image(for: thumbnailRequest(accepting: "image/png")).source == .disk)
+        #expect(try await relaunched.image(for: thumbnailRequest(accepting: "image/webp")).source == .network)
+        #expect(fixture.server.requestCount(for: "/v.png") == 2)
         await fixture.tearDown()
     }
 

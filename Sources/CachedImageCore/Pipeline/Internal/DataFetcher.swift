@@ -109,7 +109,7 @@ final class DataFetcher: Sendable {
 
     /// Whether a stored response may answer `request` (RFC 9111 4.1): the request headers it
     /// varies on must carry the values they had when it was stored.
-    private static func varyMatches(_ metadata: CachedResponseMetadata, _ request: ImageRequest) -> Bool {
+    static func varyMatches(_ metadata: CachedResponseMetadata, _ request: ImageRequest) -> Bool {
         metadata.vary.isEmpty || metadata.matches(requestHeaders: sentHeaders(for: request))
     }
 
