@@ -76,24 +76,37 @@ final class DataLoadOperation: Sendable {
         task?.cancel()
     }
 
-    /// Records a redirect hop. Returns `false` for a loop or one hop over
-    /// ``DataLoadLimits/maxRedirects``: the caller then refuses the redirect (the session
-    /// completes the task with the redirect response) and the request fails with the named
-    /// error. The task is not cancelled here: corelibs Foundation traps when a task is cancelled
-    /// while its redirect callback is pending.
-    func willRedirect(_ response: HTTPURLResponse, to newURL: URL?) -> Bool {
+    /// Answers the session's redirect callback through `respond`: `true` to follow, `false`
+    /// for a loop or one hop over ``DataLoadLimits/maxRedirects`` (the session then completes
+    /// the task with the redirect response, and the request fails with the named error).
+    ///
+    /// With corelibs Foundation, a request that was already ended (cancelled, or failed on a
+    /// limit) gets no answer at all: its task was cancelled, and an answer arriving after the
+    /// cancellation traps (`Received callback for HTTP redirection, but we're not waiting for
+    /// it`). `respond` runs under the operation's lock, so a cancellation either comes before
+    /// the check (no answer) or after the answer was handed to the session (which handles the
+    /// answer first). The task is not cancelled here, for the same reason.
+    func answerRedirect(_ response: HTTPURLResponse, to newURL: URL?, _ respond: (Bool) -> Void) {
         state.withLock { state in
-            guard state.continuation != nil else { return true }
-            state.redirects.append(response)
-            let from = response.url ?? url
-            guard let newURL else { return true }
-            if !state.visited.insert(newURL.absoluteString).inserted {
-                state.redirectFailure = .redirectLoop(url: from, location: newURL)
-            } else if state.redirects.count > limits.maxRedirects {
-                state.redirectFailure = .tooManyRedirects(url: url, count: state.redirects.count)
-            }
-            return state.redirectFailure == nil
+            #if canImport(FoundationNetworking)
+            if state.isCancelled { return }
+            #endif
+            respond(Self.follows(response, to: newURL, url: url, limits: limits, state: &state))
         }
+    }
+
+    /// Records a redirect hop; `false` when it must be refused (see ``answerRedirect(_:to:_:)``).
+    private static func follows(_ response: HTTPURLResponse, to newURL: URL?, url: URL, limits: DataLoadLimits, state: inout State) -> Bool {
+        guard state.continuation != nil else { return true }
+        state.redirects.append(response)
+        let from = response.url ?? url
+        guard let newURL else { return true }
+        if !state.visited.insert(newURL.absoluteString).inserted {
+            state.redirectFailure = .redirectLoop(url: from, location: newURL)
+        } else if state.redirects.count > limits.maxRedirects {
+            state.redirectFailure = .tooManyRedirects(url: url, count: state.redirects.count)
+        }
+        return state.redirectFailure == nil
     }
 
     /// Checks the announced length of the final response. Returns `false` (and fails the

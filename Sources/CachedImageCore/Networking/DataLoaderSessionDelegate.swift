@@ -27,7 +27,9 @@ final class DataLoaderSessionDelegate: NSObject, URLSessionDataDelegate, Sendabl
             completionHandler(request)
             return
         }
-        completionHandler(operation.willRedirect(response, to: request.url) ? request : nil)
+        operation.answerRedirect(response, to: request.url) { follow in
+            completionHandler(follow ? request : nil)
+        }
     }
 
     func urlSession(

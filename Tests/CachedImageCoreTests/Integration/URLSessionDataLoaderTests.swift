@@ -218,6 +218,38 @@ struct URLSessionDataLoaderTests {
         await server.shutdown()
     }
 
+    /// corelibs Foundation traps when a redirect callback is answered after its task was
+    /// cancelled; the callback waits on the delegate queue, which one slow progress handler holds.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
+    @Test func cancellingWhileARedirectWaitsForItsAnswer() async throws {
+        let server = try await LoopbackServer.start()
+        server.serve("/first.png", .ok(bytes(1_000)))
+        server.serve("/r", .redirect(to: "/final.png"))
+        server.serve("/final.png", .ok(bytes(10)))
+        let loader = URLSessionDataLoader()
+        let holding = Locked(false)
+        let first = Task {
+            try await get(loader, server.url("/first.png")) { _, _ in
+                // The first progress callback holds the delegate queue for a second.
+                if holding.withLock({ held in defer { held = true }; return !held }) { Thread.sleep(forTimeInterval: 1) }
+            }
+        }
+        try await waitUntil { holding.withLock { $0 } }
+        let redirected = Task { try await get(loader, server.url("/r")) }
+        try await waitUntil { server.requestCount(for: "/r") == 1 }
+        try await Task.sleep(for: .milliseconds(100)) // the 302 arrives; its callback waits in the queue
+        redirected.cancel()
+        let result = await redirected.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        _ = try await first.value
+        // The process is still here, and so is the loader; the cancelled redirect was not followed.
+        _ = try await get(loader, server.url("/final.png"))
+        #if canImport(FoundationNetworking)
+        #expect(server.requestCount(for: "/final.png") == 1)
+        #endif
+        await server.shutdown()
+    }
+
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func cancelledBeforeStartSendsNothing() async throws {
         let server = try await LoopbackServer.start()
