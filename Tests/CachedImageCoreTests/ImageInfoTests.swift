@@ -397,6 +397,22 @@ struct ImageInfoTests {
         #expect(ImageInfo(data: noISPE) == ImageInfo(format: .heic, pixelSize: nil))
     }
 
+    @Test("A HEIF prefix cut inside meta, after a thumbnail's ispe and before the primary's, has no size yet, so a download's early pixel check waits")
+    func heifPrefixWaitsForThePrimarySize() throws {
+        // The thumbnail's ispe comes first; the primary item (1) has the 20000x20000 one.
+        let data = Build.heif(
+            properties: [Build.hvcC, Build.ispe(64, 64), Build.ispe(20_000, 20_000)],
+            associations: [(1, [0x81, 3]), (2, [0x81, 2])]
+        )
+        #expect(ImageInfo(data: data)?.pixelSize == PixelSize(width: 20_000, height: 20_000))
+        let bytes = [UInt8](data)
+        let primaryISPE = Build.ispe(20_000, 20_000)
+        let start = try #require(bytes.indices.first { bytes[$0...].starts(with: primaryISPE) })
+        // Cut right after the 64x64 ispe: before, the largest ispe so far (64x64) was the size,
+        // and a download's one early pixel check let the 20000x20000 image through.
+        #expect(ImageInfo(data: data.prefix(start)) == ImageInfo(format: .heic, pixelSize: nil))
+    }
+
     @Test("ipma with 32-bit item IDs and 16-bit property indices is understood")
     func heifWideIpma() {
         let ftyp = Build.ftyp(major: "avif", compatible: ["mif1", "avif"])

@@ -9,6 +9,8 @@ extension ImageInfo {
         var type: UInt32
         var contentStart: Int
         var contentEnd: Int
+        /// Whether the box declares more bytes than have arrived.
+        var isTruncated = false
     }
 
     /// Calls `body` for each box in `range`, in order, until it returns `false`, a box header is
@@ -41,8 +43,9 @@ extension ImageInfo {
                   let boxEnd = HeaderBytes.end(of: offset, length: declared)
             else { return }
             let contentStart = offset + headerLength
+            let available = min(range.upperBound, bytes.count)
             let box = Box(type: type, contentStart: contentStart,
-                          contentEnd: max(contentStart, min(boxEnd, range.upperBound, bytes.count)))
+                          contentEnd: max(contentStart, min(boxEnd, available)), isTruncated: boxEnd > available)
             guard body(box) else { return }
             offset = boxEnd
         }
@@ -132,7 +135,9 @@ extension ImageInfo {
     /// Finds the top-level `meta` box and reads `pitm`, `iprp/ipco` and `iprp/ipma`.
     ///
     /// The size is the `ispe` associated with the primary item; when the primary item or its
-    /// associations are missing (or truncated), the `ispe` with the most pixels is used instead.
+    /// associations are missing, the `ispe` with the most pixels is used instead, but only once
+    /// the whole `meta` box has arrived: in a prefix, the largest `ispe` so far may be a
+    /// thumbnail's, and a download's early pixel check would let a huge primary image through.
     static func primaryItemProperties(_ bytes: HeaderBytes) -> HEIFProperties {
         guard let meta = firstBox(HeaderBytes.fourCC("meta"), in: bytes, 0..<bytes.count) else {
             return HEIFProperties()
@@ -146,7 +151,7 @@ extension ImageInfo {
             }
             return true
         }
-        return primaryItemProperties(of: table, bytes)
+        return primaryItemProperties(of: table, bytes, fallingBackToLargest: !meta.isTruncated)
     }
 
     /// The item ID a `pitm` box names (16 bits in version 0, 32 bits after).
@@ -183,7 +188,11 @@ extension ImageInfo {
 
     /// The size and codec of the primary item; where the table says nothing about it, the
     /// largest `ispe` and the first codec property of the file.
-    private static func primaryItemProperties(of table: ItemPropertyTable, _ bytes: HeaderBytes) -> HEIFProperties {
+    private static func primaryItemProperties(
+        of table: ItemPropertyTable,
+        _ bytes: HeaderBytes,
+        fallingBackToLargest: Bool
+    ) -> HEIFProperties {
         var result = HEIFProperties()
         if let primaryItem = table.primaryItem, let associations = table.associations,
            let primaryIndices = propertyIndices(of: primaryItem, in: associations, bytes) {
@@ -192,7 +201,7 @@ extension ImageInfo {
                 .compactMap { $0 < table.properties.count ? codecFormat(ofProperty: table.properties[$0]) : nil }
                 .first
         }
-        if result.size == nil {
+        if result.size == nil, fallingBackToLargest {
             result.size = table.sizes.values.max { $0.pixelCount < $1.pixelCount }
         }
         if result.codecFormat == nil {
