@@ -70,7 +70,9 @@ struct ImagePrefetcherTests {
                 let view = pipeline.imageTask(with: request)
                 prefetcher.stopPrefetching(with: [request])
                 gate.open()
-                #expect(try await view.response.source == .network)
+                // From the download it joined, or, when its task runs only after that download
+                // finished, from the disk cache the download filled: either way, one download.
+                #expect([.network, .disk].contains(try await view.response.source))
                 #expect(fixture.server.requestCount(for: path) == 1, "row \(row) was downloaded twice")
             }
         }
