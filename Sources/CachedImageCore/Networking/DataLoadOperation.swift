@@ -91,12 +91,12 @@ final class DataLoadOperation: Sendable {
             #if canImport(FoundationNetworking)
             if state.isCancelled { return }
             #endif
-            respond(Self.follows(response, to: newURL, url: url, limits: limits, state: &state))
+            respond(follows(response, to: newURL, state: &state))
         }
     }
 
     /// Records a redirect hop; `false` when it must be refused (see ``answerRedirect(_:to:_:)``).
-    private static func follows(_ response: HTTPURLResponse, to newURL: URL?, url: URL, limits: DataLoadLimits, state: inout State) -> Bool {
+    private func follows(_ response: HTTPURLResponse, to newURL: URL?, state: inout State) -> Bool {
         guard state.continuation != nil else { return true }
         state.redirects.append(response)
         let from = response.url ?? url

@@ -42,46 +42,47 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
     /// no suspension, such as a disk hit) or hand it to a task with ``Subscription/start(_:)``.
     /// Other callers asking for the same key meanwhile join it.
     func subscribe(to key: Key, priority: Priority, progress: ProgressHandler? = nil) -> Subscription {
-        var isNew = false
-        var isRaised = false
-        let (job, id): (Job, Int) = lock.withLock {
-            let job: Job
-            if let existing = jobs[key] {
-                job = existing
-            } else {
-                job = Job(key: key, priority: priority)
-                jobs[key] = job
-                isNew = true
-            }
-            let id = job.nextSubscriberID
-            job.nextSubscriberID += 1
-            job.subscribers[id] = Subscriber(priority: priority, progress: progress)
-            if !isNew, priority > job.priority {
-                job.priority = priority
-                isRaised = true
-            }
-            return (job, id)
-        }
-        if isRaised { deliverPriority(of: job) }
-        return Subscription(coalescer: self, job: job, id: id, isCoalesced: !isNew)
+        // Never nil: a missing job is created.
+        addSubscriber(to: key, priority: priority, progress: progress, creatingJob: true)!
     }
 
     /// Subscribes to the job for `key` only if one is in flight; `nil` otherwise (nothing is
     /// created). Holds a job another caller may be about to leave until this caller decides
     /// whether it needs it.
     func join(_ key: Key, priority: Priority) -> Subscription? {
-        let joined: (job: Job, id: Int, isRaised: Bool)? = lock.withLock {
-            guard let job = jobs[key], job.result == nil else { return nil }
+        addSubscriber(to: key, priority: priority, progress: nil, creatingJob: false)
+    }
+
+    /// Adds a subscriber to the job for `key` (created first if `creatingJob`), raising the
+    /// job's priority to the subscriber's if it is higher.
+    private func addSubscriber(
+        to key: Key,
+        priority: Priority,
+        progress: ProgressHandler?,
+        creatingJob: Bool
+    ) -> Subscription? {
+        let added: (job: Job, id: Int, isNew: Bool, isRaised: Bool)? = lock.withLock {
+            var isNew = false
+            let job: Job
+            if let existing = jobs[key] {
+                job = existing
+            } else if creatingJob {
+                job = Job(key: key, priority: priority)
+                jobs[key] = job
+                isNew = true
+            } else {
+                return nil
+            }
             let id = job.nextSubscriberID
             job.nextSubscriberID += 1
-            job.subscribers[id] = Subscriber(priority: priority, progress: nil)
-            guard priority > job.priority else { return (job, id, false) }
-            job.priority = priority
-            return (job, id, true)
+            job.subscribers[id] = Subscriber(priority: priority, progress: progress)
+            let isRaised = priority > job.priority
+            if isRaised { job.priority = priority }
+            return (job, id, isNew, isRaised)
         }
-        guard let joined else { return nil }
-        if joined.isRaised { deliverPriority(of: joined.job) }
-        return Subscription(coalescer: self, job: joined.job, id: joined.id, isCoalesced: true)
+        guard let added else { return nil }
+        if added.isRaised { deliverPriority(of: added.job) }
+        return Subscription(coalescer: self, job: added.job, id: added.id, isCoalesced: !added.isNew)
     }
 
     /// Runs `work` for a job in a task of its own (cancelled once the last subscriber leaves).
