@@ -12,72 +12,25 @@ import Foundation
 ///
 /// - A memory hit is answered synchronously: ``phase`` is `.success` when ``load(_:)`` returns,
 ///   with no `.empty` or `.loading` step in between (no placeholder flash).
+/// - **Idempotent**: ``load(_:)`` with the current request never restarts it, whatever its
+///   phase: a `.success` stays, and so does a `.failure` (no automatic retry, as with
+///   `AsyncImage`). Only three things load the current request again: ``retry()``, a
+///   ``cancel()`` followed by ``load(_:)``, and a new appearance after the view left the screen
+///   long enough for its load to be cancelled or its image let go (see ``DisappearBehavior``).
+///   So a view may call ``load(_:)``, ``didAppear()`` and ``didDisappear()`` as often and in any
+///   order its framework does (SwiftUI re-runs `.task` and `onAppear` when a branch changes).
+/// - A request without a URL (`ImageRequest(url: nil)`) is `.empty` and starts nothing, as
+///   `AsyncImage(url: nil)` is.
 /// - One request at a time: loading another request (a reused cell, a changed URL) cancels this
 ///   loader's interest in the previous one, and nothing from the previous request is ever
 ///   delivered afterwards. Shared work continues while other views still want it.
-/// - Progress only moves forward.
+/// - Visibility is counted (``didAppear()`` and ``didDisappear()`` pairs), so a late
+///   `onDisappear` of an old branch never hides a view whose new branch appeared.
+/// - Progress only moves forward and is published at most 30 times a second, the latest value
+///   always last (``reportsProgress`` turns it off).
 /// - Cancellation is not a failure: ``cancel()`` returns the phase to `.empty`.
 @MainActor
 public final class ImageLoader {
-    /// What the loader shows.
-    public enum Phase: Sendable {
-        /// Nothing requested yet, or the load was cancelled.
-        case empty
-        /// Loading from disk or network; the progress of the download.
-        case loading(Progress)
-        /// The image, and where it came from (`.memory` for a synchronous hit).
-        case success(ImageResponse)
-        /// Loading failed: usually an ``ImagePipeline/Error``.
-        case failure(any Error)
-
-        /// The response when the phase is `.success`.
-        public var response: ImageResponse? {
-            if case .success(let response) = self { return response }
-            return nil
-        }
-
-        /// The error when the phase is `.failure`.
-        public var error: (any Error)? {
-            if case .failure(let error) = self { return error }
-            return nil
-        }
-
-        /// The progress when the phase is `.loading`.
-        public var progress: Progress? {
-            if case .loading(let progress) = self { return progress }
-            return nil
-        }
-    }
-
-    /// Bytes received so far for the current request's download.
-    public struct Progress: Sendable, Hashable {
-        /// Body bytes received.
-        public var completed: Int64
-        /// Body bytes expected, when the server said (`Content-Length`).
-        public var total: Int64?
-
-        public init(completed: Int64, total: Int64?) {
-            self.completed = completed
-            self.total = total
-        }
-
-        /// `completed / total` in `0...1`, or `nil` when the total is unknown.
-        public var fraction: Double? {
-            guard let total, total > 0 else { return nil }
-            return min(1, max(0, Double(completed) / Double(total)))
-        }
-    }
-
-    /// What happens to a load in flight when its view leaves the screen.
-    public enum DisappearBehavior: Sendable, Hashable {
-        /// Keep loading at this lower priority (visible images go first); restore the request's
-        /// own priority when the view comes back. The default, with `.low`.
-        case lowerPriority(to: ImageRequest.Priority)
-        /// Cancel this view's interest; the load starts again (from the caches if it finished
-        /// elsewhere) when the view comes back.
-        case cancel
-    }
-
     /// The pipeline that loads images. Changing it affects the next ``load(_:)``.
     public var pipeline: ImagePipeline
 
@@ -85,44 +38,73 @@ public final class ImageLoader {
     /// request loads, so a view can keep showing it instead of a placeholder. Default `false`.
     public var keepsPreviousImage: Bool
 
-    /// What ``didDisappear()`` does to a load in flight. Default `.lowerPriority(to: .low)`.
+    /// What happens when the view leaves the screen. Default ``DisappearBehavior/automatic``:
+    /// lower the priority at once, cancel the load and let go of the image after half a second.
     public var disappearBehavior: DisappearBehavior
+
+    /// Whether download progress is published as `.loading` phases. Default `true`; turn it off
+    /// for a view that cannot show progress, so that a download re-renders nothing until it ends.
+    /// Applies to loads started afterwards.
+    public var reportsProgress = true
 
     /// Called on the main actor after every change of ``phase`` (and of ``previousResponse``).
     public var onChange: (@MainActor (Phase) -> Void)?
 
     /// What to show now.
-    public private(set) var phase: Phase = .empty
+    public internal(set) var phase: Phase = .empty
 
     /// The request the phase is about (the last one passed to ``load(_:)``).
-    public private(set) var request: ImageRequest?
+    public internal(set) var request: ImageRequest?
 
     /// While a new request loads and ``keepsPreviousImage`` is on: the last successful response
     /// of an earlier request. `nil` otherwise.
-    public private(set) var previousResponse: ImageResponse?
+    public internal(set) var previousResponse: ImageResponse?
 
     /// Identifies the current load; results of older loads are dropped.
-    private var generation = 0
-    /// The pipeline task of the current load (internal: tests read its priority, and
+    var generation = 0
+    /// The pipeline task of the current load (tests read its priority, and
     /// ``ImageViewLoadingController`` hands it over on reuse).
-    private(set) var task: ImageTask?
+    var task: ImageTask?
     /// The options the last load added to ``request`` (`.retryingFailure` for a ``retry()``),
-    /// so that a load ``didDisappear()`` cancelled restarts as it was.
-    private var addedOptions: ImageRequest.Options = []
-    private var loadedPipeline: ObjectIdentifier?
-    private var isVisible = true
+    /// so that a load cancelled off screen restarts as it was.
+    var addedOptions: ImageRequest.Options = []
+    /// Why the phase is `.empty` although ``request`` is set; `nil` otherwise.
+    var pause: Pause?
+    var loadedPipeline: ObjectIdentifier?
+    /// Appearances minus disappearances.
+    var visibility = ViewVisibility()
+    /// Voids every off-screen check armed before it changed.
+    var offscreenCheckToken = 0
+    /// The current load's progress on its way to the main actor.
+    var progressInbox: ProgressInbox?
+    /// When progress (or the load's first `.loading`) was last published, on the scheduler's clock.
+    var lastProgressDate: Date?
+    var isProgressFlushScheduled = false
+    let scheduler: any ViewModelScheduler
     private var work: [Int: Task<Void, Never>] = [:]
 
     /// Creates a loader; it can be created anywhere (a SwiftUI `@StateObject`'s initialiser is
     /// not main-actor isolated on older SDKs) and is used on the main actor.
-    nonisolated public init(
+    nonisolated public convenience init(
         pipeline: ImagePipeline = .shared,
         keepsPreviousImage: Bool = false,
-        disappearBehavior: DisappearBehavior = .lowerPriority(to: .low)
+        disappearBehavior: DisappearBehavior = .automatic
+    ) {
+        self.init(pipeline: pipeline, keepsPreviousImage: keepsPreviousImage, disappearBehavior: disappearBehavior, scheduler: SystemViewModelScheduler())
+    }
+
+    /// Creates a loader whose grace periods and progress throttling run on `scheduler` (tests
+    /// and the demo pass one over their own clock).
+    nonisolated package init(
+        pipeline: ImagePipeline,
+        keepsPreviousImage: Bool = false,
+        disappearBehavior: DisappearBehavior = .automatic,
+        scheduler: any ViewModelScheduler
     ) {
         self.pipeline = pipeline
         self.keepsPreviousImage = keepsPreviousImage
         self.disappearBehavior = disappearBehavior
+        self.scheduler = scheduler
     }
 
     deinit {
@@ -134,22 +116,29 @@ public final class ImageLoader {
     /// Shows the image for `request`: at once when it is in the memory cache, otherwise through
     /// `.loading` to `.success` or `.failure`.
     ///
-    /// Loading the request that is already loading or loaded does nothing, so calling this on
-    /// every appearance is cheap. Any other request replaces the current one.
+    /// Loading the current request does nothing unless a ``cancel()`` stopped it (or, while the
+    /// view is on screen, it was cancelled or let go off screen): a `.failure` is not retried and a
+    /// `.success` not reloaded, so calling this on every appearance or branch change is free.
+    /// Any other request replaces the current one.
     public func load(_ request: ImageRequest) {
-        if isCurrent(request) {
-            switch phase {
-            case .loading, .success: return
-            case .empty, .failure: break
-            }
+        guard isCurrent(request), case .empty = phase else {
+            if !isCurrent(request) { start(request) }
+            return
         }
-        start(request)
+        switch pause {
+        case nil:
+            return // nothing to load (no URL)
+        case .stopped:
+            start(request)
+        case .suspended, .released:
+            if visibility.isOnScreen { start(request, adding: addedOptions) }
+        }
     }
 
     /// Loads the current request again (after a failure, typically), asking the server even if
-    /// the image failed moments ago. Does nothing while it loads.
+    /// the image failed moments ago. Does nothing while it loads, or for a request with no URL.
     public func retry() {
-        guard let request else { return }
+        guard let request, request.url != nil else { return }
         if case .loading = phase { return }
         start(request, adding: .retryingFailure)
     }
@@ -160,6 +149,7 @@ public final class ImageLoader {
         guard case .loading = phase else { return }
         stopCurrentTask()
         previousResponse = nil
+        pause = .stopped
         update(.empty)
     }
 
@@ -167,23 +157,30 @@ public final class ImageLoader {
     public func reset() {
         stopCurrentTask()
         request = nil
+        pause = nil
         previousResponse = nil
         update(.empty)
     }
 
     /// The phase to render for `request` right now, without waiting.
     ///
-    /// For the loader's current request this is ``phase``. For another request it is a
+    /// For the loader's current request this is ``phase`` (on screen, an image let go off screen
+    /// comes back here from the memory cache, in the same frame). For another request it is a
     /// synchronous memory lookup: a hit becomes the loader's state immediately (without calling
     /// ``onChange``: the caller is rendering it already) so the first frame shows the image;
     /// a miss is `.empty` and changes nothing (call ``load(_:)`` to start).
     public func phase(for request: ImageRequest) -> Phase {
-        if isCurrent(request) { return phase }
-        guard let response = memoryResponse(for: request) else { return .empty }
+        if isCurrent(request) {
+            if case .empty = phase, pause == .released || pause == .suspended, visibility.isOnScreen,
+               let response = memoryResponse(for: request) {
+                adoptSilently(response)
+            }
+            return phase
+        }
+        guard request.url != nil, let response = memoryResponse(for: request) else { return .empty }
         stopCurrentTask()
         adopt(request)
-        previousResponse = nil
-        phase = .success(response)
+        adoptSilently(response)
         return phase
     }
 
@@ -195,44 +192,23 @@ public final class ImageLoader {
         return phase.response ?? previousResponse
     }
 
-    // MARK: Visibility
-
-    /// The view left the screen: lowers the load's priority or cancels it (see ``disappearBehavior``).
-    public func didDisappear() {
-        isVisible = false
-        guard case .loading = phase else { return }
-        switch disappearBehavior {
-        case .lowerPriority(let priority):
-            task?.setPriority(min(priority, request?.priority ?? priority))
-        case .cancel:
-            cancel()
-        }
-    }
-
-    /// The view is back on screen: restores the request's priority, or reloads a load that
-    /// ``didDisappear()`` cancelled.
-    public func didAppear() {
-        isVisible = true
-        guard let request else { return }
-        switch phase {
-        case .loading:
-            task?.setPriority(request.priority)
-        case .empty:
-            start(request, adding: addedOptions)
-        case .success, .failure:
-            break
-        }
-    }
-
     // MARK: Internals
 
-    private func isCurrent(_ request: ImageRequest) -> Bool {
+    func isCurrent(_ request: ImageRequest) -> Bool {
         self.request == request && loadedPipeline == ObjectIdentifier(pipeline)
     }
 
     private func adopt(_ request: ImageRequest) {
         self.request = request
         loadedPipeline = ObjectIdentifier(pipeline)
+    }
+
+    /// A memory hit for the current request becomes the state without a change being published.
+    private func adoptSilently(_ response: ImageResponse) {
+        pause = nil
+        addedOptions = []
+        previousResponse = nil
+        phase = .success(response)
     }
 
     private func memoryResponse(for request: ImageRequest) -> ImageResponse? {
@@ -246,33 +222,39 @@ public final class ImageLoader {
     }
 
     /// Starts loading `request`; `extraOptions` apply to this load only.
-    private func start(_ request: ImageRequest, adding extraOptions: ImageRequest.Options = []) {
+    func start(_ request: ImageRequest, adding extraOptions: ImageRequest.Options = []) {
         let keep = keepsPreviousImage && !isCurrent(request) ? (phase.response ?? previousResponse) : nil
         stopCurrentTask()
         adopt(request)
         addedOptions = extraOptions
+        pause = nil
+
+        guard request.url != nil else {
+            // AsyncImage(url: nil): empty, and nothing to load.
+            previousResponse = nil
+            update(.empty)
+            return
+        }
 
         // First frame: a synchronous memory hit, with no intermediate state.
         if let response = memoryResponse(for: request) {
             previousResponse = nil
+            addedOptions = []
             update(.success(response))
+            armOffscreenCheckIfHidden()
             return
         }
 
         previousResponse = keep
-        generation += 1
         let generation = self.generation
         var taskRequest = request
         taskRequest.options.formUnion(extraOptions)
-        if !isVisible, case .lowerPriority(let priority) = disappearBehavior {
+        if !visibility.isOnScreen, let priority = disappearBehavior.offscreenPriority {
             taskRequest.priority = min(priority, request.priority)
         }
-        let task = pipeline.imageTask(with: taskRequest) { [weak self] received, expected in
-            Task { @MainActor [weak self] in
-                self?.progressed(Progress(completed: received, total: expected), generation: generation)
-            }
-        }
+        let task = pipeline.imageTask(with: taskRequest, progress: progressHandler(generation: generation))
         self.task = task
+        lastProgressDate = scheduler.clock.now
         update(.loading(Progress(completed: 0, total: nil)))
         work[generation] = Task { [weak self] in
             let result: Result<ImageResponse, any Error>
@@ -283,40 +265,38 @@ public final class ImageLoader {
             }
             self?.finished(result, generation: generation)
         }
-    }
-
-    private func progressed(_ progress: Progress, generation: Int) {
-        guard generation == self.generation, case .loading(let current) = phase else { return }
-        // Callbacks hop to the main actor independently; never let progress go backwards.
-        guard progress.completed > current.completed || (current.total == nil && progress.total != nil) else { return }
-        update(.loading(Progress(completed: max(progress.completed, current.completed), total: progress.total ?? current.total)))
+        armOffscreenCheckIfHidden()
     }
 
     private func finished(_ result: Result<ImageResponse, any Error>, generation: Int) {
         work[generation] = nil
         guard generation == self.generation, case .loading = phase else { return }
         task = nil
+        progressInbox = nil
+        previousResponse = nil
         switch result {
         case .success(let response):
-            previousResponse = nil
+            addedOptions = []
             update(.success(response))
         case .failure(let error) where error is CancellationError:
             // Cancelled from outside (the pipeline shut down the work): nothing to show.
-            previousResponse = nil
+            pause = .stopped
             update(.empty)
         case .failure(let error):
-            previousResponse = nil
             update(.failure(error))
         }
     }
 
-    private func stopCurrentTask() {
+    /// Ends this loader's interest in the current load; its results will be dropped.
+    func stopCurrentTask() {
         generation += 1
         task?.cancel()
         task = nil
+        progressInbox = nil
+        isProgressFlushScheduled = false
     }
 
-    private func update(_ phase: Phase) {
+    func update(_ phase: Phase) {
         self.phase = phase
         onChange?(phase)
     }

@@ -57,6 +57,17 @@ public final class ImageViewLoadingController {
     /// Loads handed off at a lower priority on reuse, until they finish.
     private(set) var handedOff: [Int: ImageTask] = [:]
 
+    /// A request the controller sizes for the view: the caller's request and the target size
+    /// chosen for it (`nil` until the view has a size).
+    private struct Sizing {
+        var base: ImageRequest
+        var target: PixelSize?
+    }
+
+    private var sizing: Sizing?
+    /// A larger size is loading while the current image stays on screen.
+    private var isResizing = false
+
     /// Creates a controller loading through `pipeline`.
     public init(pipeline: ImagePipeline = .shared) {
         loader = ImageLoader(pipeline: pipeline, disappearBehavior: .lowerPriority(to: .low))
@@ -65,41 +76,77 @@ public final class ImageViewLoadingController {
 
     /// Shows `request` (`nil`: the placeholder, nothing loads). A memory hit is displayed at
     /// once; otherwise the placeholder is displayed before this returns and the image follows.
-    /// Setting the request already shown does nothing.
+    /// Setting the request already shown does nothing (a failure stays until ``retry()``).
     public func setRequest(_ request: ImageRequest?) {
-        guard let request else {
-            prepareForReuse()
-            return
-        }
-        if loader.request == request {
-            switch loader.phase {
-            case .loading, .success: return
-            case .empty, .failure: break
-            }
-        }
-        handOffCurrentLoad()
-        if case .success(let response) = loader.phase(for: request) {
-            show(.image(response, animated: false))
-            return
-        }
-        show(.placeholder)
-        loader.load(request)
+        sizing = nil
+        present(request)
     }
 
     /// Like ``setRequest(_:)``, decoding for a view of `width` x `height` points at `scale`
     /// pixels per point when the request has no target size of its own.
+    ///
+    /// A view with no size yet (an Auto Layout cell configured before its first layout) loads
+    /// nothing: the placeholder shows until ``viewDidLayout(width:height:scale:)`` reports a
+    /// size, so the image is never decoded at full size for want of one. Setting the same
+    /// request again with another size is a layout change.
     public func setRequest(_ request: ImageRequest, fittingWidth width: Double, height: Double, scale: Double) {
-        var request = request
-        if request.targetSize == nil {
-            request.targetSize = Self.targetSize(width: width, height: height, scale: scale)
+        guard request.targetSize == nil else {
+            setRequest(request)
+            return
         }
-        setRequest(request)
+        if let sizing, sizing.base == request {
+            viewDidLayout(width: width, height: height, scale: scale)
+            return
+        }
+        let target = Self.targetSize(width: width, height: height, scale: scale)
+        sizing = Sizing(base: request, target: target)
+        guard let target else {
+            // Not laid out yet: wait for a size rather than decode at full size.
+            handOffCurrentLoad()
+            isResizing = false
+            loader.reset()
+            show(.placeholder)
+            return
+        }
+        var sized = request
+        sized.targetSize = target
+        present(sized)
+    }
+
+    /// The view's size changed (its `layoutSubviews` ran). For a request sized by
+    /// ``setRequest(_:fittingWidth:height:scale:)``: the first size starts the load; a larger
+    /// size loads the image again at that size while the current image stays on screen (no
+    /// placeholder flash; the sharper image replaces it without a transition); a size the
+    /// current image already covers loads nothing.
+    public func viewDidLayout(width: Double, height: Double, scale: Double) {
+        guard var sizing, let target = Self.targetSize(width: width, height: height, scale: scale),
+              target != sizing.target
+        else { return }
+        let isFirstSize = sizing.target == nil
+        sizing.target = target
+        self.sizing = sizing
+        var sized = sizing.base
+        sized.targetSize = target
+        guard !isFirstSize, case .image = display, let loaded = loader.request?.targetSize else {
+            present(sized)
+            return
+        }
+        if target.width <= loaded.width, target.height <= loaded.height { return }
+        if case .success(let response) = loader.phase(for: sized) {
+            isResizing = false
+            show(.image(response, animated: false))
+            return
+        }
+        isResizing = true
+        loader.load(sized)
     }
 
     /// The view is about to show another row: stop (or demote) the load and display the
     /// placeholder, so nothing of the previous row stays visible.
     public func prepareForReuse() {
         handOffCurrentLoad()
+        sizing = nil
+        isResizing = false
         loader.reset()
         show(.placeholder)
     }
@@ -121,6 +168,26 @@ public final class ImageViewLoadingController {
 
     // MARK: Internals
 
+    private func present(_ request: ImageRequest?) {
+        isResizing = false
+        guard let request else {
+            handOffCurrentLoad()
+            loader.reset()
+            show(.placeholder)
+            return
+        }
+        if loader.isCurrent(request), loader.phase.isLoading || loader.phase.response != nil || loader.phase.error != nil {
+            return
+        }
+        handOffCurrentLoad()
+        if case .success(let response) = loader.phase(for: request) {
+            show(.image(response, animated: false))
+            return
+        }
+        show(.placeholder)
+        loader.load(request)
+    }
+
     private func handOffCurrentLoad() {
         guard case .lowerPriority(let priority) = reuseBehavior,
               case .loading = loader.phase,
@@ -140,11 +207,19 @@ public final class ImageViewLoadingController {
     private func loaderDidChange(_ phase: ImageLoader.Phase) {
         switch phase {
         case .empty, .loading:
+            if isResizing { return } // the current image stays while the larger one loads
             if case .placeholder = display { return } // progress ticks change nothing on screen
             show(.placeholder)
         case .success(let response):
-            show(.image(response, animated: response.source != .memory))
+            // A resize shows the same picture, sharper: no transition.
+            let animated = !isResizing && response.source != .memory
+            isResizing = false
+            show(.image(response, animated: animated))
         case .failure(let error):
+            if isResizing {
+                isResizing = false // keep the image on screen rather than replace it with a failure
+                return
+            }
             show(.failure(error))
         }
     }

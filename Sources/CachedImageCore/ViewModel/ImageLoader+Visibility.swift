@@ -1,0 +1,72 @@
+import Foundation
+
+extension ImageLoader {
+    /// Whether the view counts as on screen: no ``didDisappear()`` yet, or more appearances
+    /// than disappearances.
+    public var isOnScreen: Bool { visibility.isOnScreen }
+
+    /// The view (or one of its branches) appeared. The load gets its own priority back; a load
+    /// cancelled off screen starts again, and an image let go off screen comes back (from the
+    /// memory cache synchronously when it is there). Calls are counted against ``didDisappear()``.
+    public func didAppear() {
+        visibility.appear()
+        offscreenCheckToken += 1 // a pending off-screen check finds the view back
+        guard let request, visibility.isOnScreen else { return }
+        switch phase {
+        case .loading:
+            task?.setPriority(request.priority)
+        case .empty:
+            if pause == .suspended || pause == .released {
+                start(request, adding: addedOptions)
+            }
+        case .success, .failure:
+            break
+        }
+    }
+
+    /// The view (or one of its branches) disappeared. When no appearance is left outstanding,
+    /// ``disappearBehavior`` applies: the load's priority drops, and after the grace period (if
+    /// the view has not come back) the load is cancelled and the image let go. A disappearance
+    /// without a matching appearance is absorbed: it never makes the count negative.
+    public func didDisappear() {
+        let wasOnScreen = visibility.isOnScreen
+        visibility.disappear()
+        guard wasOnScreen, !visibility.isOnScreen else { return }
+        if case .loading = phase, let priority = disappearBehavior.offscreenPriority, let request {
+            task?.setPriority(min(priority, request.priority))
+        }
+        armOffscreenCheckIfHidden()
+    }
+
+    /// While the view is off screen, schedules the end of its grace period.
+    func armOffscreenCheckIfHidden() {
+        offscreenCheckToken += 1
+        guard !visibility.isOnScreen, let gracePeriod = disappearBehavior.gracePeriod else { return }
+        let token = offscreenCheckToken
+        scheduler.schedule(after: gracePeriod) { [weak self] in
+            self?.offscreenGraceEnded(token: token)
+        }
+    }
+
+    /// The grace period ended: if the view is still off screen (and nothing changed since the
+    /// check was armed), cancel its load or let go of its image.
+    private func offscreenGraceEnded(token: Int) {
+        guard token == offscreenCheckToken, !visibility.isOnScreen, request != nil else { return }
+        switch phase {
+        case .loading:
+            stopCurrentTask()
+            previousResponse = nil
+            pause = .suspended
+            update(.empty)
+        case .success:
+            previousResponse = nil
+            pause = .released
+            update(.empty)
+        case .empty where previousResponse != nil:
+            previousResponse = nil
+            update(.empty)
+        case .empty, .failure:
+            break
+        }
+    }
+}

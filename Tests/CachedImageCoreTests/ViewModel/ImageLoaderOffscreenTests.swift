@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+import ImageFixtures
+@_spi(Testing) @testable import CachedImageCore
+
+/// The default off-screen behaviour (`.automatic`): a view that leaves the screen drops its
+/// load's priority at once; past the grace period (measured on the injected clock) its load is
+/// cancelled and its image let go; coming back takes the image from the memory cache in the
+/// same frame, or loads it again.
+@Suite("ImageLoader: letting go off screen", .timeLimit(.minutes(1)))
+@MainActor
+struct ImageLoaderOffscreenTests {
+    typealias Seen = PhaseRecorder.Seen
+
+    private func makeLoader(_ pipeline: ImagePipeline, _ fixture: ScriptedFixture) -> (ImageLoader, ManualScheduler) {
+        let scheduler = ManualScheduler(clock: fixture.clock)
+        return (ImageLoader(pipeline: pipeline, scheduler: scheduler), scheduler)
+    }
+
+    @Test("the default is .automatic: lower the priority at once, cancel and let go after half a second")
+    func defaultBehavior() {
+        #expect(ImageLoader().disappearBehavior == .automatic)
+        #expect(ImageLoader.DisappearBehavior.automatic == .lowerPriorityThenCancel(to: .low, after: 0.5))
+    }
+
+    @Test("a quick scroll back (within the grace period) keeps the same load: priority low, then restored; one request")
+    func quickScrollBackKeepsLoad() async throws {
+        try await withScriptedFixture { fixture throws in
+            let gate = Gate()
+            fixture.serveHeldPNG("/a.png", until: gate)
+            let (loader, scheduler) = makeLoader(fixture.makePipeline(), fixture)
+            let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
+            view.appear()
+            let task = try #require(loader.task)
+            loader.didDisappear()
+            #expect(task.priority == .low, "lowered at once")
+            scheduler.advance(by: 0.4)
+            #expect(loader.task === task, "not cancelled within the grace period")
+            view.appear()
+            #expect(task.priority == .normal)
+            scheduler.advance(by: 10)
+            #expect(loader.task === task)
+            gate.open()
+            await loader.settle()
+            #expect(Seen(loader.phase) == .success(path: "/a.png", source: .network))
+            #expect(fixture.server.requestCount(for: "/a.png") == 1)
+            #expect(loader.pipeline.statistics.cancellations == 0)
+        }
+    }
+
+    @Test("a fling: a load still off screen past the grace period is cancelled; the view coming back loads it again")
+    func flingCancelsAfterGrace() async throws {
+        try await withScriptedFixture { fixture throws in
+            let gate = Gate()
+            fixture.serveHeldPNG("/a.png", until: gate)
+            let (loader, scheduler) = makeLoader(fixture.makePipeline(), fixture)
+            let recorder = PhaseRecorder(loader)
+            let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
+            view.appear()
+            loader.didDisappear()
+            scheduler.advance(by: 0.6)
+            #expect(loader.task == nil)
+            #expect(recorder.seen.last == .empty)
+            #expect(await eventuallyOnMain { loader.pipeline.statistics.cancellations == 1 })
+            // Nothing loads while it stays away.
+            view.render()
+            loader.load(view.request)
+            #expect(loader.task == nil)
+
+            gate.open()
+            view.appear()
+            #expect(loader.phase.isLoading, "a genuinely new appearance loads again")
+            await recorder.wait { $0.successPath != nil }
+            #expect(fixture.server.requestCount(for: "/a.png") == 2)
+        }
+    }
+
+    @Test("a load another view still wants keeps going when this view lets go of it")
+    func sharedLoadKeepsGoing() async throws {
+        try await withScriptedFixture { fixture throws in
+            let gate = Gate()
+            fixture.serveHeldPNG("/a.png", until: gate)
+            let pipeline = fixture.makePipeline()
+            let (leaving, scheduler) = makeLoader(pipeline, fixture)
+            let (staying, _) = makeLoader(pipeline, fixture)
+            let stayingRecorder = PhaseRecorder(staying)
+            let request = ImageRequest(url: fixture.url("/a.png"))
+            SwiftUIDriver(loader: leaving, request: request).appear()
+            SwiftUIDriver(loader: staying, request: request).appear()
+            leaving.didDisappear()
+            scheduler.advance(by: 1)
+            #expect(leaving.task == nil)
+            gate.open()
+            await stayingRecorder.wait { $0.successPath != nil }
+            #expect(fixture.server.requestCount(for: "/a.png") == 1)
+        }
+    }
+
+    @Test("an image is let go off screen and comes back from the memory cache in the first frame, with no request")
+    func releasedImageComesBackFromMemory() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/a.png")
+            let (loader, scheduler) = makeLoader(fixture.makePipeline(), fixture)
+            let recorder = PhaseRecorder(loader)
+            let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
+            view.appear()
+            await recorder.wait { $0.successPath != nil }
+
+            loader.didDisappear()
+            scheduler.advance(by: 0.3)
+            #expect(loader.phase.response != nil, "kept during the grace period")
+            scheduler.advance(by: 0.3)
+            #expect(loader.phase.response == nil, "the loader holds no image off screen")
+            #expect(loader.previousResponse == nil)
+            #expect(Seen(view.render()) == .empty, "rendered off screen: nothing held")
+
+            // Coming back: onAppear completes before the first frame is rendered.
+            loader.didAppear()
+            #expect(Seen(view.render()) == .success(path: "/a.png", source: .memory))
+            loader.load(view.request)
+            #expect(recorder.seen.suffix(2) == [.empty, .success(path: "/a.png", source: .memory)], "\(recorder.seen)")
+            #expect(fixture.server.requestCount(for: "/a.png") == 1)
+            #expect(recorder.seen.filter(\.isLoading).count == 1, "one load in all")
+        }
+    }
+
+    @Test("an image let go and evicted from memory comes back from disk, not the network")
+    func releasedAndEvictedComesBackFromDisk() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/a.png")
+            let pipeline = fixture.makePipeline()
+            let (loader, scheduler) = makeLoader(pipeline, fixture)
+            let recorder = PhaseRecorder(loader)
+            let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
+            view.appear()
+            await recorder.wait { $0.successPath != nil }
+            loader.didDisappear()
+            scheduler.advance(by: 1)
+            pipeline.memoryCache?.removeAll()
+
+            let before = recorder.seen.count
+            view.appear()
+            await recorder.wait(from: before) { $0.successPath != nil }
+            #expect(recorder.seen.last == .success(path: "/a.png", source: .disk))
+            #expect(fixture.server.requestCount(for: "/a.png") == 1)
+        }
+    }
+
+    @Test("with .lowerPriority(to:), nothing is cancelled or let go off screen")
+    func lowerPriorityKeepsEverything() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/a.png")
+            let scheduler = ManualScheduler(clock: fixture.clock)
+            let loader = ImageLoader(pipeline: fixture.makePipeline(), disappearBehavior: .lowerPriority(to: .low), scheduler: scheduler)
+            let recorder = PhaseRecorder(loader)
+            let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
+            view.appear()
+            await recorder.wait { $0.successPath != nil }
+            loader.didDisappear()
+            scheduler.advance(by: 60)
+            #expect(loader.phase.response != nil)
+            #expect(scheduler.pendingCount == 0)
+        }
+    }
+}
