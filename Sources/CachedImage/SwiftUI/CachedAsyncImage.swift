@@ -22,10 +22,19 @@ import SwiftUI
 /// - **Requests**: ``init(request:scale:transaction:content:)`` takes an ``ImageRequest`` with a
 ///   priority, a target size (decoded downsampled) and cache options.
 /// - **Reused cells**: loading is keyed to the request (`task(id:)`), so a recycled `List` row
-///   never shows its previous image; leaving the screen lowers the load's priority (or cancels
-///   it, see ``offscreenBehavior(_:)``); a download other views want keeps going.
+///   never shows its previous image. Leaving the screen lowers the load's priority at once; a
+///   view still off screen half a second later cancels its load and lets go of its image (it
+///   comes back from the memory cache in the frame the view reappears in); a download other
+///   views want keeps going. See ``offscreenBehavior(_:)``.
+/// - **Lifecycle**: the loading modifiers sit on one stable container, and the loader is
+///   idempotent, so a content closure that switches branches (one view for `.failure`, another
+///   for `.success`) never reloads: a failure stays until `phase.retry()` (as with `AsyncImage`,
+///   nothing retries it automatically) and a success is never loaded twice.
 /// - **Keep the previous image** while a new URL loads: ``keepsPreviousImageWhileLoading(_:)``.
-/// - **Progress and retry**: ``init(request:scale:transaction:phaseContent:)``.
+/// - **Progress and retry**: ``init(request:scale:transaction:phaseContent:)`` (the other
+///   initialisers publish no progress, so a download re-renders nothing until it ends).
+/// - **Scale**: a request with a `targetSize` (in pixels) and no explicit `scale` lays out in
+///   points at the screen's `displayScale`, as ``CachedImageViewLoader`` does.
 /// - The pipeline comes from the environment: `.imagePipeline(_:)`, `ImagePipeline.shared` by default.
 /// - Default request options for a subtree (a maximum pixel size, cache options, priority):
 ///   `.imageRequestDefaults(_:)`, applied where the request leaves them unset.
@@ -33,15 +42,19 @@ import SwiftUI
 public struct CachedAsyncImage<Content: View>: View {
     @Environment(\.imagePipeline) private var pipeline
     @Environment(\.imageRequestDefaults) private var requestDefaults
+    @Environment(\.displayScale) private var displayScale
     @StateObject private var model = ImageLoaderModel()
 
     private let request: ImageRequest
-    private let scale: CGFloat
+    /// Pixels per point of the image; `nil`: ``ImageDisplayScale``'s rule.
+    private let scale: CGFloat?
     private let transaction: Transaction
     private let content: (CachedImagePhase) -> Content
     private let showsDefaultPlaceholder: Bool
+    /// Whether the content can show progress (only the ``CachedImagePhase`` form can).
+    private let reportsProgress: Bool
     private var keepsPreviousImage = false
-    private var disappearBehavior: ImageLoader.DisappearBehavior = .lowerPriority(to: .low)
+    private var disappearBehavior: ImageLoader.DisappearBehavior = .automatic
 
     // MARK: AsyncImage's initialisers
 
@@ -49,7 +62,7 @@ public struct CachedAsyncImage<Content: View>: View {
     /// like `AsyncImage(url:scale:)`.
     ///
     /// - Parameters:
-    ///   - url: The image's URL; `nil` shows the placeholder.
+    ///   - url: The image's URL; `nil` shows the placeholder and loads nothing, as `AsyncImage`.
     ///   - scale: Pixels per point of the image (2 for an `@2x` asset).
     public init(url: URL?, scale: CGFloat = 1) where Content == Image {
         self.init(request: ImageRequest(url: url), scale: scale, transaction: Transaction(), showsDefaultPlaceholder: true) { phase in
@@ -85,7 +98,10 @@ public struct CachedAsyncImage<Content: View>: View {
     /// ```swift
     /// CachedAsyncImage(request: ImageRequest(url: url, targetSize: PixelSize(width: 600, height: 600)))
     /// ```
-    public init(request: ImageRequest, scale: CGFloat = 1) where Content == Image {
+    ///
+    /// With a `targetSize` and no `scale`, the image lays out in points at the screen's scale
+    /// (600x600 pixels are 200x200 points on a 3x screen).
+    public init(request: ImageRequest, scale: CGFloat? = nil) where Content == Image {
         self.init(request: request, scale: scale, transaction: Transaction(), showsDefaultPlaceholder: true) { phase in
             phase.image ?? Image(systemName: "photo")
         }
@@ -116,7 +132,7 @@ public struct CachedAsyncImage<Content: View>: View {
     @_disfavoredOverload
     public init<I: View>(
         request: ImageRequest,
-        scale: CGFloat = 1,
+        scale: CGFloat? = nil,
         @ViewBuilder content: @escaping (Image) -> I
     ) where Content == _ConditionalContent<I, Color> {
         self.init(request: request, scale: scale, transaction: Transaction(), showsDefaultPlaceholder: false) { phase in
@@ -151,7 +167,7 @@ public struct CachedAsyncImage<Content: View>: View {
     @_disfavoredOverload
     public init(
         request: ImageRequest,
-        scale: CGFloat = 1,
+        scale: CGFloat? = nil,
         transaction: Transaction = Transaction(),
         @ViewBuilder content: @escaping (AsyncImagePhase) -> Content
     ) {
@@ -163,7 +179,7 @@ public struct CachedAsyncImage<Content: View>: View {
     /// Like ``init(url:scale:content:placeholder:)``, for an ``ImageRequest``.
     public init<I: View, P: View>(
         request: ImageRequest,
-        scale: CGFloat = 1,
+        scale: CGFloat? = nil,
         @ViewBuilder content: @escaping (Image) -> I,
         @ViewBuilder placeholder: @escaping () -> P
     ) where Content == _ConditionalContent<I, P> {
@@ -191,24 +207,29 @@ public struct CachedAsyncImage<Content: View>: View {
     /// ```
     public init(
         request: ImageRequest,
-        scale: CGFloat = 1,
+        scale: CGFloat? = nil,
         transaction: Transaction = Transaction(),
         @ViewBuilder phaseContent: @escaping (CachedImagePhase) -> Content
     ) {
-        self.init(request: request, scale: scale, transaction: transaction, showsDefaultPlaceholder: false, content: phaseContent)
+        self.init(
+            request: request, scale: scale, transaction: transaction, showsDefaultPlaceholder: false,
+            reportsProgress: true, content: phaseContent
+        )
     }
 
     private init(
         request: ImageRequest,
-        scale: CGFloat,
+        scale: CGFloat?,
         transaction: Transaction,
         showsDefaultPlaceholder: Bool,
+        reportsProgress: Bool = false,
         content: @escaping (CachedImagePhase) -> Content
     ) {
         self.request = request
         self.scale = scale
         self.transaction = transaction
         self.showsDefaultPlaceholder = showsDefaultPlaceholder
+        self.reportsProgress = reportsProgress
         self.content = content
     }
 
@@ -222,8 +243,11 @@ public struct CachedAsyncImage<Content: View>: View {
         return copy
     }
 
-    /// What happens to a load in flight when the view leaves the screen. Default:
-    /// `.lowerPriority(to: .low)`: it keeps loading behind the visible images.
+    /// What happens when the view leaves the screen. Default ``ImageLoader/DisappearBehavior/automatic``:
+    /// the load drops to `.low` at once, and if the view is still off screen half a second later
+    /// its load is cancelled and its image let go (a fling costs little; a quick scroll back
+    /// finds everything still there). `.lowerPriority(to:)` keeps loading and keeps the image;
+    /// `.cancel` lets go as soon as the view is off screen.
     public func offscreenBehavior(_ behavior: ImageLoader.DisappearBehavior) -> CachedAsyncImage {
         var copy = self
         copy.disappearBehavior = behavior
@@ -239,10 +263,19 @@ public struct CachedAsyncImage<Content: View>: View {
             pipeline: pipeline,
             transaction: transaction,
             keepsPreviousImage: keepsPreviousImage,
-            disappearBehavior: disappearBehavior
+            disappearBehavior: disappearBehavior,
+            reportsProgress: reportsProgress
         )
-        let phase = model.phase(for: request, scale: scale)
-        return Group {
+        // The caller's own request decides (a subtree default's size never changes the layout).
+        let pointScale = ImageDisplayScale.scale(
+            for: self.request,
+            explicitScale: scale.map { Double($0) },
+            displayScale: Double(displayScale)
+        )
+        let phase = model.phase(for: request, scale: CGFloat(pointScale))
+        // One stable container carries the lifecycle modifiers: on a `Group` they would apply
+        // to each child, so a branch change would re-run them.
+        return ZStack {
             if showsDefaultPlaceholder && phase.image == nil {
                 Self.defaultPlaceholder
             } else {

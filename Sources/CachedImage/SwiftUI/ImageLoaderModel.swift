@@ -19,7 +19,8 @@ final class ImageLoaderModel: ObservableObject {
         pipeline: ImagePipeline,
         transaction: Transaction,
         keepsPreviousImage: Bool,
-        disappearBehavior: ImageLoader.DisappearBehavior
+        disappearBehavior: ImageLoader.DisappearBehavior,
+        reportsProgress: Bool
     ) {
         if !isConnected {
             isConnected = true
@@ -29,6 +30,7 @@ final class ImageLoaderModel: ObservableObject {
         loader.pipeline = pipeline
         loader.keepsPreviousImage = keepsPreviousImage
         loader.disappearBehavior = disappearBehavior
+        loader.reportsProgress = reportsProgress
         #if canImport(UIKit) && !os(watchOS)
         AppLifecycleObserver.install(for: pipeline)
         #endif

@@ -18,10 +18,26 @@ extension EnvironmentValues {
 extension View {
     /// Makes every `CachedAsyncImage` in this view's subtree load through `pipeline`.
     ///
+    /// Create the pipeline once and keep it (a `static let`, an app-level property or `@State`),
+    /// never in `body`:
+    ///
     /// ```swift
+    /// extension ImagePipeline {
+    ///     static let feed: ImagePipeline = {
+    ///         var configuration = ImagePipeline.Configuration()
+    ///         configuration.memoryCacheCostLimit = 200 << 20
+    ///         return ImagePipeline(configuration: configuration)
+    ///     }()
+    /// }
+    ///
     /// ContentView()
-    ///     .imagePipeline(ImagePipeline(configuration: configuration))
+    ///     .imagePipeline(.feed)
     /// ```
+    ///
+    /// A pipeline is a cache: each instance has its own memory cache, and a view's load is keyed
+    /// to the pipeline it uses. `.imagePipeline(ImagePipeline(configuration: ...))` written in
+    /// `body` makes a new, empty pipeline every time `body` runs, so every image reloads and
+    /// flashes its placeholder.
     public func imagePipeline(_ pipeline: ImagePipeline) -> some View {
         environment(\.imagePipeline, pipeline)
     }

@@ -22,9 +22,13 @@ import UIKit
 /// ```
 ///
 /// The decoded size follows the view: a request without a `targetSize` is decoded for the image
-/// view's bounds at its screen's scale (full size while the view has no size yet). Memory hits
-/// show in the same frame without a transition; images that arrive later cross-dissolve
-/// (``transitionDuration``). The state machine is ``ImageViewLoadingController``.
+/// view's bounds at its screen's scale. A view with no size yet (an Auto Layout cell configured
+/// in `cellForItemAt`) loads once it is laid out; when it grows (rotation, self-sizing) the
+/// image is loaded again at the new size while the current one stays on screen. The loader
+/// follows the view's bounds itself; call ``layoutDidChange()`` from `layoutSubviews` if the
+/// view is resized some other way. Memory hits show in the same frame without a transition;
+/// images that arrive later cross-dissolve (``transitionDuration``). The decisions live in
+/// ``ImageViewLoadingController``.
 @MainActor
 public final class CachedImageViewLoader {
     /// The view images go into (held weakly).
@@ -42,11 +46,17 @@ public final class CachedImageViewLoader {
     /// The controller underneath (reuse behaviour, the loader and its pipeline).
     public let controller: ImageViewLoadingController
 
+    private var boundsObservation: NSKeyValueObservation?
+    /// The key of this loader's own cross-dissolve: only it is ever removed.
+    private static let transitionKey = "CachedImageViewLoader.transition"
+
     /// Creates a loader for `imageView` through `pipeline`.
     public init(imageView: UIImageView, pipeline: ImagePipeline = .shared) {
         self.imageView = imageView
         controller = ImageViewLoadingController(pipeline: pipeline)
         controller.onDisplay = { [weak self] display in self?.apply(display) }
+        let layoutChanged = Self.onMainThread { [weak self] in self?.layoutDidChange() }
+        boundsObservation = imageView.layer.observe(\.bounds, options: [.new]) { _, _ in layoutChanged() }
         AppLifecycleObserver.install(for: pipeline)
     }
 
@@ -59,16 +69,42 @@ public final class CachedImageViewLoader {
         load(ImageRequest(url: url))
     }
 
-    /// Loads `request`, decoded for the view's size when it has no `targetSize`.
+    /// Loads `request`, decoded for the view's size when it has no `targetSize` (after the view's
+    /// first layout when it has no size yet).
     public func load(_ request: ImageRequest) {
         guard let imageView else { return }
         let bounds = imageView.bounds.size
         controller.setRequest(request, fittingWidth: Double(bounds.width), height: Double(bounds.height), scale: Double(Self.scale(of: imageView)))
     }
 
+    /// The view's size may have changed: loads a request that waited for a size, or a larger
+    /// size. Called automatically when the view's bounds change; cheap when nothing changed.
+    public func layoutDidChange() {
+        guard let imageView else { return }
+        let bounds = imageView.bounds.size
+        controller.viewDidLayout(width: Double(bounds.width), height: Double(bounds.height), scale: Double(Self.scale(of: imageView)))
+    }
+
     /// Call from the cell's `prepareForReuse()`: stops or demotes the load and shows the placeholder.
     public func prepareForReuse() {
         controller.prepareForReuse()
+    }
+
+    /// `body` as a plain callback for KVO, which calls back on the thread that changed the
+    /// value: UIKit lays out on the main thread, so it runs there at once, in the same layout
+    /// pass (`MainActor.assumeIsolated` is not in the iOS 15/16 runtime); from any other thread
+    /// it hops to the main actor.
+    private static func onMainThread(_ body: @escaping @MainActor () -> Void) -> @Sendable () -> Void {
+        let unchecked = UncheckedCallback(body: body)
+        return {
+            guard Thread.isMainThread else {
+                Task { @MainActor in unchecked.body() }
+                return
+            }
+            // On the main thread the main actor's isolation holds; the calling convention of an
+            // isolated and a plain closure is the same.
+            unsafeBitCast(unchecked.body, to: (() -> Void).self)()
+        }
     }
 
     private static func scale(of view: UIView) -> CGFloat {
@@ -78,7 +114,7 @@ public final class CachedImageViewLoader {
 
     private func apply(_ display: ImageViewLoadingController.Display) {
         guard let imageView else { return }
-        imageView.layer.removeAllAnimations()
+        imageView.layer.removeAnimation(forKey: Self.transitionKey)
         switch display {
         case .placeholder:
             imageView.image = placeholder
@@ -86,16 +122,20 @@ public final class CachedImageViewLoader {
             imageView.image = failureImage ?? placeholder
         case .image(let response, let animated):
             // Downsampled for the view: pixels per point of the screen, so its point size is the view's.
-            let scale = response.request.targetSize == nil ? 1 : Self.scale(of: imageView)
-            let image = response.image.platformImage(scale: scale)
+            let scale = ImageDisplayScale.scale(for: response.request, explicitScale: nil, displayScale: Double(Self.scale(of: imageView)))
+            let image = response.image.platformImage(scale: CGFloat(scale))
             if animated, transitionDuration > 0 {
-                UIView.transition(with: imageView, duration: transitionDuration, options: [.transitionCrossDissolve, .allowUserInteraction]) {
-                    imageView.image = image
-                }
-            } else {
-                imageView.image = image
+                let transition = CATransition()
+                transition.type = .fade
+                transition.duration = transitionDuration
+                imageView.layer.add(transition, forKey: Self.transitionKey)
             }
+            imageView.image = image
         }
     }
+}
+/// A main-actor closure carried through a `@Sendable` one; only ever called on the main thread.
+private struct UncheckedCallback: @unchecked Sendable {
+    let body: @MainActor () -> Void
 }
 #endif
