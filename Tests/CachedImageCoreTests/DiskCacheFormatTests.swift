@@ -19,7 +19,7 @@ struct DiskCacheFormatTests {
     @Test("Every field of CachedResponseMetadata is encoded (update the format when one is added)")
     func metadataFieldCount() {
         let metadata = CachedResponseMetadata(storedAt: Date())
-        #expect(Mirror(reflecting: metadata).children.count == 13)
+        #expect(Mirror(reflecting: metadata).children.count == 14)
     }
 
     @Test("Headers round-trip every metadata combination", arguments: [false, true])
@@ -51,6 +51,28 @@ struct DiskCacheFormatTests {
             let parsed = damaged.withUnsafeBytes { DiskCacheEntryFormat.parseHeader($0, fileSize: damaged.count + 42) }
             #expect(parsed == nil, "byte \(index)")
         }
+    }
+
+    @Test("The stored response (status and header fields) round-trips; an entry written without it stays readable")
+    func responseRoundTrip() throws {
+        let response = CachedHTTPResponse(statusCode: 203, headerFields: ["X-Custom": "ключ", "Content-Type": "image/png", "Empty": ""])
+        let withResponse = CachedResponseMetadata(etag: "\"e\"", storedAt: Date(timeIntervalSinceReferenceDate: 5e8), response: response)
+        let header = DiskCacheEntryFormat.encodeHeader(key: "k", metadata: withResponse, bodyLength: 3, bodyChecksum: 9)
+        #expect(header.count == DiskCacheEntryFormat.headerLength(keyByteCount: 1, metadata: withResponse))
+        let parsed = header.withUnsafeBytes { DiskCacheEntryFormat.parseHeader($0, fileSize: header.count + 3) }
+        #expect(parsed?.metadata == withResponse)
+        for index in header.indices {
+            var damaged = header
+            damaged[index] ^= 0x10
+            #expect(damaged.withUnsafeBytes { DiskCacheEntryFormat.parseHeader($0, fileSize: damaged.count + 3) } == nil, "byte \(index)")
+        }
+        // A version 2 header from before the response was kept (no flag bit 11) parses, with no response.
+        var older = withResponse
+        older.response = nil
+        let olderHeader = DiskCacheEntryFormat.encodeHeader(key: "k", metadata: older, bodyLength: 3, bodyChecksum: 9)
+        let parsedOlder = olderHeader.withUnsafeBytes { DiskCacheEntryFormat.parseHeader($0, fileSize: olderHeader.count + 3) }
+        #expect(parsedOlder?.metadata == older)
+        #expect(parsedOlder?.metadata.response == nil)
     }
 
     @Test("Caching-rule metadata (no-cache, stale-if-error, stale-while-revalidate, Last-Modified age, Vary) round-trips")

@@ -26,7 +26,9 @@ import Foundation
 /// Last-Modified age; 8 bytes each), each present string (content type, ETag, Last-Modified)
 /// as a 4-byte length plus UTF-8, and, when `Vary` is present, a 4-byte field count followed
 /// by each field's name (length + UTF-8), a value-present byte (0 or 1) and the value if
-/// present. Binary fields instead of `JSONEncoder` keep a read within a few microseconds of a
+/// present, and, when the response is present (bit 11), its status code (2 bytes), a 4-byte
+/// field count and each field's name and value (length + UTF-8), sorted by name. Files without
+/// bit 11 (written before the response was kept) stay readable, with no response. Binary fields instead of `JSONEncoder` keep a read within a few microseconds of a
 /// raw file read; bump ``version`` whenever `CachedResponseMetadata` gains a field (a test
 /// guards its field count). Version 1 files are treated as misses.
 enum DiskCacheEntryFormat {
@@ -69,7 +71,8 @@ enum DiskCacheEntryFormat {
         static let staleWhileRevalidate: UInt16 = 1 << 8
         static let lastModifiedAge: UInt16 = 1 << 9
         static let vary: UInt16 = 1 << 10
-        static let all: UInt16 = 0x07FF
+        static let response: UInt16 = 1 << 11
+        static let all: UInt16 = 0x0FFF
     }
 
     // MARK: Checksums
@@ -96,6 +99,12 @@ enum DiskCacheEntryFormat {
             for field in metadata.vary {
                 length += 4 + field.name.utf8.count + 1
                 if let value = field.value { length += 4 + value.utf8.count }
+            }
+        }
+        if let response = metadata.response {
+            length += 2 + 4
+            for (name, value) in response.headerFields {
+                length += 8 + name.utf8.count + value.utf8.count
             }
         }
         return length
@@ -133,6 +142,7 @@ enum DiskCacheEntryFormat {
         if metadata.staleWhileRevalidate != nil { flags |= Flag.staleWhileRevalidate }
         if metadata.lastModifiedAge != nil { flags |= Flag.lastModifiedAge }
         if !metadata.vary.isEmpty { flags |= Flag.vary }
+        if metadata.response != nil { flags |= Flag.response }
         append(flags, to: &bytes)
         append(metadata.storedAt.timeIntervalSinceReferenceDate.bitPattern, to: &bytes)
         append(metadata.initialAge.bitPattern, to: &bytes)
@@ -148,6 +158,14 @@ enum DiskCacheEntryFormat {
                 appendString(field.name, to: &bytes)
                 bytes.append(field.value == nil ? 0 : 1)
                 if let value = field.value { appendString(value, to: &bytes) }
+            }
+        }
+        if let response = metadata.response {
+            append(UInt16(clamping: response.statusCode), to: &bytes)
+            append(UInt32(truncatingIfNeeded: response.headerFields.count), to: &bytes)
+            for (name, value) in response.headerFields.sorted(by: { $0.key < $1.key }) {
+                appendString(name, to: &bytes)
+                appendString(value, to: &bytes)
             }
         }
         append(FastChecksum.checksum(bytes, seed: headerSeed), to: &bytes)
@@ -245,6 +263,20 @@ enum DiskCacheEntryFormat {
                 vary.append(VaryField(name: name, value: value))
             }
         }
+        var response: CachedHTTPResponse?
+        if flags & Flag.response != 0 {
+            // Each field takes at least 8 bytes: bound the count before reserving.
+            guard let status = reader.read(UInt16.self), let count = reader.read(UInt32.self),
+                  Int(count) <= (checksummed.count - reader.offset) / 8
+            else { return nil }
+            var fields: [String: String] = [:]
+            fields.reserveCapacity(Int(count))
+            for _ in 0..<count {
+                guard let name = reader.readString(), let value = reader.readString() else { return nil }
+                fields[name] = value
+            }
+            response = CachedHTTPResponse(statusCode: Int(status), headerFields: fields)
+        }
         guard reader.offset == checksummed.count else { return nil }
 
         let metadata = CachedResponseMetadata(
@@ -260,7 +292,8 @@ enum DiskCacheEntryFormat {
             staleIfError: staleIfError,
             staleWhileRevalidate: staleWhileRevalidate,
             lastModifiedAge: lastModifiedAge,
-            vary: vary
+            vary: vary,
+            response: response
         )
         return Header(
             headerLength: headerLength,

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The response directives of a `Cache-Control` header (RFC 9111 5.2.2) that matter to a
-/// private client cache.
+/// The directives of a `Cache-Control` header that matter to a private client cache: the
+/// response directives (RFC 9111 5.2.2) and, for a request's own header, the request
+/// directives (5.2.1; see ``RequestCacheDirectives``).
 ///
 /// Parsing never fails: names are case-insensitive, whitespace is tolerated, values may be
 /// tokens or quoted strings (with `\` escapes; a quoted string may contain commas), and unknown
@@ -45,6 +46,15 @@ struct CacheControl: Sendable, Hashable {
     /// `stale-if-error` (RFC 5861), in seconds.
     var staleIfError: TimeInterval?
 
+    // Request directives (RFC 9111 5.2.1); a response never sets them.
+
+    /// `max-stale`, in seconds; `.infinity` when the directive has no value (any staleness).
+    var maxStale: TimeInterval?
+    /// `min-fresh`, in seconds.
+    var minFresh: TimeInterval?
+    /// `only-if-cached`.
+    var onlyIfCached = false
+
     /// No directives.
     init() {}
 
@@ -67,6 +77,12 @@ struct CacheControl: Sendable, Hashable {
             if staleWhileRevalidate == nil { staleWhileRevalidate = Self.deltaSeconds(value) }
         case "stale-if-error":
             if staleIfError == nil { staleIfError = Self.deltaSeconds(value) }
+        case "max-stale":
+            // Without a value: any staleness; with an invalid one: none (the safe reading).
+            if maxStale == nil { maxStale = value == nil ? .infinity : Self.deltaSeconds(value) ?? 0 }
+        case "min-fresh":
+            if minFresh == nil { minFresh = Self.deltaSeconds(value) ?? 0 }
+        case "only-if-cached": onlyIfCached = true
         case "no-store": noStore = true
         case "no-cache": noCache = true
         case "must-revalidate": mustRevalidate = true
@@ -79,11 +95,24 @@ struct CacheControl: Sendable, Hashable {
     }
 
     /// `1*DIGIT`, saturating at 2^31; `nil` for anything else.
+    ///
+    /// A decimal such as `3600.0` or `3600.5` counts as its integer part (`3600`), as Safari
+    /// and Firefox read it: RFC 9111 1.2.2 allows only digits, but a server that writes a
+    /// decimal means that many seconds, not "stale at once". The fraction must be digits too
+    /// (`1.5x`, `.5` and `1..2` are invalid); a trailing `.` with no digits is accepted.
     static func deltaSeconds(_ text: String?) -> TimeInterval? {
         guard let text, !text.isEmpty else { return nil }
         var value: Int64 = 0
+        var digitCount = 0
+        var inFraction = false
         for byte in text.utf8 {
+            if byte == UInt8(ascii: "."), !inFraction, digitCount > 0 {
+                inFraction = true
+                continue
+            }
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            if inFraction { continue }
+            digitCount += 1
             value = min(value * 10 + Int64(byte - UInt8(ascii: "0")), Int64(maximumDeltaSeconds))
         }
         return TimeInterval(value)

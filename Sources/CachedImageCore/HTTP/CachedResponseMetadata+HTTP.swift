@@ -155,6 +155,7 @@ extension CachedResponseMetadata {
         if let lifetime = Self.explicitLifetime(headers: headers, cacheControl: cacheControl, responseTime: responseTime) {
             updated.freshnessLifetime = lifetime
         }
+        updated.response = response?.updated(byNotModified: headers.fields)
         updated.storedAt = responseTime
         updated.initialAge = Self.initialAge(headers: headers, requestTime: requestTime, responseTime: responseTime)
         updated.lastModifiedAge = Self.lastModifiedAge(

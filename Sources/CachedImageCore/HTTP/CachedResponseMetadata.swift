@@ -43,6 +43,9 @@ public struct CachedResponseMetadata: Sendable, Hashable, Codable {
     /// request that fetched it had for them (RFC 9111 4.1). Empty when the response has no
     /// `Vary`.
     public var vary: [VaryField]
+    /// The response's status and storable header fields, as a cache presents them (a `304`'s
+    /// updates applied); `nil` for entries stored before CachedImage kept them.
+    public var response: CachedHTTPResponse?
 
     /// Metadata with the given values; every field but `storedAt` defaults to "not stated".
     public init(
@@ -58,7 +61,8 @@ public struct CachedResponseMetadata: Sendable, Hashable, Codable {
         staleIfError: TimeInterval? = nil,
         staleWhileRevalidate: TimeInterval? = nil,
         lastModifiedAge: TimeInterval? = nil,
-        vary: [VaryField] = []
+        vary: [VaryField] = [],
+        response: CachedHTTPResponse? = nil
     ) {
         self.contentType = contentType
         self.etag = etag
@@ -73,5 +77,6 @@ public struct CachedResponseMetadata: Sendable, Hashable, Codable {
         self.staleWhileRevalidate = staleWhileRevalidate
         self.lastModifiedAge = lastModifiedAge
         self.vary = vary
+        self.response = response
     }
 }

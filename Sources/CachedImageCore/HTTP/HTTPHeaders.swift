@@ -11,6 +11,8 @@ import FoundationNetworking
 struct HTTPHeaders: Sendable, Hashable {
     /// Values keyed by lowercased field name.
     private var storage: [String: String]
+    /// The fields as given (names in their original spelling, values untrimmed).
+    private(set) var fields: [String: String]
 
     /// Headers from a plain dictionary, such as a test fixture or a stored response.
     init(_ fields: [String: String] = [:]) {
@@ -21,6 +23,7 @@ struct HTTPHeaders: Sendable, Hashable {
             Self.add(name: name, value: value, to: &storage)
         }
         self.storage = storage
+        self.fields = fields
     }
 
     /// Headers of an HTTP response. `allHeaderFields` keys are `String` (Linux) or bridged

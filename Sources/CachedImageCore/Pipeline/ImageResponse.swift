@@ -10,6 +10,13 @@ public struct ImageResponse: Sendable {
     public var source: Source
     /// Timings and counts for this request.
     public var metrics: TaskMetrics
+    /// The HTTP response the image came from, as a cache presents it: the status and header
+    /// fields received (``Source/network``), the stored ones with their current `Age`
+    /// (``Source/disk``, ``Source/memory``), or the stored ones updated by the `304`
+    /// (``Source/revalidated``; RFC 9111 4.3.4). `nil` for file URLs, loaders that return no
+    /// `HTTPURLResponse`, entries stored by versions that did not keep the response, and memory
+    /// hits whose response record was dropped (the memory cache keeps a bounded number).
+    public var httpResponse: CachedHTTPResponse? = nil
 
     /// Where a response's bytes came from.
     public enum Source: String, Sendable, Hashable, Codable, CaseIterable {
@@ -53,6 +60,25 @@ public struct ImageDataResponse: Sendable {
     public var source: ImageResponse.Source
     /// Body bytes received from the network to produce this response.
     public var bytesDownloaded: Int
+    /// The HTTP response the bytes came with, as a cache presents it (see
+    /// ``ImageResponse/httpResponse``).
+    public var httpResponse: CachedHTTPResponse?
     /// How long an image decoded from these bytes may stay in the memory cache.
     var memoryLifetime: MemoryCacheLifetime = .unlimited
+    /// What is (or would be) stored about the response: its `Vary` keys the memory entry.
+    var metadata: CachedResponseMetadata?
+
+    init(
+        data: Data, info: ImageInfo, source: ImageResponse.Source, bytesDownloaded: Int,
+        memoryLifetime: MemoryCacheLifetime = .unlimited, metadata: CachedResponseMetadata? = nil,
+        httpResponse: CachedHTTPResponse? = nil
+    ) {
+        self.data = data
+        self.info = info
+        self.source = source
+        self.bytesDownloaded = bytesDownloaded
+        self.memoryLifetime = memoryLifetime
+        self.metadata = metadata
+        self.httpResponse = httpResponse
+    }
 }

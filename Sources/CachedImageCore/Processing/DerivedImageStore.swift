@@ -40,8 +40,8 @@ struct DerivedImageStore: Sendable {
     /// The derived image for `request`, decoded, when one is on disk and the original's bytes
     /// could answer it by the same rules: its `Vary` matches the request; it is fresh, or, for a
     /// cache-only request, may be served without the network (not `must-revalidate` or
-    /// `no-cache` once stale).
-    func image(for request: ImageRequest) -> DecodedImage? {
+    /// `no-cache` once stale). Returned with the original's metadata (its `Vary` and response).
+    func image(for request: ImageRequest) -> (image: DecodedImage, metadata: CachedResponseMetadata)? {
         guard policy(for: request) != .original, isDerivable(request),
               request.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringCachedData]),
               let version = diskCache.entry(forKey: Self.versionKey(request.cacheKey)),
@@ -51,14 +51,15 @@ struct DerivedImageStore: Sendable {
         }
         let servable = request.options.contains(.returnCacheDataDontLoad)
             ? freshness.mayServeWithoutNetwork(version.metadata)
-            : freshness.isFresh(version.metadata, for: request.options)
+            : freshness.isFresh(version.metadata, for: request)
         guard servable,
               let derived = diskCache.entry(forKey: Self.derivedKey(request, version: version.data)),
               let info = ImageInfo(data: derived.data)
         else {
             return nil
         }
-        return try? decoder.decode(derived.data, info: info, targetSize: nil)
+        guard let image = try? decoder.decode(derived.data, info: info, targetSize: nil) else { return nil }
+        return (image, version.metadata)
     }
 
     // MARK: Writing

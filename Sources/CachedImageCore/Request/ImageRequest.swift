@@ -63,6 +63,10 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// flight share one job: the one that started it decides what is stored.
     public var diskCachePolicy: ImagePipeline.DiskCachePolicy?
 
+    /// The request's own cache directives (`Cache-Control`, `Pragma`, `cachePolicy`), read
+    /// from ``urlRequest`` by the pipeline when it resolves the request; `.none` until then.
+    var cacheDirectives = RequestCacheDirectives.none
+
     /// Creates a request for a URL. A `nil` URL gives a request that fails with
     /// ``ImagePipeline/Error/invalidURL(_:)``, mirroring `AsyncImage(url: nil)`.
     public init(

@@ -74,24 +74,28 @@ final class DataFetcher: Sendable {
             return .hit(try loadFile(url))
         }
         let offline = request.options.contains(.returnCacheDataDontLoad)
+        // `only-if-cached` never asks the network either, but serves only what is fresh enough.
+        let cacheOnly = offline || request.cacheDirectives.onlyIfCached
         let cached = cachedEntry(for: request)
         trace?.mark(.diskRead)
         guard let cached, Self.varyMatches(cached.metadata, request) else {
-            if offline { throw ImagePipeline.Error.notCached(url) }
+            if cacheOnly { throw ImagePipeline.Error.notCached(url) }
             return .miss
         }
         guard let info = ImageInfo(data: cached.data) else {
             // Bytes that passed validation once but no longer parse: never serve them.
             diskCache?.removeEntry(forKey: request.cacheKey)
-            if offline { throw ImagePipeline.Error.notCached(url) }
+            if cacheOnly { throw ImagePipeline.Error.notCached(url) }
             return .miss
         }
         let fromDisk = ImageDataResponse(
             data: cached.data, info: info, source: .disk, bytesDownloaded: 0,
-            memoryLifetime: freshness.memoryLifetime(cached.metadata)
+            memoryLifetime: freshness.memoryLifetime(cached.metadata),
+            metadata: cached.metadata,
+            httpResponse: cached.metadata.response?.withAge(cached.metadata.currentAge(at: clock.now))
         )
         trace?.mark(.verified)
-        if freshness.isFresh(cached.metadata, for: request.options) {
+        if freshness.isFresh(cached.metadata, for: request) {
             instrumentation.record(.diskHit)
             return .hit(fromDisk)
         }
@@ -100,7 +104,8 @@ final class DataFetcher: Sendable {
             instrumentation.record(.diskHit)
             return .hit(fromDisk)
         }
-        if freshness.mayServeWhileRevalidating(cached.metadata, for: request.options) {
+        if cacheOnly { throw ImagePipeline.Error.notCached(url) }
+        if freshness.mayServeWhileRevalidating(cached.metadata, for: request) {
             instrumentation.record(.diskHit)
             return .staleWhileRevalidate(cached, fromDisk)
         }
@@ -208,6 +213,11 @@ final class DataFetcher: Sendable {
         if urlRequest.value(forHTTPHeaderField: HTTPRequestDefaults.acceptFieldName) == nil {
             urlRequest.setValue(HTTPRequestDefaults.accept, forHTTPHeaderField: HTTPRequestDefaults.acceptFieldName)
         }
+        // A forced revalidation tells caches on the way (a CDN) to ask the origin too, as a
+        // browser's reload does, unless the request states its own directives.
+        if request.options.contains(.reloadRevalidatingCachedData), urlRequest.value(forHTTPHeaderField: "Cache-Control") == nil {
+            urlRequest.setValue("max-age=0", forHTTPHeaderField: "Cache-Control")
+        }
         let revalidated = cached.flatMap { $0.entry.metadata.hasValidators ? $0 : nil }
         if let revalidated {
             for (field, value) in revalidated.entry.metadata.conditionalHeaders() {
@@ -233,6 +243,8 @@ final class DataFetcher: Sendable {
             }
             switch outcome {
             case .updated(let metadata):
+                confirmed.metadata = metadata
+                confirmed.httpResponse = metadata.response
                 if diskCache?.updateMetadata(metadata, ifStillStored: revalidated.entry) ?? false {
                     confirmed.memoryLifetime = freshness.memoryLifetime(metadata)
                 } else {
@@ -244,6 +256,7 @@ final class DataFetcher: Sendable {
             case .remove:
                 diskCache?.removeEntry(forKey: request.cacheKey)
                 confirmed.memoryLifetime = .doNotKeep
+                confirmed.httpResponse = revalidated.entry.metadata.response?.updated(byNotModified: response.headers.fields)
             case .refetch:
                 // The 304 names other bytes than the stored ones (RFC 9111 4.3.4): ask again,
                 // unconditionally, and neither serve nor update the stored entry.
@@ -272,21 +285,27 @@ final class DataFetcher: Sendable {
         // Stored under the requested URL: every redirect on the way limits what may be reused
         // (a temporary redirect without freshness makes the entry stale at once).
         let sent = Self.sentHeaders(for: request)
-        let metadata = CachedResponseMetadata(
+        let httpResponse = CachedHTTPResponse(response.response)
+        var metadata = CachedResponseMetadata(
             headers: headers, statusCode: response.statusCode ?? 200, requestHeaders: sent,
             requestTime: response.requestTime, responseTime: response.responseTime
         )?.restricted(byRedirects: Self.redirectHops(of: response), requestHeaders: sent, heuristic: freshness.heuristic)
+        metadata?.response = httpResponse
+        // A request that says `no-store` keeps nothing of the response (RFC 9111 5.2.1.5).
+        if request.cacheDirectives.noStore { metadata = nil }
         store(response.data, metadata: metadata, for: request)
         return ImageDataResponse(
             data: response.data, info: info, source: .network, bytesDownloaded: response.data.count,
-            memoryLifetime: freshness.memoryLifetime(metadata)
+            memoryLifetime: freshness.memoryLifetime(metadata),
+            metadata: metadata,
+            httpResponse: httpResponse
         )
     }
 
     // MARK: Storage
 
     private func store(_ data: Data, metadata: CachedResponseMetadata?, for request: ImageRequest) {
-        guard let diskCache else { return }
+        guard let diskCache, !request.cacheDirectives.noStore else { return }
         switch storePolicy.decision(for: request, metadata: metadata) {
         case .store(let metadata):
             diskCache.store(data, metadata: metadata, forKey: request.cacheKey)
@@ -302,9 +321,13 @@ final class DataFetcher: Sendable {
 struct DataTaskKey: Hashable, Sendable {
     var cacheKey: String
     var options: ImageRequest.Options
+    /// The request's own cache directives: a request that accepts less (or more) of the cache
+    /// never joins another's answer.
+    var directives: RequestCacheDirectives
 
     init(_ request: ImageRequest) {
         cacheKey = request.cacheKey
+        directives = request.cacheDirectives
         // Memory options do not change what the data job does.
         options = request.options.subtracting(.skipMemoryCache)
     }

@@ -19,10 +19,25 @@ struct FreshnessCheck: Sendable {
         }
     }
 
+    /// Whether `metadata` may be served without asking the server for `request`: its options
+    /// (``isFresh(_:for:)``) and its own cache directives (`max-age`, `min-fresh`, `max-stale`,
+    /// `.returnCacheDataElseLoad`; RFC 9111 5.2.1), which apply under the `.http` policy.
+    func isFresh(_ metadata: CachedResponseMetadata, for request: ImageRequest) -> Bool {
+        let fresh = isFresh(metadata, for: request.options)
+        let directives = request.cacheDirectives
+        guard directives.constrainsFreshness, case .http(let heuristic) = policy,
+              !request.options.contains(.reloadRevalidatingCachedData)
+        else { return fresh }
+        return directives.accepts(metadata, fresh: fresh, at: clock.now, heuristic: heuristic)
+    }
+
     /// Whether a stale entry may be served at once while one background revalidation refreshes
-    /// it (`stale-while-revalidate`). Never for a pull-to-refresh.
-    func mayServeWhileRevalidating(_ metadata: CachedResponseMetadata, for options: ImageRequest.Options) -> Bool {
-        guard case .http(let heuristic) = policy, !options.contains(.reloadRevalidatingCachedData) else { return false }
+    /// it (`stale-while-revalidate`). Never for a pull-to-refresh, nor for a request whose own
+    /// directives limit freshness.
+    func mayServeWhileRevalidating(_ metadata: CachedResponseMetadata, for request: ImageRequest) -> Bool {
+        guard case .http(let heuristic) = policy, !request.options.contains(.reloadRevalidatingCachedData),
+              !request.cacheDirectives.constrainsFreshness
+        else { return false }
         return metadata.isWithinStaleWhileRevalidate(at: clock.now, heuristic: heuristic)
     }
 

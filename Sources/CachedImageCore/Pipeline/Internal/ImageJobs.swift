@@ -14,7 +14,7 @@ final class ImageJobs: Sendable {
 
     /// How an image task begins, decided synchronously by ``begin(_:progress:)``.
     enum Start: Sendable {
-        case memory(DecodedImage, ImageRequest)
+        case memory(MemoryHit, ImageRequest)
         /// The image job; when this task created it and the bytes were already being
         /// downloaded, `heldDownload` is that download, joined at once so that it outlives
         /// whoever started it (a prefetch stopped right after), until the job knows whether it
@@ -30,6 +30,9 @@ final class ImageJobs: Sendable {
     private let instrumentation: PipelineInstrumentation
     private let trace: StageTrace?
     private let derivedImages: DerivedImageStore?
+    private let variants = MemoryVariants()
+    private let responseRecords = MemoryResponseRecords()
+    private let clock: any CacheClock
     private let imageJobs = TaskCoalescer<ImageTaskKey, DecodedResult>()
     private let dataJobs = TaskCoalescer<DataTaskKey, ImageDataResponse>()
 
@@ -51,6 +54,7 @@ final class ImageJobs: Sendable {
         self.instrumentation = instrumentation
         self.trace = configuration.stageTrace
         self.derivedImages = DerivedImageStore(configuration: configuration, diskCache: diskCache)
+        self.clock = configuration.clock
     }
 
     /// Downloads waiting for a slot in the download queue.
@@ -70,8 +74,8 @@ final class ImageJobs: Sendable {
         } catch {
             return .failure(error as? ImagePipeline.Error ?? .invalidURL(task.request.url))
         }
-        if let image = memoryImage(for: request, counting: .hitsAndMisses) {
-            return .memory(image, request)
+        if let hit = memoryImage(for: request, counting: .hitsAndMisses) {
+            return .memory(hit, request)
         }
         trace?.mark(.memoryMissed)
         let priority = task.priority
@@ -94,9 +98,9 @@ final class ImageJobs: Sendable {
             switch start {
             case .failure(let error):
                 throw error
-            case .memory(let image, let resolved):
+            case .memory(let hit, let resolved):
                 request = resolved
-                result = DecodedResult(image: image, source: .memory, bytesDownloaded: 0, isCoalesced: false)
+                result = memoryResult(hit)
             case .job(let subscription, let resolved, let resolvedURL, let heldDownload):
                 request = resolved
                 result = subscription.isOwner
@@ -111,7 +115,8 @@ final class ImageJobs: Sendable {
                 image: result.image,
                 request: request,
                 source: result.source,
-                metrics: TaskMetrics(startDate: task.startDate, duration: duration, isCoalesced: isCoalesced, bytesDownloaded: result.bytesDownloaded)
+                metrics: TaskMetrics(startDate: task.startDate, duration: duration, isCoalesced: isCoalesced, bytesDownloaded: result.bytesDownloaded),
+                httpResponse: result.httpResponse
             )
         } catch let error as ImagePipeline.Error {
             instrumentation.record(.taskFailed(id: task.id, url: url, error: error))
@@ -164,8 +169,8 @@ final class ImageJobs: Sendable {
     /// Memory (another job may have filled it since this request missed it), a processed image
     /// on disk, or the original bytes on disk, decoded here.
     private func answerWithoutNetwork(_ request: ImageRequest, url: URL) async throws -> LocalAnswer {
-        if let image = memoryImage(for: request, counting: .hitsOnly) {
-            return .answered(DecodedResult(image: image, source: .memory, bytesDownloaded: 0, isCoalesced: false))
+        if let hit = memoryImage(for: request, counting: .hitsOnly) {
+            return .answered(memoryResult(hit))
         }
         if let derived = derivedImage(for: request) {
             return .answered(derived)
@@ -251,7 +256,7 @@ final class ImageJobs: Sendable {
 
     /// The memory cache's image for `request`, keyed as a task would key it (first frame).
     func cachedImage(for request: ImageRequest) -> DecodedImage? {
-        memoryImage(for: resolver.keyed(request), counting: .hitsOnly)
+        memoryImage(for: resolver.keyed(request), counting: .hitsOnly)?.image
     }
 
     /// Removes what the caches hold for `request`: its image at its target size and at full
@@ -260,6 +265,10 @@ final class ImageJobs: Sendable {
         let request = resolver.keyed(request)
         memoryCache?.removeValue(forKey: ImageCacheKey(request))
         memoryCache?.removeValue(forKey: ImageCacheKey(cacheKey: request.cacheKey))
+        if let variantKey = variants.lookupKey(for: request) {
+            memoryCache?.removeValue(forKey: variantKey)
+        }
+        variants.forget(request.cacheKey)
         resolver.diskCache?.removeEntry(forKey: request.cacheKey)
         derivedImages?.removeDerivedImages(forKey: request.cacheKey)
         fetcher.forgetFailure(forKey: request.cacheKey)
@@ -272,19 +281,67 @@ final class ImageJobs: Sendable {
         case hitsOnly
     }
 
+    /// An image found in memory and the key it was found under.
+    struct MemoryHit: Sendable {
+        var image: DecodedImage
+        var key: ImageCacheKey
+    }
+
     /// The memory cache's image for `request` (already keyed by the resolver). Reloads never
-    /// read memory.
-    func memoryImage(for request: ImageRequest, counting: LookupCounting) -> DecodedImage? {
+    /// read memory, nor do requests whose own directives limit freshness (`max-age`,
+    /// `min-fresh`, `max-stale`: a decoded image does not carry its age). The plain key first;
+    /// only when it misses, the request's variant key if a response for this cache key varied
+    /// (``MemoryVariants``).
+    func memoryImage(for request: ImageRequest, counting: LookupCounting) -> MemoryHit? {
         guard let memoryCache,
-              request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringCachedData, .reloadRevalidatingCachedData])
+              request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringCachedData, .reloadRevalidatingCachedData]),
+              !request.cacheDirectives.constrainsFreshness
         else {
             return nil
         }
-        let image = memoryCache.value(forKey: ImageCacheKey(request))
+        var key = ImageCacheKey(request)
+        var image = memoryCache.value(forKey: key)
+        if image == nil, let variantKey = variants.lookupKey(for: request) {
+            key = variantKey
+            image = memoryCache.value(forKey: variantKey)
+        }
         if image != nil || counting == .hitsAndMisses {
             instrumentation.record(.memoryLookup(hit: image != nil))
         }
-        return image
+        return image.map { MemoryHit(image: $0, key: key) }
+    }
+
+    /// A memory hit as a job's result, with the response recorded for it.
+    private func memoryResult(_ hit: MemoryHit) -> DecodedResult {
+        DecodedResult(
+            image: hit.image, source: .memory, bytesDownloaded: 0, isCoalesced: false,
+            httpResponse: responseRecords.response(forKey: hit.key, at: clock.now)
+        )
+    }
+
+    /// Keeps `image` in memory for `request` as `lifetime` allows, under the key its response's
+    /// `Vary` calls for, with the response recorded for later hits.
+    private func keepInMemory(
+        _ image: DecodedImage, for request: ImageRequest, metadata: CachedResponseMetadata?, lifetime: MemoryCacheLifetime
+    ) {
+        guard let memoryCache, !request.options.contains(.skipMemoryCache) else { return }
+        let key = variants.storageKey(for: request, vary: metadata?.vary ?? [])
+        if key != ImageCacheKey(request) {
+            // A varying response: an older image under the plain key must not answer for it.
+            memoryCache.removeValue(forKey: ImageCacheKey(request))
+        }
+        switch lifetime {
+        case .unlimited:
+            memoryCache.setValue(image, forKey: key, cost: image.cost)
+        case .until(let expiry):
+            memoryCache.setValue(image, forKey: key, cost: image.cost, expiresAt: expiry)
+        case .doNotKeep:
+            // `no-store`, `no-cache` or already stale: an older image must not outlive it either.
+            memoryCache.removeValue(forKey: key)
+            responseRecords.remove(key)
+            return
+        }
+        responseRecords.set(metadata, forKey: key)
     }
 
     /// Decodes `data` for `request` (on a decoding thread when the decoder says it is expensive)
@@ -307,20 +364,12 @@ final class ImageJobs: Sendable {
             image = try request.processorChain.apply(to: image, url: url)
         }
         derivedImages?.originalDidLoad(data, image: image, request: request)
-        if let memoryCache, !request.options.contains(.skipMemoryCache) {
-            let key = ImageCacheKey(request)
-            switch data.memoryLifetime {
-            case .unlimited:
-                memoryCache.setValue(image, forKey: key, cost: image.cost)
-            case .until(let expiry):
-                memoryCache.setValue(image, forKey: key, cost: image.cost, expiresAt: expiry)
-            case .doNotKeep:
-                // `no-store`, `no-cache` or already stale: an older image must not outlive it either.
-                memoryCache.removeValue(forKey: key)
-            }
-            trace?.mark(.memoryStored)
-        }
-        return DecodedResult(image: image, source: data.source, bytesDownloaded: data.bytesDownloaded, isCoalesced: isCoalesced)
+        keepInMemory(image, for: request, metadata: data.metadata, lifetime: data.memoryLifetime)
+        trace?.mark(.memoryStored)
+        return DecodedResult(
+            image: image, source: data.source, bytesDownloaded: data.bytesDownloaded, isCoalesced: isCoalesced,
+            httpResponse: data.httpResponse
+        )
     }
 }
 
@@ -328,12 +377,13 @@ extension ImageJobs {
     /// The processed image kept on disk for `request` (``ImagePipeline/DiskCachePolicy``),
     /// stored in memory like a decoded one.
     private func derivedImage(for request: ImageRequest) -> DecodedResult? {
-        guard let image = derivedImages?.image(for: request) else { return nil }
+        guard let (image, metadata) = derivedImages?.image(for: request) else { return nil }
         instrumentation.record(.diskHit)
-        if let memoryCache, !request.options.contains(.skipMemoryCache) {
-            memoryCache.setValue(image, forKey: ImageCacheKey(request), cost: image.cost)
-        }
-        return DecodedResult(image: image, source: .disk, bytesDownloaded: 0, isCoalesced: false)
+        keepInMemory(image, for: request, metadata: metadata, lifetime: .unlimited)
+        return DecodedResult(
+            image: image, source: .disk, bytesDownloaded: 0, isCoalesced: false,
+            httpResponse: metadata.response?.withAge(metadata.currentAge(at: clock.now))
+        )
     }
 }
 
@@ -343,9 +393,11 @@ struct ImageTaskKey: Hashable, Sendable {
     var targetSize: PixelSize?
     var options: ImageRequest.Options
     var processors: [String]
+    var directives: RequestCacheDirectives
 
     init(_ request: ImageRequest) {
         cacheKey = request.cacheKey
+        directives = request.cacheDirectives
         targetSize = request.targetSize
         options = request.options
         processors = request.processorChain.identifiers
@@ -358,4 +410,5 @@ struct DecodedResult: Sendable {
     var source: ImageResponse.Source
     var bytesDownloaded: Int
     var isCoalesced: Bool
+    var httpResponse: CachedHTTPResponse?
 }

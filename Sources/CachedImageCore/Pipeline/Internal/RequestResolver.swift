@@ -12,9 +12,16 @@ struct RequestResolver: Sendable {
 
     /// The request as the caches see it. A request with a method other than `GET` and no
     /// explicit cache key is neither cached nor shared with any other; identity headers add a
-    /// hash of their values to the key.
+    /// hash of their values to the key; the request's own cache directives
+    /// (``RequestCacheDirectives``) are read and their options added.
     func keyed(_ request: ImageRequest) -> ImageRequest {
         var keyed = request
+        let directives = RequestCacheDirectives(request.urlRequest)
+        if !directives.isEmpty {
+            keyed.cacheDirectives = directives
+            keyed.options.formUnion(directives.impliedOptions)
+        }
+        let request = keyed
         if let method = request.urlRequest.httpMethod, method != "GET", !request.hasExplicitCacheKey {
             keyed.options.formUnion([.skipMemoryCache, .skipDiskCache])
             keyed.cacheKey = "\(method) \(request.cacheKey) #\(UUID().uuidString)"
