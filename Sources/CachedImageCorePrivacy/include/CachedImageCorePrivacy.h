@@ -1,0 +1,1 @@
+// No declarations: this target only carries a privacy manifest (see privacy.c).
