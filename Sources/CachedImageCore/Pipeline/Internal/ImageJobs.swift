@@ -23,13 +23,21 @@ final class ImageJobs: Sendable {
         case failure(ImagePipeline.Error)
     }
 
-    private let memoryCache: MemoryCache<ImageCacheKey, DecodedImage>?
-    private let decoder: any ImageDecoding
-    private let resolver: RequestResolver
-    private let fetcher: DataFetcher
+    let memoryCache: MemoryCache<ImageCacheKey, DecodedImage>?
+    let decoder: any ImageDecoding
+    /// The cap for requests without a target size (``ImagePipeline/Configuration/maximumDecodedPixelSize``).
+    let maximumDecodedPixelSize: PixelSize?
+    /// Expensive decodes, admitted by the bytes they allocate.
+    let decodingQueue: DecodingQueue
+    let resolver: RequestResolver
+    let fetcher: DataFetcher
     private let instrumentation: PipelineInstrumentation
     private let trace: StageTrace?
-    private let derivedImages: DerivedImageStore?
+    let derivedImages: DerivedImageStore?
+    /// Time the first frame's synchronous disk reads take per frame (``ImagePipeline/Configuration/synchronousDiskRead``).
+    let firstFrameBudget: FrameTimeBudget?
+    /// Which entries the first frame reads synchronously.
+    let configurationSynchronousDiskRead: ImagePipeline.SynchronousDiskRead?
     private let imageJobs = TaskCoalescer<ImageTaskKey, DecodedResult>()
     private let dataJobs = TaskCoalescer<DataTaskKey, ImageDataResponse>()
 
@@ -41,6 +49,12 @@ final class ImageJobs: Sendable {
     ) {
         self.memoryCache = memoryCache
         self.decoder = configuration.decoder
+        self.maximumDecodedPixelSize = configuration.maximumDecodedPixelSize
+        self.decodingQueue = DecodingQueue(budget: configuration.decodingMemoryBudget)
+        self.configurationSynchronousDiskRead = configuration.synchronousDiskRead
+        self.firstFrameBudget = configuration.synchronousDiskRead.map {
+            FrameTimeBudget(timePerFrame: $0.timePerFrame, frameInterval: $0.frameInterval)
+        }
         self.resolver = RequestResolver(
             allowedSchemes: configuration.allowedSchemes,
             isNetworkConstrained: configuration.isNetworkConstrained,
@@ -215,7 +229,7 @@ final class ImageJobs: Sendable {
 
     /// Starts one low-priority revalidation of a stale entry that is being served at once
     /// (`stale-while-revalidate`); concurrent ones join it.
-    private func revalidateInBackground(_ request: ImageRequest, url: URL, entry: DiskCache.Entry, data: ImageDataResponse) {
+    func revalidateInBackground(_ request: ImageRequest, url: URL, entry: DiskCache.Entry, data: ImageDataResponse) {
         instrumentation.record(.revalidatingInBackground(url: url))
         let subscription = dataSubscription(request, url: url, priority: .low, lookup: .stale(entry, data), progress: nil)
         Task { _ = try? await subscription.value() }
@@ -292,13 +306,10 @@ final class ImageJobs: Sendable {
     private func decode(_ data: ImageDataResponse, request: ImageRequest, url: URL, isCoalesced: Bool) async throws -> DecodedResult {
         var image: DecodedImage
         do {
-            let decoder = self.decoder
-            let targetSize = request.targetSize
-            if decoder.isExpensive(data.data, info: data.info, targetSize: targetSize) {
-                image = try await DecodingQueue.shared.run { try decoder.decode(data.data, info: data.info, targetSize: targetSize) }
-            } else {
-                image = try decoder.decode(data.data, info: data.info, targetSize: targetSize)
-            }
+            image = try await decodeImage(data.data, info: data.info, request: request)
+        } catch is CancellationError {
+            // Cancelled while waiting for the decoding budget.
+            throw CancellationError()
         } catch {
             throw ImagePipeline.Error.decodingFailed(url: url, underlying: error)
         }
@@ -307,27 +318,52 @@ final class ImageJobs: Sendable {
             image = try request.processorChain.apply(to: image, url: url)
         }
         derivedImages?.originalDidLoad(data, image: image, request: request)
-        if let memoryCache, !request.options.contains(.skipMemoryCache) {
-            let key = ImageCacheKey(request)
-            switch data.memoryLifetime {
-            case .unlimited:
-                memoryCache.setValue(image, forKey: key, cost: image.cost)
-            case .until(let expiry):
-                memoryCache.setValue(image, forKey: key, cost: image.cost, expiresAt: expiry)
-            case .doNotKeep:
-                // `no-store`, `no-cache` or already stale: an older image must not outlive it either.
-                memoryCache.removeValue(forKey: key)
-            }
-            trace?.mark(.memoryStored)
-        }
+        store(image, for: request, lifetime: data.memoryLifetime)
         return DecodedResult(image: image, source: data.source, bytesDownloaded: data.bytesDownloaded, isCoalesced: isCoalesced)
     }
 }
 
 extension ImageJobs {
+    /// Decodes at the request's ``DecodingTarget`` (its target size and content mode, or a
+    /// leading resize processor's, within the pipeline's cap): inline when the decoder says it
+    /// is cheap, else on the decoding queue once the bytes it allocates fit its budget.
+    func decodeImage(_ data: Data, info: ImageInfo, request: ImageRequest) async throws -> DecodedImage {
+        let decoder = self.decoder
+        let target = request.decodingTarget(maximumSize: maximumDecodedPixelSize)
+        guard decoder.isExpensive(data, info: info, targetSize: request.targetSize) else {
+            return try decoder.decode(data, info: info, target: target)
+        }
+        return try await decodingQueue.run(bytes: decodingBytes(info: info, target: target)) {
+            try decoder.decode(data, info: info, target: target)
+        }
+    }
+
+    /// The bitmap a decode allocates, from the header's size and the target; the whole budget
+    /// (the decode runs alone) when the header gives no size.
+    func decodingBytes(info: ImageInfo, target: DecodingTarget) -> Int {
+        guard let size = info.pixelSize else { return decodingQueue.budget }
+        return DecodedImage.bitmapCost(of: target.decodedSize(of: size))
+    }
+
+    /// Keeps a decoded image in the memory cache for as long as its bytes' HTTP lifetime allows.
+    func store(_ image: DecodedImage, for request: ImageRequest, lifetime: MemoryCacheLifetime) {
+        guard let memoryCache, !request.options.contains(.skipMemoryCache) else { return }
+        let key = ImageCacheKey(request)
+        switch lifetime {
+        case .unlimited:
+            memoryCache.setValue(image, forKey: key, cost: image.cost)
+        case .until(let expiry):
+            memoryCache.setValue(image, forKey: key, cost: image.cost, expiresAt: expiry)
+        case .doNotKeep:
+            // `no-store`, `no-cache` or already stale: an older image must not outlive it either.
+            memoryCache.removeValue(forKey: key)
+        }
+        trace?.mark(.memoryStored)
+    }
+
     /// The processed image kept on disk for `request` (``ImagePipeline/DiskCachePolicy``),
     /// stored in memory like a decoded one.
-    private func derivedImage(for request: ImageRequest) -> DecodedResult? {
+    func derivedImage(for request: ImageRequest) -> DecodedResult? {
         guard let image = derivedImages?.image(for: request) else { return nil }
         instrumentation.record(.diskHit)
         if let memoryCache, !request.options.contains(.skipMemoryCache) {
@@ -341,12 +377,14 @@ extension ImageJobs {
 struct ImageTaskKey: Hashable, Sendable {
     var cacheKey: String
     var targetSize: PixelSize?
+    var contentMode: ImageContentMode?
     var options: ImageRequest.Options
     var processors: [String]
 
     init(_ request: ImageRequest) {
         cacheKey = request.cacheKey
         targetSize = request.targetSize
+        contentMode = request.targetSize == nil ? nil : request.contentMode
         options = request.options
         processors = request.processorChain.identifiers
     }
