@@ -13,7 +13,7 @@ extension ImageProcessors {
     /// ```swift
     /// ImageProcessors.Resize(size: PixelSize(width: 192, height: 192), contentMode: .aspectFill, crop: true)
     /// ```
-    public struct Resize: ImageProcessing {
+    public struct Resize: ImageResizing {
         /// The size to fit or fill, in pixels.
         public var size: PixelSize
         /// Fit inside ``size``, or fill it.

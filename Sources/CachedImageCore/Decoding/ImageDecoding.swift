@@ -20,6 +20,13 @@ public protocol ImageDecoding: Sendable {
     ///   keeping the error.
     func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage
 
+    /// Decodes `data` at the size `target` asks for (``DecodingTarget/decodedSize(of:)``: fill
+    /// or fit, never upscaled, within the pipeline's cap). This is what the pipeline calls.
+    /// Default: ``decode(_:info:targetSize:)`` with the bounds whose aspect fit gives that size
+    /// (``DecodingTarget/fittingBounds(for:)``, from the header's size), so decoders written
+    /// before content modes keep working.
+    func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage
+
     /// Whether decoding these bytes takes long enough (milliseconds) that the pipeline should
     /// run it on a decoding thread of its own rather than hold one of Swift concurrency's
     /// shared threads. Default: images of 1 megapixel or more (or 512 KB when the header gives
@@ -28,6 +35,10 @@ public protocol ImageDecoding: Sendable {
 }
 
 extension ImageDecoding {
+    public func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
+        try decode(data, info: info, targetSize: target.fittingBounds(for: info.pixelSize))
+    }
+
     public func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool {
         guard let size = info.pixelSize else { return data.count >= 512 * 1024 }
         return size.pixelCount >= 1_000_000
@@ -35,7 +46,7 @@ extension ImageDecoding {
 }
 
 /// The decoder used where no platform decoder exists: it keeps the original bytes and reports
-/// the size a real decoder would produce (the header's size, fitted inside the target size), so
+/// the size a real decoder would produce (the header's size at the ``DecodingTarget``), so
 /// memory-cache costs match what the image would take on screen.
 public struct HeaderImageDecoder: ImageDecoding {
     public init() {}
@@ -44,11 +55,15 @@ public struct HeaderImageDecoder: ImageDecoding {
     public func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool { false }
 
     public func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+        try decode(data, info: info, target: DecodingTarget(size: targetSize, contentMode: .aspectFit))
+    }
+
+    public func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
         guard let size = info.pixelSize else {
             // The format is known but its header did not say how large it is.
             return DecodedImage(image: nil, data: data, format: info.format, pixelSize: PixelSize(width: 0, height: 0), cost: data.count)
         }
-        let decodedSize = targetSize.map { size.fitted(into: $0) } ?? size
+        let decodedSize = target.decodedSize(of: size)
         return DecodedImage(
             image: nil,
             data: data,

@@ -3,21 +3,24 @@ import CoreGraphics
 import Foundation
 import ImageIO
 
-/// The default decoder on Apple platforms: ImageIO, off the main thread, into a bitmap that is
-/// ready to draw.
+/// The default decoder on Apple platforms: ImageIO, off the main thread, at the size the image
+/// is shown at.
 ///
-/// - **Downsampling**: with a target size, the image is decoded straight to that size with
-///   `CGImageSourceCreateThumbnailAtIndex` and `kCGImageSourceThumbnailMaxPixelSize`, never
-///   holding the full bitmap: a 4000x3000 photo shown at 300x300 points (900x900 pixels at 3x)
-///   costs about 3 MB instead of 48 MB.
-/// - **Decompression up front**: `kCGImageSourceShouldCacheImmediately` makes ImageIO decode
-///   when the image is created (on the pipeline's background task), so drawing it on the main
-///   thread never decodes.
+/// - **Downsampling**: the image is decoded straight to the ``DecodingTarget``'s size (at least
+///   the target in both dimensions for `.aspectFill`, inside it for `.aspectFit`, never
+///   upscaled, within the pipeline's cap) with `CGImageSourceCreateThumbnailAtIndex` and
+///   `kCGImageSourceThumbnailMaxPixelSize`, never holding the full bitmap: a 4000x3000 photo
+///   for a 300x300-point cell (900x900 pixels at 3x) costs about 4 MB instead of 48 MB.
+/// - **Decompression**: a downsampled image is decoded when it is created (on the pipeline's
+///   decoding thread), so drawing it never decodes on the main thread. An image that nothing
+///   bounds (no target size, the cap turned off) is not decoded up front: like `AsyncImage`,
+///   ImageIO decodes it when it is first drawn.
 /// - **Orientation**: EXIF orientation is applied to the pixels, so the result is always `.up`.
 /// - Animated images decode to their first frame.
 ///
 /// ```swift
-/// let image = try ImageIODecoder().decode(data, info: info, targetSize: PixelSize(width: 900, height: 900))
+/// let target = DecodingTarget(size: PixelSize(width: 900, height: 900), contentMode: .aspectFill)
+/// let image = try ImageIODecoder().decode(data, info: info, target: target)
 /// let cgImage = image.cgImage
 /// ```
 public struct ImageIODecoder: ImageDecoding {
@@ -39,18 +42,33 @@ public struct ImageIODecoder: ImageDecoding {
 
     public init() {}
 
+    /// Decodes to fit inside `targetSize` (aspect fit), or at full size without one.
     public func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+        try decode(data, info: info, target: DecodingTarget(size: targetSize, contentMode: .aspectFit))
+    }
+
+    public func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
         guard let source = CGImageSourceCreateWithData(data as CFData, [kCGImageSourceShouldCache: false] as CFDictionary),
               CGImageSourceGetCount(source) > 0
         else {
             throw Failure.unreadableData
+        }
+        let properties = Self.properties(of: source)
+        let size = properties?.orientedSize ?? info.pixelSize
+        let maxPixelSize = Self.maxPixelSize(target: target, size: size)
+        if target.isUnbounded, properties?.orientation ?? 1 == 1 {
+            // Nothing bounds the decode and nothing to rotate: decoded lazily, when drawn.
+            guard let cgImage = CGImageSourceCreateImageAtIndex(source, 0, [kCGImageSourceShouldCacheImmediately: false] as CFDictionary) else {
+                throw Failure.noImage
+            }
+            return DecodedImage(cgImage: cgImage, format: info.format)
         }
         var options: [CFString: Any] = [
             kCGImageSourceCreateThumbnailFromImageAlways: true,
             kCGImageSourceCreateThumbnailWithTransform: true,
             kCGImageSourceShouldCacheImmediately: true,
         ]
-        if let targetSize, let maxPixelSize = maxPixelSize(source: source, info: info, targetSize: targetSize) {
+        if let maxPixelSize {
             options[kCGImageSourceThumbnailMaxPixelSize] = maxPixelSize
         }
         guard let cgImage = CGImageSourceCreateThumbnailAtIndex(source, 0, options as CFDictionary) else {
@@ -59,19 +77,20 @@ public struct ImageIODecoder: ImageDecoding {
         return DecodedImage(cgImage: cgImage, format: info.format)
     }
 
-    /// The longest side of the oriented image fitted inside `targetSize`; `nil` when the image
-    /// already fits (never upscale).
-    private func maxPixelSize(source: CGImageSource, info: ImageInfo, targetSize: PixelSize) -> Int? {
-        guard let size = orientedSize(source: source) ?? info.pixelSize else {
-            return max(targetSize.width, targetSize.height)
+    /// The longest side of the decoded image (``DecodingTarget/decodedSize(of:)`` of the
+    /// oriented image); `nil` when the image already has that size (never upscale).
+    static func maxPixelSize(target: DecodingTarget, size: PixelSize?) -> Int? {
+        guard !target.isUnbounded else { return nil }
+        guard let size else {
+            return target.fittingBounds(for: nil).map { max($0.width, $0.height) }
         }
-        let fitted = size.fitted(into: targetSize)
-        guard fitted != size else { return nil }
-        return max(fitted.width, fitted.height)
+        let decoded = target.decodedSize(of: size)
+        guard decoded != size else { return nil }
+        return max(decoded.width, decoded.height)
     }
 
-    /// The image's size as displayed: EXIF orientations 5-8 swap width and height.
-    private func orientedSize(source: CGImageSource) -> PixelSize? {
+    /// The image's size as displayed (EXIF orientations 5-8 swap width and height) and its orientation.
+    private static func properties(of source: CGImageSource) -> (orientedSize: PixelSize, orientation: Int)? {
         guard let properties = CGImageSourceCopyPropertiesAtIndex(source, 0, nil) as? [CFString: Any],
               let width = (properties[kCGImagePropertyPixelWidth] as? NSNumber)?.intValue,
               let height = (properties[kCGImagePropertyPixelHeight] as? NSNumber)?.intValue
@@ -79,7 +98,8 @@ public struct ImageIODecoder: ImageDecoding {
             return nil
         }
         let orientation = (properties[kCGImagePropertyOrientation] as? NSNumber)?.intValue ?? 1
-        return (5...8).contains(orientation) ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height)
+        let size = (5...8).contains(orientation) ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height)
+        return (size, orientation)
     }
 }
 

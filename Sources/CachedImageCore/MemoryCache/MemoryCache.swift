@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Entries carry a *cost* (usually their decoded byte size). The cache never holds more than
 /// ``costLimit`` total cost nor more than ``countLimit`` entries: storing a value evicts others
-/// first, and a value costing more than ``costLimit`` is not stored at all.
+/// first, and a value costing more than ``costLimit`` (or than ``maximumEntryCostShare`` of it)
+/// is not stored at all.
 ///
 /// Eviction follows S3-FIFO (Yang et al., SOSP '23): new keys wait in a small probationary
 /// queue (about 10% of the budget) so one-hit wonders, such as images scrolled past once, leave
@@ -183,6 +184,16 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
             let now = currentTime()
             withStorage { $0.setCostLimit(newValue, now: now) }
         }
+    }
+
+    /// The share of ``costLimit`` a single entry may take, from 0 to 1 (the default: any entry
+    /// that fits the cache). A value costing more is not stored (its caller still has it) and
+    /// any previous value for its key is removed, so one huge image never empties the cache.
+    /// ``ImagePipeline`` sets it from ``ImagePipeline/Configuration/memoryCacheMaximumEntryShare``
+    /// (10% by default). Entries already stored are kept.
+    public var maximumEntryCostShare: Double {
+        get { storage.withLock { $0.maximumEntryCostShare } }
+        set { storage.withLock { $0.maximumEntryCostShare = newValue } }
     }
 
     /// The maximum number of entries. Lowering it evicts entries immediately.

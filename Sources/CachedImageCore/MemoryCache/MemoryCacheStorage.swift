@@ -42,6 +42,8 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     @usableFromInline var dropped = MemoryCacheDropped<Value>()
 
     @usableFromInline var costLimit: Int
+    /// The share of ``costLimit`` one entry may take (``MemoryCache/maximumEntryCostShare``).
+    @usableFromInline var maximumEntryCostShare: Double = 1
     @usableFromInline var countLimit: Int
     @usableFromInline var smallCostTarget = 0
     @usableFromInline var smallCountTarget = 0
@@ -60,6 +62,11 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     }
 
     @inlinable var totalCost: Int { small.cost + main.cost }
+
+    /// The most one entry may cost: ``maximumEntryCostShare`` of ``costLimit``.
+    @inlinable var entryCostLimit: Int {
+        maximumEntryCostShare >= 1 ? costLimit : Int(Double(costLimit) * max(0, maximumEntryCostShare))
+    }
     @inlinable var count: Int { slots.count }
 
     // MARK: - Reading
@@ -100,11 +107,12 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     // MARK: - Writing
 
     /// Stores `value`, replacing any entry for `key`, then evicts until both limits hold.
-    /// A value costing more than the cost limit is not stored (and any old value is dropped).
+    /// A value costing more than the cost limit, or than its share for one entry, is not stored
+    /// (and any old value is dropped).
     @inlinable
     mutating func setValue(_ value: Value, forKey key: Key, cost: Int, expiry: Double, now: Double) {
         let cost = max(0, cost)
-        guard cost <= costLimit, countLimit > 0 else {
+        guard cost <= entryCostLimit, countLimit > 0 else {
             dropValue(forKey: key)
             return
         }

@@ -30,6 +30,30 @@ extension ImagePipeline {
         /// How long a decoded image may stay in memory; `nil` (the default) means until evicted.
         public var memoryCacheEntryLifetime: TimeInterval?
 
+        /// The share of ``memoryCacheCostLimit`` one decoded image may take, from 0 to 1. A larger
+        /// image is delivered to whoever asked but not kept, so one huge photo never evicts most
+        /// of the cache. Default: 0.1 (10%, as Nuke does).
+        public var memoryCacheMaximumEntryShare: Double = 0.1
+
+        /// The most an image decodes to when its request has no target size (and no leading
+        /// resize processor): the image is fitted inside it, never upscaled. `nil` turns the cap
+        /// off (full-size decodes). Default: ``defaultMaximumDecodedPixelSize``, the main
+        /// screen's longer side in pixels, squared, on Apple platforms; `nil` elsewhere.
+        public var maximumDecodedPixelSize: PixelSize? = Configuration.defaultMaximumDecodedPixelSize
+
+        /// The most bytes the decodes running at once may allocate (their decoded bitmaps, from
+        /// each image's header size and target). A decode that does not fit waits for others to
+        /// finish; one larger than the whole budget runs alone. Only decodes the decoder calls
+        /// expensive (``ImageDecoding/isExpensive(_:info:targetSize:)``) are counted; cheap ones
+        /// run at once. Default: 64 MB.
+        public var decodingMemoryBudget: Int = 64 * 1024 * 1024
+
+        /// Which disk entries a view's first frame reads and decodes synchronously on a memory
+        /// miss (``ImagePipeline/firstFrameImage(for:)``, used by `ImageLoader`): small fresh
+        /// ones, within a time budget per frame. `nil`: first frames read memory only.
+        /// Default: ``SynchronousDiskRead/default``.
+        public var synchronousDiskRead: SynchronousDiskRead? = .default
+
         /// Where original bytes are kept across launches; `nil` disables the disk cache.
         /// Default: `Caches/CachedImage`.
         public var diskCacheDirectory: URL?
@@ -114,6 +138,21 @@ extension ImagePipeline {
             #endif
             self.memoryCacheCostLimit = Configuration.defaultMemoryCacheCostLimit
             self.diskCacheDirectory = Configuration.defaultDiskCacheDirectory
+        }
+
+        /// The cap for images decoded without a target size: a square of the main screen's longer
+        /// side in pixels (so a full-screen image is sharp in either orientation), on Apple
+        /// platforms; 4096x4096 when the screen is not known yet (a configuration made off the
+        /// main thread before any was made on it); `nil` (no cap) where there is no screen.
+        public static var defaultMaximumDecodedPixelSize: PixelSize? {
+            decodeCap(screen: MainScreen.pixelSize, hasScreen: MainScreen.platformHasScreen)
+        }
+
+        /// The rule behind ``defaultMaximumDecodedPixelSize``.
+        static func decodeCap(screen: PixelSize?, hasScreen: Bool) -> PixelSize? {
+            guard hasScreen else { return nil }
+            guard let screen, screen.width > 0, screen.height > 0 else { return PixelSize(width: 4096, height: 4096) }
+            return screen.squareOfLongerSide
         }
 
         /// 10% of physical memory, at most 256 MB.

@@ -94,7 +94,11 @@ extension ImagePipeline {
         }
         let image: DecodedImage
         do {
-            image = try configuration.decoder.decode(entry.data, info: info, targetSize: targetSize)
+            image = try configuration.decoder.decode(
+                entry.data,
+                info: info,
+                target: DecodingTarget(size: targetSize, maximumSize: configuration.maximumDecodedPixelSize)
+            )
         } catch {
             throw Error.decodingFailed(url: url, underlying: error)
         }

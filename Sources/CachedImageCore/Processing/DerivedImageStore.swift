@@ -131,7 +131,7 @@ struct DerivedImageStore: Sendable {
     }
 
     static func derivedKey(_ request: ImageRequest, version: Data) -> String {
-        let size = request.targetSize.map(\.description) ?? "full"
+        let size = request.targetSize.map { "\($0),\(request.contentMode.rawValue)" } ?? "full"
         let processors = request.processorChain.identifiers.joined(separator: "|")
         return request.cacheKey + "#derived(" + size + ";" + processors + ";" + String(decoding: version, as: UTF8.self) + ")"
     }

@@ -36,10 +36,18 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// The request's priority. Visible images should use `.normal` or higher, prefetches `.low`.
     public var priority: Priority
 
-    /// The largest size, in pixels, worth decoding: decoders downsample to fit inside it, so a
-    /// 4000x3000 photo shown in a 300x300 point view (900x900 pixels at 3x) costs ~3 MB, not 48 MB.
-    /// Part of the decoded image's cache key, not of the original bytes'.
+    /// The size, in pixels, the image is shown at: decoders downsample to it (as ``contentMode``
+    /// says), so a 4000x3000 photo shown in a 300x300 point view (900x900 pixels at 3x) costs
+    /// about 4 MB, not 48 MB. Never upscaled. Part of the decoded image's cache key, not of the
+    /// original bytes'. `nil`: the pipeline's cap applies
+    /// (``ImagePipeline/Configuration/maximumDecodedPixelSize``, the screen's size by default).
     public var targetSize: PixelSize?
+
+    /// How the image covers ``targetSize``: `.aspectFill` (the default: a cell that crops, such
+    /// as `scaledToFill()` or `.scaleAspectFill`) decodes at least the target in both
+    /// dimensions; `.aspectFit` (a view that letterboxes) decodes inside it. Ignored without a
+    /// target size; part of the decoded image's cache key otherwise.
+    public var contentMode: ImageContentMode
 
     /// Options that change how caches and the network are used.
     public var options: Options
@@ -74,6 +82,7 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
         cacheKey: String? = nil,
         priority: Priority = .normal,
         targetSize: PixelSize? = nil,
+        contentMode: ImageContentMode = .aspectFill,
         options: Options = [],
         constrainedNetworkPolicy: ConstrainedNetworkPolicy = .allow,
         processors: [any ImageProcessing] = []
@@ -83,6 +92,7 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
             cacheKey: cacheKey,
             priority: priority,
             targetSize: targetSize,
+            contentMode: contentMode,
             options: options,
             constrainedNetworkPolicy: constrainedNetworkPolicy,
             processors: processors
@@ -95,6 +105,7 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
         cacheKey: String? = nil,
         priority: Priority = .normal,
         targetSize: PixelSize? = nil,
+        contentMode: ImageContentMode = .aspectFill,
         options: Options = [],
         constrainedNetworkPolicy: ConstrainedNetworkPolicy = .allow,
         processors: [any ImageProcessing] = []
@@ -104,6 +115,7 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
         self.hasExplicitCacheKey = cacheKey != nil
         self.priority = priority
         self.targetSize = targetSize
+        self.contentMode = contentMode
         self.options = options
         self.constrainedNetworkPolicy = constrainedNetworkPolicy
         self.processorChain = ProcessorChain(processors)
@@ -118,7 +130,7 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         let processors = processorChain.isEmpty ? "" : ", processors: \(processorChain.identifiers)"
         return "ImageRequest(\(url?.absoluteString ?? "nil"), priority: \(priority)"
-            + (targetSize.map { ", targetSize: \($0)" } ?? "") + processors + ")"
+            + (targetSize.map { ", targetSize: \($0), \(contentMode.rawValue)" } ?? "") + processors + ")"
     }
 
     /// Placeholder for `init(url: nil)`, so the request stays a plain value.

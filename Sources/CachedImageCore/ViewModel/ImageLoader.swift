@@ -212,13 +212,8 @@ public final class ImageLoader {
     }
 
     private func memoryResponse(for request: ImageRequest) -> ImageResponse? {
-        guard let image = pipeline.cachedImage(for: request) else { return nil }
-        return ImageResponse(
-            image: image,
-            request: request,
-            source: .memory,
-            metrics: TaskMetrics(startDate: pipeline.configuration.clock.now, duration: 0, isCoalesced: false, bytesDownloaded: 0)
-        )
+        // Memory, else a small disk entry read synchronously (Configuration.synchronousDiskRead).
+        pipeline.firstFrameImage(for: request)
     }
 
     /// Starts loading `request`; `extraOptions` apply to this load only.

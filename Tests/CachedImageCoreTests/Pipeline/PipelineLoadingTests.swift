@@ -76,7 +76,8 @@ struct PipelineLoadingTests {
             let decoder = CountingDecoder()
             let pipeline = fixture.makePipeline { $0.decoder = decoder }
             let full = ImageRequest(url: fixture.url("/big.png"))
-            let thumbnail = ImageRequest(url: fixture.url("/big.png"), targetSize: PixelSize(width: 100, height: 100))
+            // Fit: inside 100x100 (fill, the default, would decode 200x100).
+            let thumbnail = ImageRequest(url: fixture.url("/big.png"), targetSize: PixelSize(width: 100, height: 100), contentMode: .aspectFit)
 
             #expect(pipeline.cachedImage(for: full) == nil)
             async let fullResponse = pipeline.image(for: full)

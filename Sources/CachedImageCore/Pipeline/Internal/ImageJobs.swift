@@ -23,16 +23,24 @@ final class ImageJobs: Sendable {
         case failure(ImagePipeline.Error)
     }
 
-    private let memoryCache: MemoryCache<ImageCacheKey, DecodedImage>?
-    private let decoder: any ImageDecoding
-    private let resolver: RequestResolver
-    private let fetcher: DataFetcher
+    let memoryCache: MemoryCache<ImageCacheKey, DecodedImage>?
+    let decoder: any ImageDecoding
+    /// The cap for requests without a target size (``ImagePipeline/Configuration/maximumDecodedPixelSize``).
+    let maximumDecodedPixelSize: PixelSize?
+    /// Expensive decodes, admitted by the bytes they allocate.
+    let decodingQueue: DecodingQueue
+    let resolver: RequestResolver
+    let fetcher: DataFetcher
     private let instrumentation: PipelineInstrumentation
     private let trace: StageTrace?
-    private let derivedImages: DerivedImageStore?
-    private let variants = MemoryVariants()
-    private let responseRecords = MemoryResponseRecords()
-    private let clock: any CacheClock
+    let derivedImages: DerivedImageStore?
+    let variants = MemoryVariants()
+    let responseRecords = MemoryResponseRecords()
+    let clock: any CacheClock
+    /// Time the first frame's synchronous disk reads take per frame (``ImagePipeline/Configuration/synchronousDiskRead``).
+    let firstFrameBudget: FrameTimeBudget?
+    /// Which entries the first frame reads synchronously.
+    let configurationSynchronousDiskRead: ImagePipeline.SynchronousDiskRead?
     private let imageJobs = TaskCoalescer<ImageTaskKey, DecodedResult>()
     private let dataJobs = TaskCoalescer<DataTaskKey, ImageDataResponse>()
 
@@ -44,6 +52,12 @@ final class ImageJobs: Sendable {
     ) {
         self.memoryCache = memoryCache
         self.decoder = configuration.decoder
+        self.maximumDecodedPixelSize = configuration.maximumDecodedPixelSize
+        self.decodingQueue = DecodingQueue(budget: configuration.decodingMemoryBudget)
+        self.configurationSynchronousDiskRead = configuration.synchronousDiskRead
+        self.firstFrameBudget = configuration.synchronousDiskRead.map {
+            FrameTimeBudget(timePerFrame: $0.timePerFrame, frameInterval: $0.frameInterval)
+        }
         self.resolver = RequestResolver(
             allowedSchemes: configuration.allowedSchemes,
             isNetworkConstrained: configuration.isNetworkConstrained,
@@ -220,7 +234,7 @@ final class ImageJobs: Sendable {
 
     /// Starts one low-priority revalidation of a stale entry that is being served at once
     /// (`stale-while-revalidate`); concurrent ones join it.
-    private func revalidateInBackground(_ request: ImageRequest, url: URL, entry: DiskCache.Entry, data: ImageDataResponse) {
+    func revalidateInBackground(_ request: ImageRequest, url: URL, entry: DiskCache.Entry, data: ImageDataResponse) {
         instrumentation.record(.revalidatingInBackground(url: url))
         let subscription = dataSubscription(request, url: url, priority: .low, lookup: .stale(entry, data), progress: nil)
         Task { _ = try? await subscription.value() }
@@ -252,110 +266,17 @@ final class ImageJobs: Sendable {
         return subscription
     }
 
-    // MARK: Memory and decoding
-
-    /// The memory cache's image for `request`, keyed as a task would key it (first frame).
-    func cachedImage(for request: ImageRequest) -> DecodedImage? {
-        memoryImage(for: resolver.keyed(request), counting: .hitsOnly)?.image
-    }
-
-    /// Removes what the caches hold for `request`: its image at its target size and at full
-    /// size, its bytes, and any failure remembered for it.
-    func removeCachedImage(for request: ImageRequest) {
-        let request = resolver.keyed(request)
-        memoryCache?.removeValue(forKey: ImageCacheKey(request))
-        memoryCache?.removeValue(forKey: ImageCacheKey(cacheKey: request.cacheKey))
-        if let variantKey = variants.lookupKey(for: request) {
-            memoryCache?.removeValue(forKey: variantKey)
-        }
-        variants.forget(request.cacheKey)
-        resolver.diskCache?.removeEntry(forKey: request.cacheKey)
-        derivedImages?.removeDerivedImages(forKey: request.cacheKey)
-        fetcher.forgetFailure(forKey: request.cacheKey)
-    }
-
-    /// What a memory lookup adds to the statistics: a task's first lookup counts its miss; the
-    /// first-frame probe and a job's second look count only hits.
-    enum LookupCounting {
-        case hitsAndMisses
-        case hitsOnly
-    }
-
-    /// An image found in memory and the key it was found under.
-    struct MemoryHit: Sendable {
-        var image: DecodedImage
-        var key: ImageCacheKey
-    }
-
-    /// The memory cache's image for `request` (already keyed by the resolver). Reloads never
-    /// read memory, nor do requests whose own directives limit freshness (`max-age`,
-    /// `min-fresh`, `max-stale`: a decoded image does not carry its age). The plain key first;
-    /// only when it misses, the request's variant key if a response for this cache key varied
-    /// (``MemoryVariants``).
-    func memoryImage(for request: ImageRequest, counting: LookupCounting) -> MemoryHit? {
-        guard let memoryCache,
-              request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringCachedData, .reloadRevalidatingCachedData]),
-              !request.cacheDirectives.constrainsFreshness
-        else {
-            return nil
-        }
-        var key = ImageCacheKey(request)
-        var image = memoryCache.value(forKey: key)
-        if image == nil, let variantKey = variants.lookupKey(for: request) {
-            key = variantKey
-            image = memoryCache.value(forKey: variantKey)
-        }
-        if image != nil || counting == .hitsAndMisses {
-            instrumentation.record(.memoryLookup(hit: image != nil))
-        }
-        return image.map { MemoryHit(image: $0, key: key) }
-    }
-
-    /// A memory hit as a job's result, with the response recorded for it.
-    private func memoryResult(_ hit: MemoryHit) -> DecodedResult {
-        DecodedResult(
-            image: hit.image, source: .memory, bytesDownloaded: 0, isCoalesced: false,
-            httpResponse: responseRecords.response(forKey: hit.key, at: clock.now)
-        )
-    }
-
-    /// Keeps `image` in memory for `request` as `lifetime` allows, under the key its response's
-    /// `Vary` calls for, with the response recorded for later hits.
-    private func keepInMemory(
-        _ image: DecodedImage, for request: ImageRequest, metadata: CachedResponseMetadata?, lifetime: MemoryCacheLifetime
-    ) {
-        guard let memoryCache, !request.options.contains(.skipMemoryCache) else { return }
-        let key = variants.storageKey(for: request, vary: metadata?.vary ?? [])
-        if key != ImageCacheKey(request) {
-            // A varying response: an older image under the plain key must not answer for it.
-            memoryCache.removeValue(forKey: ImageCacheKey(request))
-        }
-        switch lifetime {
-        case .unlimited:
-            memoryCache.setValue(image, forKey: key, cost: image.cost)
-        case .until(let expiry):
-            memoryCache.setValue(image, forKey: key, cost: image.cost, expiresAt: expiry)
-        case .doNotKeep:
-            // `no-store`, `no-cache` or already stale: an older image must not outlive it either.
-            memoryCache.removeValue(forKey: key)
-            responseRecords.remove(key)
-            return
-        }
-        responseRecords.set(metadata, forKey: key)
-    }
+    // MARK: Decoding
 
     /// Decodes `data` for `request` (on a decoding thread when the decoder says it is expensive)
     /// and stores the image in the memory cache.
     private func decode(_ data: ImageDataResponse, request: ImageRequest, url: URL, isCoalesced: Bool) async throws -> DecodedResult {
         var image: DecodedImage
         do {
-            let decoder = self.decoder
-            let targetSize = request.targetSize
-            if decoder.isExpensive(data.data, info: data.info, targetSize: targetSize) {
-                image = try await DecodingQueue.shared.run { try decoder.decode(data.data, info: data.info, targetSize: targetSize) }
-            } else {
-                image = try decoder.decode(data.data, info: data.info, targetSize: targetSize)
-            }
+            image = try await decodeImage(data.data, info: data.info, request: request)
+        } catch is CancellationError {
+            // Cancelled while waiting for the decoding budget.
+            throw CancellationError()
         } catch {
             throw ImagePipeline.Error.decodingFailed(url: url, underlying: error)
         }
@@ -374,9 +295,30 @@ final class ImageJobs: Sendable {
 }
 
 extension ImageJobs {
+    /// Decodes at the request's ``DecodingTarget`` (its target size and content mode, or a
+    /// leading resize processor's, within the pipeline's cap): inline when the decoder says it
+    /// is cheap, else on the decoding queue once the bytes it allocates fit its budget.
+    func decodeImage(_ data: Data, info: ImageInfo, request: ImageRequest) async throws -> DecodedImage {
+        let decoder = self.decoder
+        let target = request.decodingTarget(maximumSize: maximumDecodedPixelSize)
+        guard decoder.isExpensive(data, info: info, targetSize: request.targetSize) else {
+            return try decoder.decode(data, info: info, target: target)
+        }
+        return try await decodingQueue.run(bytes: decodingBytes(info: info, target: target)) {
+            try decoder.decode(data, info: info, target: target)
+        }
+    }
+
+    /// The bitmap a decode allocates, from the header's size and the target; the whole budget
+    /// (the decode runs alone) when the header gives no size.
+    func decodingBytes(info: ImageInfo, target: DecodingTarget) -> Int {
+        guard let size = info.pixelSize else { return decodingQueue.budget }
+        return DecodedImage.bitmapCost(of: target.decodedSize(of: size))
+    }
+
     /// The processed image kept on disk for `request` (``ImagePipeline/DiskCachePolicy``),
     /// stored in memory like a decoded one.
-    private func derivedImage(for request: ImageRequest) -> DecodedResult? {
+    func derivedImage(for request: ImageRequest) -> DecodedResult? {
         guard let (image, metadata) = derivedImages?.image(for: request) else { return nil }
         instrumentation.record(.diskHit)
         keepInMemory(image, for: request, metadata: metadata, lifetime: .unlimited)
@@ -391,6 +333,7 @@ extension ImageJobs {
 struct ImageTaskKey: Hashable, Sendable {
     var cacheKey: String
     var targetSize: PixelSize?
+    var contentMode: ImageContentMode?
     var options: ImageRequest.Options
     var processors: [String]
     var directives: RequestCacheDirectives
@@ -399,6 +342,7 @@ struct ImageTaskKey: Hashable, Sendable {
         cacheKey = request.cacheKey
         directives = request.cacheDirectives
         targetSize = request.targetSize
+        contentMode = request.targetSize == nil ? nil : request.contentMode
         options = request.options
         processors = request.processorChain.identifiers
     }

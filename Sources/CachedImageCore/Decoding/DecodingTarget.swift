@@ -1,0 +1,107 @@
+import Foundation
+
+/// What a decode should produce: the size an image is shown at and how it covers it, plus the
+/// pipeline's cap on images shown without a known size. The rule every decoder shares, so that
+/// sizes are the same on every platform and tested on Linux.
+///
+/// - `.aspectFill` (the default for requests): the result covers ``size`` in both dimensions
+///   (a 4000x3000 photo for a 192x192 cell decodes to 256x192, sharp after `scaledToFill()`).
+/// - `.aspectFit`: the result fits inside ``size`` (a detail view that letterboxes).
+/// - Never upscales: an image already smaller keeps its size.
+/// - ``maximumSize`` (the pipeline's ``ImagePipeline/Configuration/maximumDecodedPixelSize``)
+///   bounds the result as an aspect fit, whatever the target.
+///
+/// ```swift
+/// let target = DecodingTarget(size: PixelSize(width: 192, height: 192), contentMode: .aspectFill)
+/// target.decodedSize(of: PixelSize(width: 4000, height: 3000)) // 256x192
+/// ```
+public struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
+    /// The size the image is shown at, in pixels; `nil`: unknown (only ``maximumSize`` applies).
+    public var size: PixelSize?
+    /// How the image covers ``size``.
+    public var contentMode: ImageContentMode
+    /// The most the result may be, as an aspect fit; `nil`: no cap.
+    public var maximumSize: PixelSize?
+
+    public init(size: PixelSize?, contentMode: ImageContentMode = .aspectFill, maximumSize: PixelSize? = nil) {
+        self.size = size
+        self.contentMode = contentMode
+        self.maximumSize = maximumSize
+    }
+
+    /// Whether this target can change an image's size at all.
+    public var isUnbounded: Bool { size == nil && maximumSize == nil }
+
+    /// The size a decode of an image of `source` pixels (as displayed, orientation applied)
+    /// produces: at least ``size`` in both dimensions for `.aspectFill`, inside it for
+    /// `.aspectFit`, never larger than `source`, then fitted inside ``maximumSize``.
+    public func decodedSize(of source: PixelSize) -> PixelSize {
+        guard source.width > 0, source.height > 0 else { return source }
+        var result = source
+        if let size, size.width > 0, size.height > 0 {
+            result = contentMode == .aspectFit ? source.fitted(into: size) : source.filling(size)
+        }
+        if let maximumSize {
+            result = result.fitted(into: maximumSize)
+        }
+        return result
+    }
+
+    /// The bounds whose aspect fit gives ``decodedSize(of:)`` for an image of `source` pixels:
+    /// how a target reaches a decoder that only fits (``ImageDecoding/decode(_:info:targetSize:)``).
+    /// For `.aspectFit` (or an unknown size) that is the target size within the cap; `nil` when
+    /// nothing bounds the decode.
+    public func fittingBounds(for source: PixelSize?) -> PixelSize? {
+        if contentMode == .aspectFit || source == nil || size == nil {
+            // Fit (or a size unknown: fit is what memory allows): the target within the cap.
+            guard let size else { return maximumSize }
+            return maximumSize.map { PixelSize(width: min(size.width, $0.width), height: min(size.height, $0.height)) } ?? size
+        }
+        return source.map { decodedSize(of: $0) }
+    }
+
+    public var description: String {
+        let base = size.map { "\($0),\(contentMode.rawValue)" } ?? "full"
+        return maximumSize.map { base + ",max \($0)" } ?? base
+    }
+}
+
+extension PixelSize {
+    /// The smallest size with this aspect ratio that covers `bounds` in both dimensions; never
+    /// larger than self.
+    public func filling(_ bounds: PixelSize) -> PixelSize {
+        guard width > 0, height > 0, bounds.width > 0, bounds.height > 0 else { return self }
+        let scale = max(Double(bounds.width) / Double(width), Double(bounds.height) / Double(height))
+        guard scale < 1 else { return self }
+        return PixelSize(
+            width: min(width, max(bounds.width, Int((Double(width) * scale).rounded()))),
+            height: min(height, max(bounds.height, Int((Double(height) * scale).rounded())))
+        )
+    }
+
+    /// A square of this size's longer side: a cap that holds a screen in either orientation.
+    var squareOfLongerSide: PixelSize {
+        let side = Swift.max(width, height)
+        return PixelSize(width: side, height: side)
+    }
+}
+
+extension ImageContentMode {
+    /// The content mode to decode for an image view showing its image with the UIKit content
+    /// mode whose `rawValue` is `rawValue` (`UIView.ContentMode`): `.scaleAspectFit` (1) fits;
+    /// `.scaleToFill` (0), `.scaleAspectFill` (2) and `.redraw` (3) fill (the image covers the
+    /// view, so it needs the view's pixels in both dimensions). The positioning modes
+    /// (`.center`, `.top`, ... 4-12) draw the image unscaled: `nil`, decode without the view's
+    /// size (the pipeline's cap still applies).
+    ///
+    /// ```swift
+    /// request.contentMode = ImageContentMode(viewContentMode: imageView.contentMode.rawValue) ?? .aspectFill
+    /// ```
+    public init?(viewContentMode rawValue: Int) {
+        switch rawValue {
+        case 1: self = .aspectFit
+        case 0, 2, 3: self = .aspectFill
+        default: return nil
+        }
+    }
+}

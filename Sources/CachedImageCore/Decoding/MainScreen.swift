@@ -1,0 +1,57 @@
+import Foundation
+#if os(iOS) || os(tvOS)
+import UIKit
+#elseif os(macOS)
+import CoreGraphics
+#endif
+
+/// The main screen's size in pixels, the platform's only part of the default decode cap
+/// (``ImagePipeline/Configuration/defaultMaximumDecodedPixelSize``; the rule lives there).
+///
+/// UIKit's screen is read on the main thread only: the first read on the main thread keeps
+/// the value for every thread (a configuration is normally made there, at launch). Read off
+/// the main thread before that, it asks the main thread to record it and reports `nil` for now.
+enum MainScreen {
+    private static let recorded = Locked<PixelSize?>(nil)
+
+    /// Whether the platform has a screen whose size the decode cap follows.
+    static var platformHasScreen: Bool {
+        #if os(iOS) || os(tvOS) || os(macOS)
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// The main screen's size in pixels, or `nil` where there is none (Linux) or not yet known.
+    static var pixelSize: PixelSize? {
+        if let size = recorded.withLock({ $0 }) { return size }
+        #if os(iOS) || os(tvOS)
+        if Thread.isMainThread {
+            let size = MainActor.assumeIsolated { readUIKitScreen() }
+            recorded.withLock { $0 = size }
+            return size
+        }
+        DispatchQueue.main.async {
+            let size = MainActor.assumeIsolated { readUIKitScreen() }
+            recorded.withLock { $0 = size }
+        }
+        return nil
+        #elseif os(macOS)
+        guard let mode = CGDisplayCopyDisplayMode(CGMainDisplayID()) else { return nil }
+        let size = PixelSize(width: mode.pixelWidth, height: mode.pixelHeight)
+        recorded.withLock { $0 = size }
+        return size
+        #else
+        return nil
+        #endif
+    }
+
+    #if os(iOS) || os(tvOS)
+    @MainActor
+    private static func readUIKitScreen() -> PixelSize {
+        let bounds = UIScreen.main.nativeBounds
+        return PixelSize(width: Int(bounds.width.rounded()), height: Int(bounds.height.rounded()))
+    }
+    #endif
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+extension ImagePipeline {
+    /// Which disk entries a view's first frame may read and decode synchronously when the memory
+    /// cache misses (``ImagePipeline/firstFrameImage(for:)``), so images already on disk show in
+    /// the first frame after a relaunch instead of one frame late through the placeholder.
+    ///
+    /// An entry qualifies when its file is at most ``maximumEntryBytes``, it is fresh, its
+    /// request has no processors (a processed image kept on disk by
+    /// ``ImagePipeline/DiskCachePolicy`` qualifies as it is), and it decodes to at most
+    /// ``maximumDecodedBytes``. Reads stop for the rest of a frame (``frameInterval``) once they
+    /// took ``timePerFrame``: at most one read more than the budget, measured in BENCHMARKS.md
+    /// ("The first frame after a relaunch"). Everything else loads asynchronously.
+    ///
+    /// ```swift
+    /// var configuration = ImagePipeline.Configuration()
+    /// configuration.synchronousDiskRead = nil          // first frames read memory only
+    /// configuration.synchronousDiskRead?.maximumEntryBytes = 32 * 1024
+    /// ```
+    public struct SynchronousDiskRead: Sendable, Hashable {
+        /// The largest entry file read synchronously, header included. Default: 64 KB.
+        public var maximumEntryBytes: Int
+        /// The largest decoded image produced synchronously. Default: 1 MB (512x512 pixels).
+        public var maximumDecodedBytes: Int
+        /// The time synchronous reads may take in one frame. Default: 4 ms.
+        public var timePerFrame: TimeInterval
+        /// The length of a frame. Default: 1/60 s.
+        public var frameInterval: TimeInterval
+
+        public init(
+            maximumEntryBytes: Int = 64 * 1024,
+            maximumDecodedBytes: Int = 1024 * 1024,
+            timePerFrame: TimeInterval = 0.004,
+            frameInterval: TimeInterval = 1.0 / 60
+        ) {
+            self.maximumEntryBytes = maximumEntryBytes
+            self.maximumDecodedBytes = maximumDecodedBytes
+            self.timePerFrame = timePerFrame
+            self.frameInterval = frameInterval
+        }
+
+        /// The defaults above.
+        public static let `default` = SynchronousDiskRead()
+    }
+
+    /// The image for `request` for a view's first frame, without waiting: the memory cache's
+    /// (source `.memory`), or, when it misses, a small fresh disk entry read and decoded here
+    /// (source `.disk`) within ``Configuration/synchronousDiskRead``; `nil` otherwise (load it
+    /// with ``image(for:)-(ImageRequest)``). The image read from disk is kept in the memory
+    /// cache like any other. Never touches the network.
+    ///
+    /// `ImageLoader` (behind `CachedAsyncImage` and the UIKit loader) calls it for each new
+    /// request's first frame; ``cachedImage(for:)`` stays memory-only.
+    public func firstFrameImage(for request: ImageRequest) -> ImageResponse? {
+        guard let result = jobs.firstFrameImage(for: request) else { return nil }
+        return ImageResponse(
+            image: result.image,
+            request: request,
+            source: result.source,
+            metrics: TaskMetrics(startDate: configuration.clock.now, duration: 0, isCoalesced: false, bytesDownloaded: 0),
+            httpResponse: result.httpResponse
+        )
+    }
+}

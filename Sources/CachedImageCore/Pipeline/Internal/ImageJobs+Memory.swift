@@ -1,0 +1,95 @@
+import Foundation
+
+/// The memory stage: lookups (the plain key, then the variant key a varying response was kept
+/// under), stores under the key a response's `Vary` calls for, and removal.
+extension ImageJobs {
+    /// The memory cache's image for `request`, keyed as a task would key it (first frame).
+    func cachedImage(for request: ImageRequest) -> DecodedImage? {
+        memoryImage(for: resolver.keyed(request), counting: .hitsOnly)?.image
+    }
+
+    /// Removes what the caches hold for `request`: its image at its target size and at full
+    /// size, its bytes, and any failure remembered for it.
+    func removeCachedImage(for request: ImageRequest) {
+        let request = resolver.keyed(request)
+        memoryCache?.removeValue(forKey: ImageCacheKey(request))
+        memoryCache?.removeValue(forKey: ImageCacheKey(cacheKey: request.cacheKey))
+        if let variantKey = variants.lookupKey(for: request) {
+            memoryCache?.removeValue(forKey: variantKey)
+        }
+        variants.forget(request.cacheKey)
+        resolver.diskCache?.removeEntry(forKey: request.cacheKey)
+        derivedImages?.removeDerivedImages(forKey: request.cacheKey)
+        fetcher.forgetFailure(forKey: request.cacheKey)
+    }
+
+    /// What a memory lookup adds to the statistics: a task's first lookup counts its miss; the
+    /// first-frame probe and a job's second look count only hits.
+    enum LookupCounting {
+        case hitsAndMisses
+        case hitsOnly
+    }
+
+    /// An image found in memory and the key it was found under.
+    struct MemoryHit: Sendable {
+        var image: DecodedImage
+        var key: ImageCacheKey
+    }
+
+    /// The memory cache's image for `request` (already keyed by the resolver). Reloads never
+    /// read memory, nor do requests whose own directives limit freshness (`max-age`,
+    /// `min-fresh`, `max-stale`: a decoded image does not carry its age). The plain key first;
+    /// only when it misses, the request's variant key if a response for this cache key varied
+    /// (``MemoryVariants``).
+    func memoryImage(for request: ImageRequest, counting: LookupCounting) -> MemoryHit? {
+        guard let memoryCache,
+              request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringCachedData, .reloadRevalidatingCachedData]),
+              !request.cacheDirectives.constrainsFreshness
+        else {
+            return nil
+        }
+        var key = ImageCacheKey(request)
+        var image = memoryCache.value(forKey: key)
+        if image == nil, let variantKey = variants.lookupKey(for: request) {
+            key = variantKey
+            image = memoryCache.value(forKey: variantKey)
+        }
+        if image != nil || counting == .hitsAndMisses {
+            instrumentation.record(.memoryLookup(hit: image != nil))
+        }
+        return image.map { MemoryHit(image: $0, key: key) }
+    }
+
+    /// A memory hit as a job's result, with the response recorded for it.
+    func memoryResult(_ hit: MemoryHit) -> DecodedResult {
+        DecodedResult(
+            image: hit.image, source: .memory, bytesDownloaded: 0, isCoalesced: false,
+            httpResponse: responseRecords.response(forKey: hit.key, at: clock.now)
+        )
+    }
+
+    /// Keeps `image` in memory for `request` as `lifetime` allows, under the key its response's
+    /// `Vary` calls for, with the response recorded for later hits.
+    func keepInMemory(
+        _ image: DecodedImage, for request: ImageRequest, metadata: CachedResponseMetadata?, lifetime: MemoryCacheLifetime
+    ) {
+        guard let memoryCache, !request.options.contains(.skipMemoryCache) else { return }
+        let key = variants.storageKey(for: request, vary: metadata?.vary ?? [])
+        if key != ImageCacheKey(request) {
+            // A varying response: an older image under the plain key must not answer for it.
+            memoryCache.removeValue(forKey: ImageCacheKey(request))
+        }
+        switch lifetime {
+        case .unlimited:
+            memoryCache.setValue(image, forKey: key, cost: image.cost)
+        case .until(let expiry):
+            memoryCache.setValue(image, forKey: key, cost: image.cost, expiresAt: expiry)
+        case .doNotKeep:
+            // `no-store`, `no-cache` or already stale: an older image must not outlive it either.
+            memoryCache.removeValue(forKey: key)
+            responseRecords.remove(key)
+            return
+        }
+        responseRecords.set(metadata, forKey: key)
+    }
+}

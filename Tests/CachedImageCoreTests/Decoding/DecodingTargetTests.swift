@@ -1,0 +1,146 @@
+import Foundation
+import ImageFixtures
+import Testing
+@testable import CachedImageCore
+
+/// A resize processor as the `CachedImage` module's `Resize` is seen by the pipeline; it
+/// records the size it was given.
+private struct RecordingResize: ImageResizing {
+    var size: PixelSize
+    var contentMode: ImageContentMode
+    let seen: Locked<[PixelSize]>
+
+    var identifier: String { "test.resize(\(size),\(contentMode.rawValue))" }
+
+    func process(_ image: DecodedImage) throws -> DecodedImage {
+        seen.withLock { $0.append(image.pixelSize) }
+        var output = image
+        output.pixelSize = ImageResizeGeometry(source: image.pixelSize, target: size, contentMode: contentMode, upscale: false, crop: true).canvas
+        return output
+    }
+}
+
+/// A decoder written before content modes: it only fits, and records the bounds it was given.
+private final class FittingOnlyDecoder: ImageDecoding {
+    let bounds = Locked<[PixelSize?]>([])
+
+    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+        bounds.withLock { $0.append(targetSize) }
+        let size = info.pixelSize.map { size in targetSize.map { size.fitted(into: $0) } ?? size } ?? PixelSize(width: 0, height: 0)
+        return DecodedImage(image: nil, data: data, format: info.format, pixelSize: size, cost: DecodedImage.bitmapCost(of: size))
+    }
+}
+
+@Suite("Decoding at display size: fill, fit, the cap, a leading resize")
+struct DecodingTargetTests {
+    private let photo = PixelSize(width: 4000, height: 3000)
+    private let cell = PixelSize(width: 192, height: 192)
+
+    @Test("fill covers the target in both dimensions, fit stays inside it, neither upscales")
+    func fillAndFit() {
+        #expect(DecodingTarget(size: cell, contentMode: .aspectFill).decodedSize(of: photo) == PixelSize(width: 256, height: 192))
+        #expect(DecodingTarget(size: cell, contentMode: .aspectFit).decodedSize(of: photo) == PixelSize(width: 192, height: 144))
+        let portrait = PixelSize(width: 1080, height: 1920)  // 9:16
+        let filled = DecodingTarget(size: cell).decodedSize(of: portrait)
+        #expect(filled.width >= 192 && filled.height >= 192 && filled.width == 192)
+        let small = PixelSize(width: 100, height: 80)
+        #expect(DecodingTarget(size: cell, contentMode: .aspectFill).decodedSize(of: small) == small)
+        #expect(DecodingTarget(size: cell, contentMode: .aspectFit).decodedSize(of: small) == small)
+        // Filling a wide target from a photo just big enough in one dimension keeps the photo.
+        #expect(DecodingTarget(size: PixelSize(width: 4000, height: 10)).decodedSize(of: photo) == photo)
+    }
+
+    @Test("without a target size the cap fits the image; with one, the cap still bounds it")
+    func cap() {
+        let cap = PixelSize(width: 2556, height: 2556)
+        #expect(DecodingTarget(size: nil, maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 2556, height: 1917))
+        #expect(DecodingTarget(size: nil, maximumSize: nil).decodedSize(of: photo) == photo)
+        #expect(DecodingTarget(size: PixelSize(width: 3000, height: 3000), maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 2556, height: 1917))
+        #expect(DecodingTarget(size: nil).isUnbounded)
+    }
+
+    @Test("the default cap is the screen's longer side squared; no screen, no cap; unknown yet, 4096")
+    func defaultCapRule() {
+        let cap = ImagePipeline.Configuration.decodeCap(screen: PixelSize(width: 1179, height: 2556), hasScreen: true)
+        #expect(cap == PixelSize(width: 2556, height: 2556))
+        #expect(ImagePipeline.Configuration.decodeCap(screen: nil, hasScreen: true) == PixelSize(width: 4096, height: 4096))
+        #expect(ImagePipeline.Configuration.decodeCap(screen: nil, hasScreen: false) == nil)
+        #if os(Linux)
+        #expect(ImagePipeline.Configuration().maximumDecodedPixelSize == nil)
+        #endif
+    }
+
+    @Test("UIKit content modes map to fill, fit, or no view-size target")
+    func viewContentModes() {
+        #expect(ImageContentMode(viewContentMode: 0) == .aspectFill)  // scaleToFill
+        #expect(ImageContentMode(viewContentMode: 1) == .aspectFit)   // scaleAspectFit
+        #expect(ImageContentMode(viewContentMode: 2) == .aspectFill)  // scaleAspectFill
+        #expect(ImageContentMode(viewContentMode: 3) == .aspectFill)  // redraw
+        for positioning in 4...12 {
+            #expect(ImageContentMode(viewContentMode: positioning) == nil)
+        }
+    }
+
+    @Test("a decoder that only fits gets the bounds whose fit is the fill size")
+    func fittingOnlyDecoders() throws {
+        let png = ImageFixtures.pngHeader(width: 4000, height: 3000)
+        let info = try #require(ImageInfo(data: png))
+        let decoder = FittingOnlyDecoder()
+        let image = try decoder.decode(png, info: info, target: DecodingTarget(size: cell, contentMode: .aspectFill))
+        #expect(image.pixelSize == PixelSize(width: 256, height: 192))
+        #expect(decoder.bounds.withLock { $0 } == [PixelSize(width: 256, height: 192)])
+    }
+
+    @Test("the pipeline decodes fill by default and fit where asked, each under its own memory key")
+    func pipelineFillAndFit() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/photo.png", width: 64, height: 48)
+            let pipeline = fixture.makePipeline()
+            let fill = ImageRequest(url: fixture.url("/photo.png"), targetSize: PixelSize(width: 16, height: 16))
+            var fit = fill
+            fit.contentMode = .aspectFit
+            #expect(try await pipeline.image(for: fill).image.pixelSize == PixelSize(width: 21, height: 16))
+            #expect(try await pipeline.image(for: fit).image.pixelSize == PixelSize(width: 16, height: 12))
+            #expect(pipeline.cachedImage(for: fill)?.pixelSize == PixelSize(width: 21, height: 16))
+            #expect(pipeline.cachedImage(for: fit)?.pixelSize == PixelSize(width: 16, height: 12))
+            #expect(pipeline.memoryCache?.count == 2)
+            #expect(fixture.server.requestCount(for: "/photo.png") == 1, "one download for both sizes")
+            #expect(ImageCacheKey(fill) != ImageCacheKey(fit))
+            // Without a target size the mode changes nothing, not even the key.
+            #expect(ImageCacheKey(ImageRequest(url: fixture.url("/photo.png"), contentMode: .aspectFit))
+                == ImageCacheKey(ImageRequest(url: fixture.url("/photo.png"))))
+        }
+    }
+
+    @Test("a request without a target size decodes within the pipeline's cap; nil turns the cap off")
+    func pipelineCap() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/photo.png", width: 64, height: 48)
+            let capped = fixture.makePipeline { $0.maximumDecodedPixelSize = PixelSize(width: 32, height: 32) }
+            let request = ImageRequest(url: fixture.url("/photo.png"))
+            #expect(try await capped.image(for: request).image.pixelSize == PixelSize(width: 32, height: 24))
+            let uncapped = fixture.makePipeline { $0.maximumDecodedPixelSize = nil }
+            #expect(try await uncapped.image(for: request).image.pixelSize == PixelSize(width: 64, height: 48))
+        }
+    }
+
+    @Test("a leading resize folds into the decode: the resize gets the fill size, not the original")
+    func leadingResizeFolds() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/avatar.png", width: 64, height: 48)
+            let pipeline = fixture.makePipeline { $0.maximumDecodedPixelSize = nil }
+            let seen = Locked<[PixelSize]>([])
+            let resize = RecordingResize(size: PixelSize(width: 16, height: 16), contentMode: .aspectFill, seen: seen)
+            let request = ImageRequest(url: fixture.url("/avatar.png"), processors: [resize])
+            #expect(try await pipeline.image(for: request).image.pixelSize == PixelSize(width: 16, height: 16))
+            #expect(seen.withLock { $0 } == [PixelSize(width: 21, height: 16)], "decoded at the fill size, never at 64x48")
+
+            // A resize that is not first does not fold.
+            let later = ImageRequest(url: fixture.url("/avatar.png"), processors: [
+                ImageProcessors.Custom(id: "identity") { $0 }, resize,
+            ])
+            _ = try await pipeline.image(for: later)
+            #expect(seen.withLock { $0.last } == PixelSize(width: 64, height: 48))
+        }
+    }
+}
