@@ -39,6 +39,13 @@ public struct ImageIODecoder: ImageDecoding {
 
     public init() {}
 
+    /// `true` for JPEG (scaled DCT decoding) and HEIC/AVIF (tiles and embedded thumbnails):
+    /// with a target size ImageIO never holds their full-size bitmap, so the pixel limit
+    /// applies to the decoded size.
+    public func downsamplesWhileDecoding(_ info: ImageInfo) -> Bool {
+        [.jpeg, .heic, .avif].contains(info.format)
+    }
+
     public func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
         guard let source = CGImageSourceCreateWithData(data as CFData, [kCGImageSourceShouldCache: false] as CFDictionary),
               CGImageSourceGetCount(source) > 0

@@ -25,6 +25,8 @@ final class ImageJobs: Sendable {
 
     private let memoryCache: MemoryCache<ImageCacheKey, DecodedImage>?
     private let decoder: any ImageDecoding
+    private let decoderRegistry: ImageDecoderRegistry
+    private let pixelLimit: PixelLimit
     private let resolver: RequestResolver
     private let fetcher: DataFetcher
     private let instrumentation: PipelineInstrumentation
@@ -41,6 +43,8 @@ final class ImageJobs: Sendable {
     ) {
         self.memoryCache = memoryCache
         self.decoder = configuration.decoder
+        self.decoderRegistry = configuration.decoderRegistry
+        self.pixelLimit = PixelLimit(maxPixelCount: configuration.maxPixelCount)
         self.resolver = RequestResolver(
             allowedSchemes: configuration.allowedSchemes,
             isNetworkConstrained: configuration.isNetworkConstrained,
@@ -291,17 +295,20 @@ final class ImageJobs: Sendable {
     /// and stores the image in the memory cache.
     private func decode(_ data: ImageDataResponse, request: ImageRequest, url: URL, isCoalesced: Bool) async throws -> DecodedResult {
         var image: DecodedImage
+        let decoder = decoderRegistry.decoder(for: data.info, fallback: self.decoder)
+        let targetSize = try pixelLimit.targetSize(for: data.info, requested: request.targetSize, decoder: decoder, url: url)
         do {
-            let decoder = self.decoder
-            let targetSize = request.targetSize
             if decoder.isExpensive(data.data, info: data.info, targetSize: targetSize) {
                 image = try await DecodingQueue.shared.run { try decoder.decode(data.data, info: data.info, targetSize: targetSize) }
             } else {
                 image = try decoder.decode(data.data, info: data.info, targetSize: targetSize)
             }
         } catch {
+            // Bytes no decoder can read are not kept for the next launch.
+            if data.source != .memory { resolver.diskCache?.removeEntry(forKey: request.cacheKey) }
             throw ImagePipeline.Error.decodingFailed(url: url, underlying: error)
         }
+        try pixelLimit.checkDecoded(image, info: data.info, url: url)
         trace?.mark(.decoded)
         if !request.processorChain.isEmpty {
             image = try request.processorChain.apply(to: image, url: url)
