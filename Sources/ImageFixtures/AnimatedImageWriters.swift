@@ -106,7 +106,7 @@ extension ImageFixtures {
 
     /// A VP8L bitstream of one colour: every prefix code is a "simple" one-symbol code, so
     /// pixels take zero bits and the stream is just its header and five codes.
-    private static func solidVP8L(width: Int, height: Int, seed: Int) -> [UInt8] {
+    static func solidVP8L(width: Int, height: Int, seed: Int) -> [UInt8] {
         var bits = [Bool]()
         func write(_ value: Int, _ count: Int) {
             for bit in 0..<count { bits.append(value >> bit & 1 == 1) }
@@ -139,7 +139,7 @@ extension ImageFixtures {
         return bytes
     }
 
-    private static func appendRIFFChunk(_ fourCC: String, _ payload: [UInt8], to data: inout Data) {
+    static func appendRIFFChunk(_ fourCC: String, _ payload: [UInt8], to data: inout Data) {
         data.append(contentsOf: Array(fourCC.utf8))
         data.append(contentsOf: littleEndian32(payload.count))
         data.append(contentsOf: payload)
@@ -150,7 +150,7 @@ extension ImageFixtures {
         [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF)]
     }
 
-    private static func littleEndian32(_ value: Int) -> [UInt8] {
+    static func littleEndian32(_ value: Int) -> [UInt8] {
         [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 24 & 0xFF)]
     }
 }

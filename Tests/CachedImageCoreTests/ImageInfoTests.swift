@@ -243,7 +243,7 @@ struct ImageInfoTests {
             #expect(ImageInfo(data: data) == ImageInfo(format: .jpeg, pixelSize: PixelSize(width: 20_000, height: 20_000)))
             #expect(throws: ImagePipeline.Error.self) {
                 _ = try ResponseValidator(maxPixelCount: 1_000_000).validate(
-                    data, url: URL(string: "https://example.com/bomb.jpg")!, contentType: "image/jpeg", expectedLength: nil
+                    data, url: URL(string: "https://example.com/bomb.jpg")!, contentType: "image/jpeg", expectedLength: nil, transfer: .complete
                 )
             }
         }
@@ -397,6 +397,31 @@ struct ImageInfoTests {
         #expect(ImageInfo(data: noISPE) == ImageInfo(format: .heic, pixelSize: nil))
     }
 
+    @Test("A HEIF's clean aperture (clap) and rotation (irot) give the displayed size; the pixel limit counts the coded ispe")
+    func heifCleanApertureAndRotation() throws {
+        // clap: width 451/1, height 461/1, offsets 0/1 (as a 452x462 iPhone HEIC has).
+        let clap = Build.box("clap", Build.u32be(451) + Build.u32be(1) + Build.u32be(461) + Build.u32be(1)
+                             + Build.u32be(0) + Build.u32be(1) + Build.u32be(0) + Build.u32be(1))
+        let irot = Build.box("irot", [0x01]) // A quarter turn.
+        let imir = Build.box("imir", [0x00])
+        let cropped = Build.heif(properties: [Build.hvcC, Build.ispe(452, 462), clap], associations: [(1, [0x81, 2, 0x83])])
+        let info = try #require(ImageInfo(data: cropped))
+        #expect(info.pixelSize == PixelSize(width: 451, height: 461))
+        #expect(info.decodingSize == PixelSize(width: 452, height: 462))
+
+        let turned = Build.heif(properties: [Build.hvcC, Build.ispe(4032, 3024), clap, irot, imir],
+                                associations: [(1, [0x81, 2, 0x83, 0x84, 0x85])])
+        #expect(ImageInfo(data: turned)?.pixelSize == PixelSize(width: 461, height: 451))
+        let turnedOnly = Build.heif(properties: [Build.hvcC, Build.ispe(4032, 3024), irot], associations: [(1, [0x81, 2, 0x83])])
+        #expect(ImageInfo(data: turnedOnly)?.pixelSize == PixelSize(width: 3024, height: 4032))
+        // A thumbnail's clap says nothing about the primary item.
+        let elsewhere = Build.heif(properties: [Build.hvcC, Build.ispe(800, 600), clap], associations: [(1, [0x81, 2]), (2, [3])])
+        #expect(ImageInfo(data: elsewhere)?.pixelSize == PixelSize(width: 800, height: 600))
+        // A crop cannot hide a coded bomb from the limit.
+        let bomb = Build.heif(properties: [Build.hvcC, Build.ispe(20_000, 20_000), clap], associations: [(1, [0x81, 2, 0x83])])
+        #expect(ImageInfo(data: bomb)?.decodingSize == PixelSize(width: 20_000, height: 20_000))
+    }
+
     @Test("A HEIF prefix cut inside meta, after a thumbnail's ispe and before the primary's, has no size yet, so a download's early pixel check waits")
     func heifPrefixWaitsForThePrimarySize() throws {
         // The thumbnail's ispe comes first; the primary item (1) has the 20000x20000 one.
@@ -498,6 +523,9 @@ struct ImageInfoTests {
         let gif = ImageFixtures.gif(width: 5, height: 6)
         #expect(ImageInfo(data: gif.prefix(9))?.pixelSize == nil)
         #expect(ImageInfo(data: gif.prefix(10))?.pixelSize == PixelSize(width: 5, height: 6))
+        // What is decoded is known once the first image descriptor arrived (6 + 7 + 12 + 10 bytes).
+        #expect(ImageInfo(data: gif.prefix(34))?.decodingSize == nil)
+        #expect(ImageInfo(data: gif.prefix(35))?.decodingSize == PixelSize(width: 5, height: 6))
     }
 
     @Test("Fuzz: mutated and spliced samples never crash")

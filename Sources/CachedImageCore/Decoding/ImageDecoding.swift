@@ -1,8 +1,12 @@
 import Foundation
 
 /// Turns validated image bytes into a ``DecodedImage``. The pipeline calls it off the main
-/// thread, once per distinct (bytes, target size), after it has checked that the bytes are a
-/// complete image of a known format within the pixel limit.
+/// thread, once per distinct (bytes, target size), after it has checked that the bytes are an
+/// image of a known format (or one a registered decoder takes, ``ImageDecoderRegistry``)
+/// within the pixel limit, with nothing decodable missing. A container whose end is missing
+/// or sloppy (no `IEND` or `EOI`) reaches the decoder when the transfer was known to be
+/// complete: the decoder decides, and its error becomes
+/// ``ImagePipeline/Error/decodingFailed(url:underlying:)``.
 ///
 /// Plug in your own to support more formats or to post-process images:
 ///
@@ -32,6 +36,11 @@ public protocol ImageDecoding: Sendable {
     /// shared threads. Default: images of 1 megapixel or more (or 512 KB when the header gives
     /// no size).
     func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool
+
+    /// Whether ``decode(_:info:targetSize:)`` with a target size produces the smaller image
+    /// without ever holding the full-size bitmap (ImageIO's thumbnails for JPEG and HEIF).
+    /// Then the pixel limit applies to the decoded size instead of the source's. Default: `false`.
+    func downsamplesWhileDecoding(_ info: ImageInfo) -> Bool
 }
 
 extension ImageDecoding {
@@ -43,6 +52,8 @@ extension ImageDecoding {
         guard let size = info.pixelSize else { return data.count >= 512 * 1024 }
         return size.pixelCount >= 1_000_000
     }
+
+    public func downsamplesWhileDecoding(_ info: ImageInfo) -> Bool { false }
 }
 
 /// The decoder used where no platform decoder exists: it keeps the original bytes and reports

@@ -42,6 +42,13 @@ public struct ImageIODecoder: ImageDecoding {
 
     public init() {}
 
+    /// `true` for JPEG (scaled DCT decoding) and HEIC/AVIF (tiles and embedded thumbnails):
+    /// with a target size ImageIO never holds their full-size bitmap, so the pixel limit
+    /// applies to the decoded size.
+    public func downsamplesWhileDecoding(_ info: ImageInfo) -> Bool {
+        [.jpeg, .heic, .avif].contains(info.format)
+    }
+
     /// Decodes to fit inside `targetSize` (aspect fit), or at full size without one.
     public func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
         try decode(data, info: info, target: DecodingTarget(size: targetSize, contentMode: .aspectFit))

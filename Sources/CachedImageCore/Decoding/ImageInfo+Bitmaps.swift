@@ -1,6 +1,6 @@
 import Foundation
 
-/// BMP, TIFF and ICO: formats `AsyncImage` shows (ImageIO decodes them) that the core sniffs
+/// BMP and ICO (TIFF is in `ImageInfo+TIFF`): formats `AsyncImage` shows (ImageIO decodes them) that the core sniffs
 /// itself, so they get the same pixel-count guard and, where the container says how long it
 /// is, the same truncation check as PNG or JPEG.
 extension ImageInfo {
@@ -26,53 +26,58 @@ extension ImageInfo {
         return ImageInfo(format: .bmp, pixelSize: size(signedWidth, abs(signedHeight)))
     }
 
-    /// A BMP declares its file size in its header: complete when that many bytes arrived.
-    static func bmpIsComplete(_ bytes: HeaderBytes) -> Bool {
-        guard let fileSize = bytes.u32le(2) else { return false }
-        // Some writers leave the field at 0; then the pixel data offset is the best bound.
-        if fileSize == 0 { return bytes.u32le(10).map { Int($0) <= bytes.count } ?? false }
-        return Int(fileSize) <= bytes.count
+    /// Complete when the pixel data the header describes has arrived: the rows of an
+    /// uncompressed bitmap (`BI_RGB`, `BI_BITFIELDS`), else the header's image size field. The
+    /// file-size field at offset 2 is not used: writers get it wrong and decoders ignore it.
+    static func bmpContainerCheck(_ bytes: HeaderBytes) -> ContainerCheck {
+        guard bytes.matches(Array("BM".utf8), at: 0), let pixelOffset = bytes.u32le(10).map(Int.init),
+              let dibSize = bytes.u32le(14)
+        else { return .broken("the bitmap header is incomplete") }
+        guard pixelOffset < bytes.count else {
+            return .unterminated("the pixel data starts at offset \(pixelOffset), past the body's \(bytes.count) bytes")
+        }
+        guard let pixelBytes = bmpPixelByteCount(bytes, dibSize: dibSize) else { return .complete }
+        guard let end = HeaderBytes.end(of: pixelOffset, length: pixelBytes), end <= bytes.count else {
+            return .unterminated("the pixel rows (\(pixelBytes) bytes from offset \(pixelOffset)) run past the body's \(bytes.count) bytes")
+        }
+        return .complete
     }
 
-    // MARK: - TIFF
-
-    /// `II*\0` (little-endian) or `MM\0*` (big-endian), then the offset of the first image file
-    /// directory, whose `ImageWidth` (256) and `ImageLength` (257) entries give the size.
-    static func sniffTIFF(_ bytes: HeaderBytes) -> ImageInfo? {
-        let little = bytes.matches([0x49, 0x49, 0x2A, 0x00], at: 0)
-        let big = bytes.matches([0x4D, 0x4D, 0x00, 0x2A], at: 0)
-        guard little || big else { return nil }
-        let u16 = { (offset: Int) in little ? bytes.u16le(offset) : bytes.u16be(offset) }
-        let u32 = { (offset: Int) in little ? bytes.u32le(offset) : bytes.u32be(offset) }
-        guard let ifd = u32(4), ifd >= 8, let count = u16(Int(ifd)) else {
-            return ImageInfo(format: .tiff, pixelSize: nil)
+    /// The bytes of pixel data the header describes, or `nil` when it does not say (a
+    /// compressed bitmap without an image size).
+    private static func bmpPixelByteCount(_ bytes: HeaderBytes, dibSize: UInt32) -> Int? {
+        let width: Int, height: Int, bitsPerPixel: Int, compression: UInt32
+        if dibSize == 12 {
+            guard let w = bytes.u16le(18), let h = bytes.u16le(20), let bpp = bytes.u16le(24) else { return nil }
+            (width, height, bitsPerPixel, compression) = (Int(w), Int(h), Int(bpp), 0)
+        } else {
+            guard let w = bytes.u32le(18), let h = bytes.u32le(22), let bpp = bytes.u16le(28),
+                  let method = bytes.u32le(30)
+            else { return nil }
+            width = Int(Int32(bitPattern: w))
+            height = abs(Int(Int32(bitPattern: h)))
+            (bitsPerPixel, compression) = (Int(bpp), method)
         }
-        var width: UInt32?
-        var height: UInt32?
-        for index in 0..<Int(count) {
-            let entry = Int(ifd) + 2 + index * 12
-            guard let tag = u16(entry), let type = u16(entry + 2) else { break }
-            guard tag == 256 || tag == 257 else { continue }
-            // SHORT (3) or LONG (4), stored in the entry's value field.
-            let value: UInt32? = switch type {
-            case 3: u16(entry + 8).map(UInt32.init)
-            case 4: u32(entry + 8)
-            default: nil
-            }
-            if tag == 256 { width = value } else { height = value }
-            if width != nil, height != nil { break }
+        // BI_RGB, BI_BITFIELDS, BI_ALPHABITFIELDS: rows of pixels padded to 4 bytes.
+        guard [0, 3, 6].contains(compression) else {
+            return bytes.u32le(34).flatMap { $0 > 0 ? Int($0) : nil }
         }
-        return ImageInfo(format: .tiff, pixelSize: size(width, height))
+        guard width > 0, height > 0, bitsPerPixel > 0 else { return nil }
+        let (bits, overflow1) = width.multipliedReportingOverflow(by: bitsPerPixel)
+        let rowBytes = (bits + 31) / 32 * 4
+        let (total, overflow2) = rowBytes.multipliedReportingOverflow(by: height)
+        return overflow1 || overflow2 ? Int.max : total
     }
 
     // MARK: - ICO
 
     /// Reserved 0, type 1 (icon) or 2 (cursor), image count (u16le), then 16-byte directory
     /// entries: width and height in one byte each (0 means 256), ..., data size and offset.
-    /// The size reported is the largest entry's: that of the image the entry points at (an
-    /// embedded PNG's `IHDR`, a DIB header's) when it has arrived, which is what a decoder
-    /// uses, else the directory's. (A directory saying 256x256 cannot hide a 20000x20000 PNG
-    /// from the pixel limit.)
+    /// The size reported is the largest entry's, read from the image the entry holds (an
+    /// embedded PNG's `IHDR`, a DIB's header), which is what a decoder uses; the directory's
+    /// own size only for an entry holding neither. Until every entry's image header has
+    /// arrived the size is unknown (a directory saying 256x256 cannot hide a 20000x20000 PNG
+    /// from a download's early pixel check).
     static func sniffICO(_ bytes: HeaderBytes) -> ImageInfo? {
         guard bytes.matches([0x00, 0x00], at: 0),
               let type = bytes.u16le(2), type == 1 || type == 2,
@@ -81,41 +86,79 @@ extension ImageInfo {
         var largest: PixelSize?
         for index in 0..<Int(count) {
             let entry = 6 + index * 16
-            guard let width = bytes.u8(entry), let height = bytes.u8(entry + 1) else { break }
+            guard let width = bytes.u8(entry), let height = bytes.u8(entry + 1),
+                  let offset = bytes.u32le(entry + 12).map(Int.init)
+            else { return ImageInfo(format: .ico, pixelSize: nil) }
             // Reserved byte must be 0 (a first entry that breaks this is not an icon).
             if bytes.u8(entry + 3) != 0 { return index == 0 ? nil : ImageInfo(format: .ico, pixelSize: largest) }
+            guard bytes.contains(offset, length: 24) else { return ImageInfo(format: .ico, pixelSize: nil) }
             let listed = PixelSize(width: width == 0 ? 256 : Int(width), height: height == 0 ? 256 : Int(height))
-            let size = bytes.u32le(entry + 12).flatMap { icoImageSize(bytes, at: Int($0)) } ?? listed
+            let size = icoImageSize(bytes, at: offset) ?? listed
             if size.pixelCount > (largest?.pixelCount ?? 0) { largest = size }
         }
         return ImageInfo(format: .ico, pixelSize: largest)
     }
 
     /// The size an icon entry's image declares: a PNG's `IHDR`, or a DIB's header (whose height
-    /// counts the colour and mask rows, so it is twice the icon's). `nil` when it has not arrived
-    /// or is neither.
+    /// counts the colour and mask rows, so it is twice the icon's). `nil` when it is neither.
     private static func icoImageSize(_ bytes: HeaderBytes, at offset: Int) -> PixelSize? {
         if bytes.matches(pngSignature, at: offset) {
             guard bytes.u32be(offset + 12) == HeaderBytes.fourCC("IHDR") else { return nil }
             return size(bytes.u32be(offset + 16), bytes.u32be(offset + 20))
         }
+        guard let (width, rows) = icoDIBDimensions(bytes, at: offset) else { return nil }
+        return size(width, rows)
+    }
+
+    /// A DIB icon image's width and (halved) height, or `nil` when `offset` holds no DIB header.
+    private static func icoDIBDimensions(_ bytes: HeaderBytes, at offset: Int) -> (Int, Int)? {
         guard let headerSize = bytes.u32le(offset), [40, 52, 56, 108, 124].contains(headerSize),
               let width = bytes.u32le(offset + 4), let height = bytes.u32le(offset + 8)
         else { return nil }
         let rows = Int32(bitPattern: height)
         guard rows != Int32.min else { return nil }
-        return size(Int32(bitPattern: width), abs(rows) / 2)
+        return (Int(Int32(bitPattern: width)), Int(abs(rows) / 2))
     }
 
-    /// Complete when every directory entry's image data has arrived.
-    static func icoIsComplete(_ bytes: HeaderBytes) -> Bool {
-        guard let count = bytes.u16le(4) else { return false }
+    /// Complete when every entry's image has arrived, measured from what it holds: an
+    /// embedded PNG to its `IEND`, a DIB's header, palette and colour rows (the AND mask, which
+    /// some writers leave out, is not required). Only an entry holding neither is measured by
+    /// its directory byte count.
+    static func icoContainerCheck(_ bytes: HeaderBytes) -> ContainerCheck {
+        guard let count = bytes.u16le(4), count > 0 else { return .broken("the icon directory is empty or cut") }
+        var whole = 0
+        var missing: String?
         for index in 0..<Int(count) {
             let entry = 6 + index * 16
-            guard let length = bytes.u32le(entry + 8), let offset = bytes.u32le(entry + 12),
-                  let end = HeaderBytes.end(of: Int(offset), length: Int(length)), end <= bytes.count
-            else { return false }
+            guard let length = bytes.u32le(entry + 8).map(Int.init), let offset = bytes.u32le(entry + 12).map(Int.init) else {
+                return .broken("the icon directory is cut")
+            }
+            if icoEntryArrived(bytes, offset: offset, listedLength: length) {
+                whole += 1
+            } else {
+                missing = missing ?? "entry \(index + 1)'s image (at offset \(offset)) does not fully arrive in the body's \(bytes.count) bytes"
+            }
         }
-        return true
+        guard let missing else { return .complete }
+        return whole > 0 || bytes.count > 6 + Int(count) * 16 ? .unterminated(missing) : .broken(missing)
+    }
+
+    private static func icoEntryArrived(_ bytes: HeaderBytes, offset: Int, listedLength: Int) -> Bool {
+        guard offset < bytes.count else { return false }
+        if bytes.matches(pngSignature, at: offset) {
+            return pngContainerCheck(HeaderBytes(bytes.data.dropFirst(offset))) == .complete
+        }
+        if let (width, rows) = icoDIBDimensions(bytes, at: offset), width > 0, rows > 0,
+           let headerSize = bytes.u32le(offset).map(Int.init), let bitsPerPixel = bytes.u16le(offset + 14).map(Int.init) {
+            let colorsUsed = bytes.u32le(offset + 32).map(Int.init) ?? 0
+            let palette = bitsPerPixel <= 8 ? (colorsUsed > 0 ? min(colorsUsed, 256) : 1 << bitsPerPixel) * 4 : 0
+            let (bits, overflow1) = width.multipliedReportingOverflow(by: bitsPerPixel)
+            let (rowsBytes, overflow2) = ((bits + 31) / 32 * 4).multipliedReportingOverflow(by: rows)
+            guard !overflow1, !overflow2, let end = HeaderBytes.end(of: offset, length: headerSize + palette + rowsBytes)
+            else { return false }
+            return end <= bytes.count
+        }
+        guard let end = HeaderBytes.end(of: offset, length: listedLength) else { return false }
+        return end <= bytes.count
     }
 }

@@ -1,5 +1,19 @@
 import Foundation
 
+/// What a container's structure says about a body before any decoder sees it.
+enum ContainerCheck: Equatable, Sendable {
+    /// Every structure the format requires is there.
+    case complete
+    /// The image data starts but the container's end is missing or does not add up (no `IEND`,
+    /// trailer or `EOI`; a cut scan; a RIFF or BMP size that disagrees with the body). Decoders
+    /// and browsers show such files, but a body cut short looks the same: accepted when the
+    /// transfer is known to be complete, refused when it may have been cut. The text says what
+    /// is missing.
+    case unterminated(String)
+    /// Nothing decodable is there (headers only, a directory pointing nowhere): refused.
+    case broken(String)
+}
+
 extension ImageInfo {
     /// Whether `data` looks like a fully delivered `format` container rather than a truncated one.
     ///
@@ -10,12 +24,23 @@ extension ImageInfo {
     ///   (`FF D9`). Bytes after `EOI` (padding, vendor trailers) are tolerated. If the stream is
     ///   malformed rather than short, an `EOI` within the last 64 bytes is accepted instead.
     /// - GIF: the block chain (extensions and images with their sub-blocks) reaches the `0x3B`
-    ///   trailer.
+    ///   trailer, or, after at least one whole image, bytes that start no block (junk, or a
+    ///   second GIF concatenated to the first: decoders stop there).
     /// - WebP: the RIFF size field plus 8 equals `data.count` (one pad byte more is allowed).
     /// - HEIC/AVIF: the file starts with `ftyp`, the top-level box sizes add up to exactly
     ///   `data.count` (a box of size 0 runs to the end), there is a `meta` box (or `moov`, for
     ///   image sequences), and every item extent that `meta`'s `iloc` places in the file ends
     ///   within the data. The last check catches a file cut exactly at a box boundary.
+    /// - BMP: the pixel rows the header describes (or its image size field, for compressed
+    ///   bitmaps) have arrived; the file-size field, which decoders ignore, is not used.
+    /// - TIFF and BigTIFF: the first image directory and the strips or tiles it points at
+    ///   have arrived.
+    /// - ICO/CUR: every entry's image (an embedded PNG to its `IEND`, a DIB's rows and mask)
+    ///   has arrived; the directory's byte counts are not trusted.
+    ///
+    /// The pipeline is more lenient than this when the transfer itself is known to be complete
+    /// (a `Content-Length` that matched, a terminated chunked body): then only bodies with
+    /// nothing decodable in them are refused, and the decoder judges the rest.
     ///
     /// ```swift
     /// guard ImageInfo.isComplete(body, format: info.format) else { throw MyError.truncated }
@@ -24,38 +49,56 @@ extension ImageInfo {
     /// - Returns: `false` when the data is truncated, does not start like `format`, or is too
     ///   malformed to tell.
     public static func isComplete(_ data: Data, format: ImageFormat) -> Bool {
+        containerCheck(data, format: format) == .complete
+    }
+
+    /// The verdict behind ``isComplete(_:format:)``, with what is missing in words.
+    static func containerCheck(_ data: Data, format: ImageFormat) -> ContainerCheck {
         let bytes = HeaderBytes(data)
         switch format {
-        case .png: return pngIsComplete(bytes)
-        case .jpeg: return jpegIsComplete(data)
-        case .gif: return gifIsComplete(bytes)
-        case .webp: return webPIsComplete(bytes)
-        case .heic, .avif: return isobmffIsComplete(bytes)
-        case .bmp: return bmpIsComplete(bytes)
-        case .ico: return icoIsComplete(bytes)
-        // TIFF strips can sit anywhere in the file; the decoder judges them.
-        case .tiff: return true
-        case .other: return platformDecoderIsComplete(data)
+        case .png: return pngContainerCheck(bytes)
+        case .jpeg: return jpegContainerCheck(data)
+        case .gif: return gifContainerCheck(bytes)
+        case .webp: return webPContainerCheck(bytes)
+        case .heic, .avif: return isobmffContainerCheck(bytes)
+        case .bmp: return bmpContainerCheck(bytes)
+        case .ico: return icoContainerCheck(bytes)
+        case .tiff: return tiffContainerCheck(bytes)
+        case .other:
+            return platformDecoderIsComplete(data) ? .complete : .unterminated("the platform decoder reports it incomplete")
         }
     }
 
     // MARK: - PNG
 
-    private static func pngIsComplete(_ bytes: HeaderBytes) -> Bool {
-        guard bytes.matches(pngSignature, at: 0) else { return false }
+    /// Walks the chunk chain to `IEND`. A chain that breaks (the data ends, a chunk is cut, or
+    /// junk stands where a chunk header should) after image data (`IDAT`) began is
+    /// unterminated; before any, broken.
+    static func pngContainerCheck(_ bytes: HeaderBytes) -> ContainerCheck {
+        guard bytes.matches(pngSignature, at: 0) else { return .broken("it does not start with a PNG signature") }
         var offset = pngSignature.count
-        while let length = bytes.u32be(offset), let type = bytes.u32be(offset + 4) {
+        var sawImageData = false
+        while let length = bytes.u32be(offset), let type = bytes.u32be(offset + 4),
+              length <= 0x7FFF_FFFF, isChunkType(type) {
             // Length (4) + type (4) + data + CRC (4); PNG limits a chunk's length to 2^31 - 1.
-            guard length <= 0x7FFF_FFFF,
-                  let dataEnd = HeaderBytes.end(of: offset, length: Int(length)),
-                  let chunkEnd = HeaderBytes.end(of: dataEnd, length: 12)
-            else { return false }
-            if type == HeaderBytes.fourCC("IEND") {
-                return chunkEnd <= bytes.count
+            guard let chunkEnd = HeaderBytes.end(of: offset, length: Int(length) + 12) else { break }
+            if type == HeaderBytes.fourCC("IEND"), chunkEnd <= bytes.count {
+                return sawImageData ? .complete : .broken("the chunk chain reaches IEND without any image data (IDAT)")
             }
+            if type == HeaderBytes.fourCC("IDAT") { sawImageData = true }
             offset = chunkEnd
         }
-        return false
+        return sawImageData
+            ? .unterminated("the chunk chain ends or breaks after the image data, before a valid IEND chunk")
+            : .broken("the chunk chain breaks before any image data (IDAT) and never reaches a valid IEND chunk")
+    }
+
+    /// Chunk types are four ASCII letters.
+    private static func isChunkType(_ type: UInt32) -> Bool {
+        (0..<4).allSatisfy { shift in
+            let byte = UInt8(truncatingIfNeeded: type >> (shift * 8))
+            return (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+        }
     }
 
     // MARK: - JPEG
@@ -69,27 +112,33 @@ extension ImageInfo {
     /// How many bytes may follow `EOI` when the fallback tail check is used.
     private static let jpegTrailingTolerance = 64
 
-    private static func jpegIsComplete(_ data: Data) -> Bool {
+    /// Complete at `EOI`. A stream that runs out, or breaks, inside or after its first scan
+    /// is unterminated (decoders show the rows they got, grey below); one that ends before any
+    /// scan has no pixels and is broken.
+    static func jpegContainerCheck(_ data: Data) -> ContainerCheck {
         data.withUnsafeBytes { raw in
-            guard raw.count >= 4, raw[0] == 0xFF, raw[1] == 0xD8 else { return false }
-            switch walkJPEG(raw) {
+            guard raw.count >= 4, raw[0] == 0xFF, raw[1] == 0xD8 else { return .broken("it does not start with a JPEG SOI marker") }
+            var sawScan = false
+            switch walkJPEG(raw, sawScan: &sawScan) {
             case .complete:
-                return true
+                return .complete
             case .truncated:
-                return false
+                break
             case .malformed:
                 let start = max(2, raw.count - 2 - jpegTrailingTolerance)
                 var index = raw.count - 2
                 while index >= start {
-                    if raw[index] == 0xFF, raw[index + 1] == 0xD9 { return true }
+                    if raw[index] == 0xFF, raw[index + 1] == 0xD9 { return .complete }
                     index -= 1
                 }
-                return false
             }
+            return sawScan
+                ? .unterminated("the marker segments do not reach an end-of-image marker (FF D9)")
+                : .broken("the data ends or breaks before the first scan (SOS)")
         }
     }
 
-    private static func walkJPEG(_ raw: UnsafeRawBufferPointer) -> Walk {
+    private static func walkJPEG(_ raw: UnsafeRawBufferPointer, sawScan: inout Bool) -> Walk {
         let count = raw.count
         var index = 2
         while true {
@@ -115,6 +164,7 @@ extension ImageInfo {
                 guard length >= 2 else { return .malformed }
                 index += length
                 if code == 0xDA {
+                    sawScan = true
                     // Entropy-coded data follows the scan header: skip to the next real marker.
                     // Inside it, FF 00 is a stuffed 0xFF and FF D0...D7 are restart markers.
                     while true {
@@ -136,57 +186,19 @@ extension ImageInfo {
         }
     }
 
-    // MARK: - GIF
-
-    private static func gifIsComplete(_ bytes: HeaderBytes) -> Bool {
-        guard bytes.matches(Array("GIF8".utf8), at: 0), let screenFlags = bytes.u8(10) else { return false }
-        var offset = 13 + colorTableLength(flags: screenFlags)
-        while let introducer = bytes.u8(offset) {
-            switch introducer {
-            case 0x3B: // Trailer.
-                return true
-            case 0x21: // Extension: introducer, label, sub-blocks.
-                guard let next = skipSubBlocks(bytes, from: offset + 2) else { return false }
-                offset = next
-            case 0x2C: // Image descriptor (10 bytes), local colour table, LZW code size, sub-blocks.
-                guard let imageFlags = bytes.u8(offset + 9) else { return false }
-                let dataStart = offset + 10 + colorTableLength(flags: imageFlags) + 1
-                guard let next = skipSubBlocks(bytes, from: dataStart) else { return false }
-                offset = next
-            default:
-                return false
-            }
-        }
-        return false
-    }
-
-    /// Bytes in the colour table a GIF screen or image descriptor's packed flags announce.
-    private static func colorTableLength(flags: UInt8) -> Int {
-        flags & 0x80 == 0 ? 0 : 3 << (Int(flags & 0x07) + 1)
-    }
-
-    /// The offset just after a chain of sub-blocks and its zero terminator, or `nil` if truncated.
-    private static func skipSubBlocks(_ bytes: HeaderBytes, from start: Int) -> Int? {
-        var offset = start
-        while let length = bytes.u8(offset) {
-            offset += 1
-            if length == 0 { return offset }
-            offset += Int(length)
-        }
-        return nil
-    }
-
-    // MARK: - WebP
-
-    private static func webPIsComplete(_ bytes: HeaderBytes) -> Bool {
-        guard bytes.matches(Array("RIFF".utf8), at: 0), bytes.matches(Array("WEBP".utf8), at: 8),
-              let riffSize = bytes.u32le(4),
-              let expected = Int(exactly: UInt64(riffSize) + 8)
-        else { return false }
-        return bytes.count == expected || bytes.count == expected + 1
-    }
-
     // MARK: - HEIC / AVIF
+
+    /// Complete when the top-level boxes add up to the body and the item data is there. A body
+    /// whose boxes overrun it, or whose item data lies past its end, is unterminated once
+    /// `meta` (or `moov`) is there; broken otherwise.
+    static func isobmffContainerCheck(_ bytes: HeaderBytes) -> ContainerCheck {
+        if isobmffIsComplete(bytes) { return .complete }
+        let hasDescription = firstBox(HeaderBytes.fourCC("meta"), in: bytes, 0..<bytes.count) != nil
+            || firstBox(HeaderBytes.fourCC("moov"), in: bytes, 0..<bytes.count) != nil
+        return hasDescription
+            ? .unterminated("the box sizes or item extents do not match the body length")
+            : .broken("there is no meta (or moov) box describing an image")
+    }
 
     private static func isobmffIsComplete(_ bytes: HeaderBytes) -> Bool {
         guard bytes.u32be(4) == HeaderBytes.fourCC("ftyp") else { return false }

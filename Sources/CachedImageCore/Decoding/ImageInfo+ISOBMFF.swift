@@ -96,12 +96,18 @@ extension ImageInfo {
             format = properties.codecFormat
         }
         guard let format else { return nil }
-        return ImageInfo(format: format, pixelSize: properties.size)
+        guard let coded = properties.size, let displayed = properties.displayedSize, displayed != coded else {
+            return ImageInfo(format: format, pixelSize: properties.size)
+        }
+        return ImageInfo(format: format, pixelSize: displayed, extent: .coded(coded))
     }
 
     /// What the `meta` box says about the primary item.
     struct HEIFProperties {
+        /// The coded size (`ispe`).
         var size: PixelSize?
+        /// The size after the primary item's clean aperture and rotation, when it has them.
+        var displayedSize: PixelSize?
         var codecFormat: ImageFormat?
     }
 
@@ -113,6 +119,8 @@ extension ImageInfo {
         var properties: [UInt32] = []
         /// `ispe` values by zero-based property index.
         var sizes: [Int: PixelSize] = [:]
+        /// `clap` and `irot` values by zero-based property index.
+        var transforms: [Int: HEIFTransform] = [:]
         /// The first `ipma` box: which properties each item has.
         var associations: Box?
     }
@@ -180,6 +188,8 @@ extension ImageInfo {
             if property.type == HeaderBytes.fourCC("ispe"),
                let size = size(bytes.u32be(property.contentStart + 4), bytes.u32be(property.contentStart + 8)) {
                 table.sizes[table.properties.count] = size
+            } else if let transform = HEIFTransform(property, bytes) {
+                table.transforms[table.properties.count] = transform
             }
             table.properties.append(property.type)
             return true
@@ -197,6 +207,11 @@ extension ImageInfo {
         if let primaryItem = table.primaryItem, let associations = table.associations,
            let primaryIndices = propertyIndices(of: primaryItem, in: associations, bytes) {
             result.size = primaryIndices.lazy.compactMap { table.sizes[$0] }.first
+            if let coded = result.size {
+                // Transformative properties apply in association order (ISO/IEC 23008-12 6.5.1).
+                let displayed = primaryIndices.compactMap { table.transforms[$0] }.reduce(coded) { $1.apply(to: $0) }
+                result.displayedSize = displayed
+            }
             result.codecFormat = primaryIndices.lazy
                 .compactMap { $0 < table.properties.count ? codecFormat(ofProperty: table.properties[$0]) : nil }
                 .first

@@ -17,19 +17,25 @@ import Foundation
 /// - PNG: the `IHDR` chunk, which must be the first chunk.
 /// - JPEG: the first start-of-frame marker (`SOF0`...`SOF15` except `DHT`, `JPG` and `DAC`),
 ///   found by walking the marker segments from the start of the file.
-/// - GIF (87a and 89a): the logical screen descriptor.
+/// - GIF (87a and 89a): the logical screen descriptor; every frame's image descriptor counts
+///   towards ``decodingSize``.
 /// - WebP: the first chunk, `VP8 ` (lossy key frame), `VP8L` (lossless) or `VP8X` (extended
-///   canvas).
+///   canvas); animation frames (`ANMF`) and the image bitstream count towards ``decodingSize``.
 /// - HEIC and AVIF: the `ftyp` brands decide the format; the size is the `ispe` property of the
-///   primary item (`pitm` + `ipma`), or the largest `ispe` when those are missing.
-/// - BMP: the DIB header; TIFF: `ImageWidth`/`ImageLength` in the first IFD; ICO/CUR: the
-///   largest directory entry.
+///   primary item (`pitm` + `ipma`), or the largest `ispe` when those are missing, cropped by
+///   its clean aperture (`clap`) and turned by its rotation (`irot`), so it is the displayed
+///   size (a mirror, `imir`, changes nothing). ``decodingSize`` is the `ispe`.
+/// - BMP: the DIB header; TIFF and BigTIFF: `ImageWidth`/`ImageLength` in the first IFD;
+///   ICO/CUR: the largest entry, sized from the image it holds (an embedded PNG's `IHDR`, a
+///   DIB's header), not from its directory.
 /// - Anything else the platform decoder recognises (ImageIO on Apple platforms: JPEG 2000,
 ///   OpenEXR, PSD, raw formats...) is ``ImageFormat/other`` with the size ImageIO reads from
 ///   the header. Without ImageIO (Linux), such bytes are not recognised.
 ///
-/// The reported size is the size as stored; EXIF orientation and HEIF `irot` are not applied
-/// (they do not change the pixel count).
+/// EXIF orientation is not applied: a JPEG's (or TIFF's) reported size is its size as stored,
+/// and a photo taken in portrait reports landscape dimensions. The pixel count, which is what
+/// the pixel limit checks, is the same either way; ``ImageIODecoder`` applies the orientation
+/// to the pixels, so the decoded image (``DecodedImage/pixelSize``) is upright.
 public struct ImageInfo: Sendable, Hashable {
     /// The container format.
     public var format: ImageFormat
@@ -38,10 +44,48 @@ public struct ImageInfo: Sendable, Hashable {
     /// header declares a zero or unrepresentable dimension).
     public var pixelSize: PixelSize?
 
+    /// What a decoder fills when it differs from ``pixelSize``.
+    enum Extent: Sendable, Hashable {
+        /// The same as ``pixelSize``.
+        case displayed
+        /// This size: a GIF frame reaching outside its logical screen, a HEIF image before its
+        /// clean-aperture crop.
+        case coded(PixelSize)
+        /// Not known from these bytes yet (a GIF prefix before its first image descriptor).
+        case pending
+    }
+
+    /// What a decoder fills, when it is not ``pixelSize``.
+    var extent: Extent = .displayed
+
+    /// The name of the decoder registered for these bytes (``ImageDecoderRegistry``), when the
+    /// core does not recognise them itself; `nil` for the formats it parses.
+    public internal(set) var registeredDecoder: String?
+
+    /// The size the pixel limit checks: the largest area a decoder fills to decode the image.
+    /// It is ``pixelSize`` for most images; more when an animation frame reaches outside its
+    /// canvas (a GIF frame larger than its logical screen, which decoders grow the canvas to),
+    /// and the coded size of a HEIF image whose clean aperture crops it. `nil` while the bytes
+    /// do not say yet (a GIF before its first image descriptor).
+    public var decodingSize: PixelSize? {
+        switch extent {
+        case .displayed: pixelSize
+        case .coded(let size): size
+        case .pending: nil
+        }
+    }
+
     /// Creates an info value directly.
     public init(format: ImageFormat, pixelSize: PixelSize?) {
         self.format = format
         self.pixelSize = pixelSize
+    }
+
+    /// An info value whose decoded extent differs from its displayed size.
+    init(format: ImageFormat, pixelSize: PixelSize?, extent: Extent) {
+        self.format = format
+        self.pixelSize = pixelSize
+        self.extent = extent
     }
 
     /// Sniffs `data`'s format and pixel size from its header.
@@ -93,7 +137,39 @@ public struct ImageInfo: Sendable, Hashable {
               let width = bytes.u32be(16), let height = bytes.u32be(20),
               width <= 0x7FFF_FFFF, height <= 0x7FFF_FFFF // PNG's own limit is 2^31 - 1.
         else { return ImageInfo(format: .png, pixelSize: nil) }
-        return ImageInfo(format: .png, pixelSize: size(width, height))
+        guard let canvas = size(width, height) else { return ImageInfo(format: .png, pixelSize: nil) }
+        return ImageInfo(format: .png, pixelSize: canvas, extent: .union(canvas, apngFrameExtent(bytes)))
+    }
+
+    /// The bounding box of every APNG frame control chunk (`fcTL`: sequence number, width,
+    /// height, x and y offsets) present, or `nil` when there is none. The specification keeps
+    /// frames inside the canvas; a file that does not is counted at its real extent.
+    private static func apngFrameExtent(_ bytes: HeaderBytes) -> PixelSize? {
+        var extent: PixelSize?
+        var offset = pngSignature.count
+        var visited = 0
+        while visited < 100_000, let length = bytes.u32be(offset), let type = bytes.u32be(offset + 4),
+              length <= 0x7FFF_FFFF {
+            visited += 1
+            if type == HeaderBytes.fourCC("fcTL"),
+               let frame = frameExtent(width: bytes.u32be(offset + 12), height: bytes.u32be(offset + 16),
+                                       x: bytes.u32be(offset + 20), y: bytes.u32be(offset + 24)) {
+                extent = PixelSize.boundingBox(extent, frame)
+            }
+            if type == HeaderBytes.fourCC("IEND") { break }
+            guard let next = HeaderBytes.end(of: offset, length: Int(length) + 12) else { break }
+            offset = next
+        }
+        return extent
+    }
+
+    /// The box from the origin to a frame's far corner: (x + width) x (y + height).
+    static func frameExtent<T: BinaryInteger>(width: T?, height: T?, x: T?, y: T?) -> PixelSize? {
+        guard let width, let height, let x, let y,
+              let w = Int(exactly: width), let h = Int(exactly: height), let left = Int(exactly: x), let top = Int(exactly: y),
+              w > 0, h > 0
+        else { return nil }
+        return PixelSize(width: w.addingReportingOverflow(left).partialValue, height: h.addingReportingOverflow(top).partialValue)
     }
 
     // MARK: - JPEG
@@ -135,46 +211,6 @@ public struct ImageInfo: Sendable, Hashable {
                 guard let length = bytes.u16be(offset), length >= 2 else { return nil }
                 offset += Int(length)
             }
-        }
-    }
-
-    // MARK: - GIF
-
-    private static func sniffGIF(_ bytes: HeaderBytes) -> ImageInfo? {
-        guard bytes.matches(Array("GIF87a".utf8), at: 0) || bytes.matches(Array("GIF89a".utf8), at: 0)
-        else { return nil }
-        return ImageInfo(format: .gif, pixelSize: size(bytes.u16le(6), bytes.u16le(8)))
-    }
-
-    // MARK: - WebP
-
-    private static func sniffWebP(_ bytes: HeaderBytes) -> ImageInfo? {
-        guard bytes.matches(Array("RIFF".utf8), at: 0), bytes.matches(Array("WEBP".utf8), at: 8)
-        else { return nil }
-        return ImageInfo(format: .webp, pixelSize: webPCanvasSize(bytes))
-    }
-
-    /// Reads the size from the first chunk, which starts at offset 12; its payload starts at 20.
-    private static func webPCanvasSize(_ bytes: HeaderBytes) -> PixelSize? {
-        switch bytes.u32be(12) {
-        case HeaderBytes.fourCC("VP8 "):
-            // Frame tag (3 bytes, bit 0 clear for a key frame), start code 9D 01 2A, then
-            // 16-bit little-endian width and height whose top two bits are a scale.
-            guard let tag = bytes.u8(20), tag & 0x01 == 0,
-                  bytes.matches([0x9D, 0x01, 0x2A], at: 23),
-                  let width = bytes.u16le(26), let height = bytes.u16le(28)
-            else { return nil }
-            return size(width & 0x3FFF, height & 0x3FFF)
-        case HeaderBytes.fourCC("VP8L"):
-            // Signature 0x2F, then 14 bits width - 1 and 14 bits height - 1, little-endian.
-            guard bytes.u8(20) == 0x2F, let bits = bytes.u32le(21) else { return nil }
-            return size((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1)
-        case HeaderBytes.fourCC("VP8X"):
-            // Flags (1), reserved (3), then 24-bit canvas width - 1 and height - 1.
-            guard let width = bytes.u24le(24), let height = bytes.u24le(27) else { return nil }
-            return size(width + 1, height + 1)
-        default:
-            return nil
         }
     }
 }

@@ -131,7 +131,7 @@ final class DataLoadOperation: Sendable {
                 return .failed(.responseTooLarge(url: responseURL ?? url, limit: limit))
             }
             if let maxPixels = limits.maxPixelCount, !state.isHeaderChecked {
-                if let size = ImageInfo(data: state.data)?.pixelSize {
+                if let size = ImageInfo(data: state.data)?.decodingSize {
                     state.isHeaderChecked = true
                     if size.pixelCount > maxPixels {
                         return .failed(.imageTooLarge(url: responseURL ?? url, size: size, maxPixelCount: maxPixels))

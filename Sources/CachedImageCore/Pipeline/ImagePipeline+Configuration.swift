@@ -77,8 +77,13 @@ extension ImagePipeline {
         /// The most downloads in flight at once; more wait in a priority-ordered queue. Default: 6.
         public var maxConcurrentDownloads: Int = 6
 
-        /// Images whose header declares more pixels are refused before decoding
-        /// (decompression bombs). Default: 64 megapixels (256 MB decoded).
+        /// Images that would decode to more pixels are refused before decoding (decompression
+        /// bombs). The limit applies to the decoded size where the decoder downsamples while it
+        /// decodes (``ImageDecoding/downsamplesWhileDecoding(_:)``: ImageIO's thumbnails for
+        /// JPEG and HEIF with a request's target size; the source may then be up to 4 times
+        /// larger), and to the header's size otherwise. An image whose size the header does not
+        /// give is decoded to at most this many pixels, or refused. Default: 64 megapixels
+        /// (256 MB decoded).
         public var maxPixelCount: Int = 64_000_000
 
         /// The most body bytes a response may have. A larger `Content-Length` is refused before
@@ -89,7 +94,13 @@ extension ImagePipeline {
         public var maxResponseBytes: Int = 50 * 1024 * 1024
 
         /// URL schemes the pipeline loads; others fail with ``ImagePipeline/Error/invalidURL(_:)``.
-        public var allowedSchemes: Set<String> = ["http", "https", "file"]
+        /// `data:` URLs are read without the network, within ``maxResponseBytes``, validated like
+        /// downloads and kept in memory only (the bytes are the URL).
+        public var allowedSchemes: Set<String> = ["http", "https", "file", "data"]
+
+        /// Decoders for bytes the core does not recognise (SVG, PDF...), matched by a sniffing
+        /// closure or the response's MIME type. Default: empty. See ``ImageDecoderRegistry``.
+        public var decoderRegistry = ImageDecoderRegistry()
 
         /// Whether and how downloads that failed for a transient reason are retried.
         /// Default: ``ImagePipeline/RetryPolicy/disabled``.

@@ -93,15 +93,17 @@ extension ImagePipeline {
             throw Error.notCached(url)
         }
         let image: DecodedImage
+        let decoder = configuration.decoderRegistry.decoder(for: info, fallback: configuration.decoder)
+        let limit = PixelLimit(maxPixelCount: configuration.maxPixelCount)
+        let target = try limit.limited(
+            DecodingTarget(size: targetSize, maximumSize: configuration.maximumDecodedPixelSize), for: info, decoder: decoder, url: url
+        )
         do {
-            image = try configuration.decoder.decode(
-                entry.data,
-                info: info,
-                target: DecodingTarget(size: targetSize, maximumSize: configuration.maximumDecodedPixelSize)
-            )
+            image = try decoder.decode(entry.data, info: info, target: target)
         } catch {
             throw Error.decodingFailed(url: url, underlying: error)
         }
+        try limit.checkDecoded(image, info: info, url: url)
         memoryCache?.setValue(image, forKey: memoryKey, cost: image.cost)
         return image
     }
@@ -130,23 +132,13 @@ extension ImagePipeline {
     /// keep them).
     static let customImageLifetime: TimeInterval = 100 * 365 * 24 * 60 * 60
 
-    /// The checks a downloaded body gets: not empty, a recognised image, within the pixel
-    /// limit, a complete container.
+    /// The checks a downloaded body gets: not empty, a recognised image (or one a registered
+    /// decoder takes), within the pixel limit, nothing decodable missing. The app's bytes are
+    /// all there is, like a download whose length matched.
     private func validateCustomImage(_ data: Data, key: String) throws -> ImageInfo {
-        let url = Self.customKeyURL(key)
-        if data.isEmpty {
-            throw Error.emptyResponse(url: url)
-        }
-        guard let info = ImageInfo(data: data) else {
-            throw Error.notAnImage(url: url, contentType: nil)
-        }
-        if let size = info.pixelSize, size.pixelCount > configuration.maxPixelCount {
-            throw Error.imageTooLarge(url: url, size: size, maxPixelCount: configuration.maxPixelCount)
-        }
-        guard ImageInfo.isComplete(data, format: info.format) else {
-            throw Error.truncatedResponse(url: url, received: data.count, expected: nil)
-        }
-        return info
+        try ResponseValidator(
+            maxPixelCount: configuration.maxPixelCount, registry: configuration.decoderRegistry, decoder: configuration.decoder
+        ).validate(data, url: Self.customKeyURL(key), contentType: nil, expectedLength: nil, transfer: .complete)
     }
 
     private func dropDecodedCopies(of cacheKey: String, targetSizes: [PixelSize]) {

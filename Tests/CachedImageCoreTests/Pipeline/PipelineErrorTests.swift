@@ -44,15 +44,37 @@ struct PipelineErrorTests {
         }
     }
 
-    @Test("a complete response (every announced byte) whose image has no end gives invalidImage, not truncatedResponse")
-    func imageWithoutEnd() async throws {
+    @Test("a complete response (every announced byte) with no image data gives invalidImage, not truncatedResponse")
+    func imageWithoutData() async throws {
+        try await withScriptedFixture { fixture throws in
+            // A PNG header and a few chunks of nothing: no IDAT, no IEND.
+            let body = ImageFixtures.pngHeader(width: 100, height: 100) + Data(repeating: 0xC3, count: 64)
+            fixture.server.serve("/short.png", .ok(body, contentType: "image/png"))
+            let error = try await failure(fixture, "/short.png")
+            guard case .invalidImage(_, .png, let reason) = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(reason.contains("IEND") && reason.contains("IDAT"))
+            #expect(error?.isTransient == false, "the server sent a broken file: retrying does not help")
+        }
+    }
+
+    @Test("a complete response whose image ends early (cut inside its last IDAT, no IEND) goes to the decoder, as browsers show it")
+    func imageWithoutEndIsDecoded() async throws {
         try await withScriptedFixture { fixture throws in
             let png = ImageFixtures.png(width: 100, height: 100, seed: 9)
             fixture.server.serve("/short.png", .ok(png.prefix(png.count - 20), contentType: "image/png"))
-            let error = try await failure(fixture, "/short.png")
-            guard case .invalidImage(_, .png, let reason) = error else { Issue.record("got \(String(describing: error))"); return }
-            #expect(reason.contains("IEND"))
-            #expect(error?.isTransient == false, "the server sent a broken file: retrying does not help")
+            let response = try await fixture.makePipeline().image(for: fixture.url("/short.png"))
+            #expect(response.image.pixelSize == PixelSize(width: 100, height: 100))
+        }
+    }
+
+    @Test("a decoder's failure is decodingFailed with its reason, and the bytes are not kept")
+    func decoderDecides() async throws {
+        try await withScriptedFixture { fixture throws in
+            let png = ImageFixtures.png(width: 10, height: 10, seed: 9)
+            fixture.server.serve("/short.png", .ok(png.prefix(png.count - 20), contentType: "image/png"))
+            let error = try await failure(fixture, "/short.png") { $0.decoder = RefusingDecoder() }
+            guard case .decodingFailed(_, let underlying) = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect("\(underlying)".contains("incomplete zlib stream"))
         }
     }
 
@@ -158,4 +180,13 @@ struct PipelineErrorTests {
             #expect(try await pipeline.image(for: fixture.url("/a.png")).source == .network)
         }
     }
+}
+
+/// A decoder that refuses every image, as a real decoder refuses a broken one.
+private struct RefusingDecoder: ImageDecoding {
+    struct Refusal: Error, CustomStringConvertible {
+        var description: String { "incomplete zlib stream" }
+    }
+
+    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage { throw Refusal() }
 }

@@ -30,6 +30,7 @@ final class DataFetcher: Sendable {
     private let diskCache: DiskCache?
     private let downloader: Downloader
     private let validator: ResponseValidator
+    private let maxResponseBytes: Int
     private let storePolicy: DiskStorePolicy
     private let freshness: FreshnessCheck
     private let retryPolicy: ImagePipeline.RetryPolicy
@@ -46,10 +47,14 @@ final class DataFetcher: Sendable {
             clock: configuration.clock,
             instrumentation: instrumentation,
             limits: DataLoadLimits(
-                maxResponseBytes: configuration.maxResponseBytes, maxPixelCount: configuration.maxPixelCount
+                maxResponseBytes: configuration.maxResponseBytes,
+                maxPixelCount: PixelLimit(maxPixelCount: configuration.maxPixelCount).earlyLimit(for: configuration.decoder)
             )
         )
-        self.validator = ResponseValidator(maxPixelCount: configuration.maxPixelCount)
+        self.validator = ResponseValidator(
+            maxPixelCount: configuration.maxPixelCount, registry: configuration.decoderRegistry, decoder: configuration.decoder
+        )
+        self.maxResponseBytes = configuration.maxResponseBytes
         self.storePolicy = DiskStorePolicy(storesAuthorizedResponses: configuration.storesAuthorizedResponsesOnDisk)
         self.freshness = FreshnessCheck(policy: configuration.freshnessPolicy, clock: configuration.clock)
         self.retryPolicy = configuration.retryPolicy
@@ -73,6 +78,9 @@ final class DataFetcher: Sendable {
         if url.isFileURL {
             return .hit(try loadFile(url))
         }
+        if url.scheme?.lowercased() == "data" {
+            return .hit(try validator.validateDataURL(url, maxBytes: maxResponseBytes))
+        }
         let offline = request.options.contains(.returnCacheDataDontLoad)
         // `only-if-cached` never asks the network either, but serves only what is fresh enough.
         let cacheOnly = offline || request.cacheDirectives.onlyIfCached
@@ -82,7 +90,7 @@ final class DataFetcher: Sendable {
             if cacheOnly { throw ImagePipeline.Error.notCached(url) }
             return .miss
         }
-        guard let info = ImageInfo(data: cached.data) else {
+        guard let info = validator.registry.info(for: cached.data, contentType: cached.metadata.contentType) else {
             // Bytes that passed validation once but no longer parse: never serve them.
             diskCache?.removeEntry(forKey: request.cacheKey)
             if cacheOnly { throw ImagePipeline.Error.notCached(url) }
@@ -156,7 +164,7 @@ final class DataFetcher: Sendable {
         } catch {
             throw ImagePipeline.Error.transport(url: url, underlying: error)
         }
-        let info = try validator.validate(data, url: url, contentType: nil, expectedLength: nil)
+        let info = try validator.validate(data, url: url, contentType: nil, expectedLength: nil, transfer: .complete)
         return ImageDataResponse(data: data, info: info, source: .disk, bytesDownloaded: 0)
     }
 
@@ -275,7 +283,8 @@ final class DataFetcher: Sendable {
         }
         let headers = response.headers
         let info = try validator.validate(
-            response.data, url: url, contentType: headers["Content-Type"], expectedLength: response.expectedLength
+            response.data, url: url, contentType: headers["Content-Type"], expectedLength: response.expectedLength,
+            transfer: ResponseValidator.Transfer(response.response, received: response.data.count)
         )
 
         instrumentation.record(.diskMiss)

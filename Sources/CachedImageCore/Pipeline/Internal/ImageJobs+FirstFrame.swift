@@ -42,10 +42,12 @@ extension ImageJobs {
         default:
             return nil
         }
-        let target = resolved.decodingTarget(maximumSize: maximumDecodedPixelSize)
+        let decoder = decoderRegistry.decoder(for: data.info, fallback: self.decoder)
         guard let header = data.info.pixelSize,
+              let target = try? pixelLimit.limited(resolved.decodingTarget(maximumSize: maximumDecodedPixelSize), for: data.info, decoder: decoder, url: url),
               DecodedImage.bitmapCost(of: target.decodedSize(of: header)) <= policy.maximumDecodedBytes,
-              let image = try? decoder.decode(data.data, info: data.info, target: target)
+              let image = try? decoder.decode(data.data, info: data.info, target: target),
+              (try? pixelLimit.checkDecoded(image, info: data.info, url: url)) != nil
         else {
             return nil
         }

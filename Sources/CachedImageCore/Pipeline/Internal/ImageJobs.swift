@@ -29,6 +29,8 @@ final class ImageJobs: Sendable {
     let maximumDecodedPixelSize: PixelSize?
     /// Expensive decodes, admitted by the bytes they allocate.
     let decodingQueue: DecodingQueue
+    let decoderRegistry: ImageDecoderRegistry
+    let pixelLimit: PixelLimit
     let resolver: RequestResolver
     let fetcher: DataFetcher
     private let instrumentation: PipelineInstrumentation
@@ -58,6 +60,8 @@ final class ImageJobs: Sendable {
         self.firstFrameBudget = configuration.synchronousDiskRead.map {
             FrameTimeBudget(timePerFrame: $0.timePerFrame, frameInterval: $0.frameInterval)
         }
+        self.decoderRegistry = configuration.decoderRegistry
+        self.pixelLimit = PixelLimit(maxPixelCount: configuration.maxPixelCount)
         self.resolver = RequestResolver(
             allowedSchemes: configuration.allowedSchemes,
             isNetworkConstrained: configuration.isNetworkConstrained,
@@ -272,14 +276,19 @@ final class ImageJobs: Sendable {
     /// and stores the image in the memory cache.
     private func decode(_ data: ImageDataResponse, request: ImageRequest, url: URL, isCoalesced: Bool) async throws -> DecodedResult {
         var image: DecodedImage
+        let decoder = decoderRegistry.decoder(for: data.info, fallback: self.decoder)
+        let target = try pixelLimit.limited(request.decodingTarget(maximumSize: maximumDecodedPixelSize), for: data.info, decoder: decoder, url: url)
         do {
-            image = try await decodeImage(data.data, info: data.info, request: request)
+            image = try await decodeImage(data.data, info: data.info, target: target, decoder: decoder)
         } catch is CancellationError {
             // Cancelled while waiting for the decoding budget.
             throw CancellationError()
         } catch {
+            // Bytes no decoder can read are not kept for the next launch.
+            if data.source != .memory { resolver.diskCache?.removeEntry(forKey: request.cacheKey) }
             throw ImagePipeline.Error.decodingFailed(url: url, underlying: error)
         }
+        try pixelLimit.checkDecoded(image, info: data.info, url: url)
         trace?.mark(.decoded)
         if !request.processorChain.isEmpty {
             image = try request.processorChain.apply(to: image, url: url)
@@ -295,13 +304,10 @@ final class ImageJobs: Sendable {
 }
 
 extension ImageJobs {
-    /// Decodes at the request's ``DecodingTarget`` (its target size and content mode, or a
-    /// leading resize processor's, within the pipeline's cap): inline when the decoder says it
-    /// is cheap, else on the decoding queue once the bytes it allocates fit its budget.
-    func decodeImage(_ data: Data, info: ImageInfo, request: ImageRequest) async throws -> DecodedImage {
-        let decoder = self.decoder
-        let target = request.decodingTarget(maximumSize: maximumDecodedPixelSize)
-        guard decoder.isExpensive(data, info: info, targetSize: request.targetSize) else {
+    /// Decodes at `target` with `decoder`: inline when it says the decode is cheap, else on the
+    /// decoding queue once the bytes it allocates fit its budget.
+    func decodeImage(_ data: Data, info: ImageInfo, target: DecodingTarget, decoder: any ImageDecoding) async throws -> DecodedImage {
+        guard decoder.isExpensive(data, info: info, targetSize: target.size) else {
             return try decoder.decode(data, info: info, target: target)
         }
         return try await decodingQueue.run(bytes: decodingBytes(info: info, target: target)) {
