@@ -37,7 +37,7 @@ public final class ImagePipeline: Sendable {
     /// counted in ``PipelineStatistics/diskCacheFailures``.
     public let diskCacheOpenError: DiskCache.Error?
 
-    private let jobs: ImageJobs
+    let jobs: ImageJobs
     private let instrumentation = PipelineInstrumentation()
 
     /// Creates a pipeline. A disk cache directory that cannot be created disables the disk

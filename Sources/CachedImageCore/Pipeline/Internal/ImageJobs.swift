@@ -23,11 +23,11 @@ final class ImageJobs: Sendable {
         case failure(ImagePipeline.Error)
     }
 
-    private let memoryCache: MemoryCache<ImageCacheKey, DecodedImage>?
+    let memoryCache: MemoryCache<ImageCacheKey, DecodedImage>?
     private let decoder: any ImageDecoding
-    private let resolver: RequestResolver
+    let resolver: RequestResolver
     private let fetcher: DataFetcher
-    private let instrumentation: PipelineInstrumentation
+    let instrumentation: PipelineInstrumentation
     private let trace: StageTrace?
     private let derivedImages: DerivedImageStore?
     private let imageJobs = TaskCoalescer<ImageTaskKey, DecodedResult>()
@@ -229,7 +229,7 @@ final class ImageJobs: Sendable {
         return dataSubscription(request, url: url, priority: request.priority, lookup: nil, progress: nil)
     }
 
-    private func dataSubscription(
+    func dataSubscription(
         _ request: ImageRequest,
         url: URL,
         priority: ImageRequest.Priority,
@@ -289,7 +289,7 @@ final class ImageJobs: Sendable {
 
     /// Decodes `data` for `request` (on a decoding thread when the decoder says it is expensive)
     /// and stores the image in the memory cache.
-    private func decode(_ data: ImageDataResponse, request: ImageRequest, url: URL, isCoalesced: Bool) async throws -> DecodedResult {
+    func decode(_ data: ImageDataResponse, request: ImageRequest, url: URL, isCoalesced: Bool) async throws -> DecodedResult {
         var image: DecodedImage
         do {
             let decoder = self.decoder
