@@ -5,9 +5,10 @@ import Foundation
 import ImageIO
 
 /// Decodes the frames of an animated image on demand, downsampled like the request's first
-/// frame. An image source only reads its immutable bytes, so decoding from several tasks is
-/// safe.
-final class AnimatedFrameSource: @unchecked Sendable {
+/// frame: the ImageIO side of core's `AnimationPlayer`. One per player and image; the player's
+/// `SerialFrameDecoder` calls ``frame(at:)`` on one serial queue, so the `CGImageSource` is
+/// never used from two threads.
+final class AnimatedFrameSource: AnimationFrameSource, @unchecked Sendable {
     let info: AnimatedImageInfo
     private let source: CGImageSource
     private let maxPixelSize: Int?
@@ -30,7 +31,7 @@ final class AnimatedFrameSource: @unchecked Sendable {
         }
     }
 
-    /// Frame `index`, decoded now (call it off the main actor).
+    /// Frame `index`, decoded now (on the player's decoding queue).
     func frame(at index: Int) -> SendableFrame? {
         var options: [CFString: Any] = [
             kCGImageSourceCreateThumbnailFromImageAlways: true,
@@ -42,6 +43,8 @@ final class AnimatedFrameSource: @unchecked Sendable {
         }
         return CGImageSourceCreateThumbnailAtIndex(source, index, options as CFDictionary).map(SendableFrame.init)
     }
+
+    func cost(of frame: SendableFrame) -> Int { frame.cost }
 }
 
 /// A decoded frame crossing from the decoding task to the main actor (`CGImage` is immutable).

@@ -5,79 +5,208 @@ import SwiftUI
 /// Shows an image through the pipeline like ``CachedAsyncImage`` and, when it is an animated
 /// GIF, APNG or WebP, plays it. Opt-in: `CachedAsyncImage` always shows the first frame.
 ///
-/// - The first frame renders synchronously on a memory hit (no placeholder flash).
-/// - Frames are decoded on demand off the main actor into a bounded buffer whose bytes count
-///   against the memory cache (see `AnimatedImagePlayer`).
-/// - Playback pauses while the view is off screen and never starts with Reduce Motion on
-///   (the first frame is shown instead).
-/// - Delays follow ``AnimatedImageInfo``: tiny delays play at 100 ms, like browsers.
+/// - One fetch: the first frame and the bytes that play come from one load
+///   (``ImagePipeline/animatedImage(for:)``); a memory hit renders the first frame synchronously.
+/// - Plays only while on screen, with the app in the foreground, Reduce Motion off and
+///   `isAnimating` true; time spent otherwise is not played, so a finite animation resumes where
+///   it stopped.
+/// - Frames are decoded on demand off the main actor into a bounded buffer (``frameBufferLimit``
+///   on the UIKit view; 16 MB here) counted in the memory cache under an entry of this view's
+///   own, and trimmed to the frame on screen whenever playback stops and on memory warnings.
+/// - Honours the `imageRequestDefaults` environment value, like ``CachedAsyncImage``.
 ///
 /// ```swift
-/// CachedAnimatedImage(url: stickerURL)
+/// @State private var playing = true
+///
+/// CachedAnimatedImage(url: stickerURL, isAnimating: $playing)
+///     .animationLoopCount(2)
+///     .animationSpeed(1.5)
 ///     .frame(width: 120, height: 120)
 /// ```
 @MainActor
-public struct CachedAnimatedImage<Placeholder: View>: View {
+public struct CachedAnimatedImage<Content: View>: View {
     @Environment(\.imagePipeline) private var pipeline
+    @Environment(\.imageRequestDefaults) private var requestDefaults
     @Environment(\.accessibilityReduceMotion) private var reduceMotion
     @StateObject private var player = AnimatedImagePlayer()
-    @State private var isVisible = false
 
     private let request: ImageRequest
     private let scale: CGFloat
-    private let contentMode: ContentMode
-    private let placeholder: () -> Placeholder
+    private let isAnimating: Binding<Bool>?
+    private var loopCount: Int?
+    private var speed: Double = 1
+    private let content: (CachedAnimatedImagePhase) -> Content
 
-    /// Plays the image `request` loads, scaled to fit or fill the view, with `placeholder` until
-    /// its first frame is available.
+    /// Plays the image `request` loads, calling `content` with each phase: `.empty` while
+    /// loading, `.success` with the frame on screen, `.failure` with the error and a retry action.
+    ///
+    /// - Parameter isAnimating: Plays while `true` (the default without a binding); set back to
+    ///   `false` when a finite animation finishes, so setting it to `true` plays it again.
     public init(
         request: ImageRequest,
         scale: CGFloat = 1,
-        contentMode: ContentMode = .fit,
-        @ViewBuilder placeholder: @escaping () -> Placeholder
+        isAnimating: Binding<Bool>? = nil,
+        @ViewBuilder content: @escaping (CachedAnimatedImagePhase) -> Content
     ) {
         self.request = request
         self.scale = scale
-        self.contentMode = contentMode
-        self.placeholder = placeholder
+        self.isAnimating = isAnimating
+        self.content = content
+    }
+
+    /// Plays `count` loops instead of the file's loop count (`0`: forever; `nil`: the file's).
+    public func animationLoopCount(_ count: Int?) -> Self {
+        var copy = self
+        copy.loopCount = count
+        return copy
+    }
+
+    /// Plays at `speed` times the file's timing (`1`: as authored; `0` holds the frame).
+    public func animationSpeed(_ speed: Double) -> Self {
+        var copy = self
+        copy.speed = speed
+        return copy
     }
 
     public var body: some View {
-        // The player's frame once it plays; before that, the memory cache's first frame,
+        let resolved = requestDefaults.applied(to: request)
+        // The player's frame once it has one; before that, the memory cache's first frame,
         // looked up synchronously so a memory hit never shows the placeholder.
-        let frame = player.frame ?? pipeline.cachedImage(for: request)?.cgImage
-        Group {
-            if let frame {
-                Image(decorative: frame, scale: scale, orientation: .up)
-                    .resizable()
-                    .aspectRatio(contentMode: contentMode)
-            } else {
-                placeholder()
-            }
+        let frame = player.frame ?? pipeline.cachedImage(for: resolved)?.cgImage
+        // A ZStack keeps one identity whatever `content` returns, so a phase change never
+        // re-runs onAppear/onDisappear.
+        ZStack {
+            content(phase(frame))
         }
         .onAppear {
-            isVisible = true
-            player.load(request, pipeline: pipeline, isPaused: reduceMotion)
+            applyControls()
+            player.core.setReduceMotionEnabled(reduceMotion)
+            player.core.setVisible(true)
+            player.load(resolved, pipeline: pipeline)
         }
         .onDisappear {
-            isVisible = false
-            player.pause()
+            player.core.setVisible(false)
         }
-        .onChange(of: request) { newRequest in
-            player.load(newRequest, pipeline: pipeline, isPaused: reduceMotion || !isVisible)
+        .onAnimatedImageChange(of: resolved) { player.load($0, pipeline: pipeline) }
+        .onAnimatedImageChange(of: ObjectIdentifier(pipeline)) { _ in player.load(resolved, pipeline: pipeline) }
+        .onAnimatedImageChange(of: reduceMotion) { player.core.setReduceMotionEnabled($0) }
+        .onAnimatedImageChange(of: isAnimating?.wrappedValue ?? true) { player.core.setRequestedPlaying($0) }
+        .onAnimatedImageChange(of: loopCount) { player.core.setLoopCountOverride($0) }
+        .onAnimatedImageChange(of: speed) { player.core.setSpeed($0) }
+    }
+
+    private func phase(_ frame: CGImage?) -> CachedAnimatedImagePhase {
+        if let frame {
+            return .success(Image(decorative: frame, scale: scale, orientation: .up))
         }
-        .onChange(of: reduceMotion) { reduce in
-            if reduce || !isVisible { player.pause() } else { player.resume() }
+        if let failure = player.failure {
+            return .failure(failure, retry: CachedAnimatedImageRetry { [player] in player.retry() })
+        }
+        return .empty
+    }
+
+    private func applyControls() {
+        player.core.setRequestedPlaying(isAnimating?.wrappedValue ?? true)
+        player.core.setLoopCountOverride(loopCount)
+        player.core.setSpeed(speed)
+        let binding = isAnimating
+        player.onFinish = { binding?.wrappedValue = false }
+    }
+}
+
+/// What a ``CachedAnimatedImage`` shows.
+public enum CachedAnimatedImagePhase {
+    /// Loading, with no frame yet.
+    case empty
+    /// The frame on screen (the first frame until playback starts).
+    case success(Image)
+    /// The load failed; call `retry()` to load again.
+    case failure(any Error, retry: CachedAnimatedImageRetry)
+
+    /// The frame, if any.
+    public var image: Image? {
+        if case .success(let image) = self { image } else { nil }
+    }
+
+    /// The error, if the load failed.
+    public var error: (any Error)? {
+        if case .failure(let error, _) = self { error } else { nil }
+    }
+}
+
+/// Loads a failed ``CachedAnimatedImage`` again: `retry()`.
+@MainActor
+public struct CachedAnimatedImageRetry {
+    private let action: @MainActor () -> Void
+
+    init(_ action: @escaping @MainActor () -> Void) {
+        self.action = action
+    }
+
+    /// Loads the image again (asking the server even if it failed moments ago).
+    public func callAsFunction() {
+        action()
+    }
+}
+
+/// The content of the placeholder initialisers: the frame, fitted or filled, else the placeholder.
+public struct CachedAnimatedImageContent<Placeholder: View>: View {
+    let phase: CachedAnimatedImagePhase
+    let contentMode: ContentMode
+    let placeholder: () -> Placeholder
+
+    public var body: some View {
+        if let image = phase.image {
+            image.resizable().aspectRatio(contentMode: contentMode)
+        } else {
+            placeholder()
         }
     }
 }
 
-extension CachedAnimatedImage where Placeholder == Color {
-    /// Plays the image at `url` with a neutral placeholder; see ``init(request:scale:contentMode:placeholder:)``.
-    public init(url: URL?, scale: CGFloat = 1, contentMode: ContentMode = .fit) {
-        self.init(request: ImageRequest(url: url), scale: scale, contentMode: contentMode) {
+extension CachedAnimatedImage {
+    /// Plays the image `request` loads, scaled to fit or fill the view, with `placeholder` until
+    /// its first frame is available (and after a failure).
+    public init<Placeholder: View>(
+        request: ImageRequest,
+        scale: CGFloat = 1,
+        contentMode: ContentMode = .fit,
+        isAnimating: Binding<Bool>? = nil,
+        @ViewBuilder placeholder: @escaping () -> Placeholder
+    ) where Content == CachedAnimatedImageContent<Placeholder> {
+        self.init(request: request, scale: scale, isAnimating: isAnimating) { phase in
+            CachedAnimatedImageContent(phase: phase, contentMode: contentMode, placeholder: placeholder)
+        }
+    }
+
+    /// Plays the image at `url` with a neutral placeholder; see
+    /// ``init(request:scale:contentMode:isAnimating:placeholder:)``.
+    public init(
+        url: URL?,
+        scale: CGFloat = 1,
+        contentMode: ContentMode = .fit,
+        isAnimating: Binding<Bool>? = nil
+    ) where Content == CachedAnimatedImageContent<Color> {
+        self.init(request: ImageRequest(url: url), scale: scale, contentMode: contentMode, isAnimating: isAnimating) {
             Color.gray.opacity(0.2)
         }
+    }
+}
+
+extension View {
+    /// `onChange(of:)` without the iOS 17 deprecation: the two-parameter form where the SDK
+    /// has it (iOS 17 SDKs ship the Observation module) and the OS runs it, else the original.
+    @ViewBuilder
+    fileprivate func onAnimatedImageChange<Value: Equatable>(of value: Value, perform action: @escaping (Value) -> Void) -> some View {
+        #if canImport(Observation)
+        if #available(iOS 17, macOS 14, tvOS 17, watchOS 10, *) {
+            onChange(of: value) { _, newValue in action(newValue) }
+        } else {
+            onChange(of: value, perform: action)
+        }
+        #else
+        onChange(of: value, perform: action)
+        #endif
     }
 }
 #endif

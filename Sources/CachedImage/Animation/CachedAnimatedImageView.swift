@@ -5,15 +5,21 @@ import UIKit
 /// A `UIImageView` that loads through an ``ImagePipeline`` and plays animated GIF, APNG and
 /// WebP images: the UIKit counterpart of ``CachedAnimatedImage``.
 ///
-/// - The first frame is set synchronously on a memory hit.
-/// - Frames are decoded on demand off the main actor into a bounded buffer counted against the
-///   memory cache.
-/// - Playback pauses when the view leaves its window or is hidden, and stays on the first frame
-///   while Reduce Motion is on.
+/// - Set the image whenever you like (in `cellForItemAt`, before `addSubview`): it plays once
+///   the view is in a window and not hidden, pauses when it leaves or hides, pauses in the
+///   background, and stays on its frame while Reduce Motion is on.
+/// - `startAnimating()` / `stopAnimating()` / `isAnimating` control playback (no
+///   `animationImages` involved); ``animationLoopCount`` and ``animationSpeed`` override the
+///   file's timing.
+/// - One fetch per image; the first frame is set synchronously on a memory hit.
+/// - Frames are decoded on demand off the main actor into a bounded buffer with a memory-cache
+///   entry of this view's own, trimmed to the frame on screen when playback stops and on memory
+///   warnings; everything is released when the view is.
 ///
 /// ```swift
 /// let sticker = CachedAnimatedImageView()
 /// sticker.setImage(with: ImageRequest(url: stickerURL))
+/// sticker.animationLoopCount = 1
 /// ```
 @MainActor
 public final class CachedAnimatedImageView: UIImageView {
@@ -27,6 +33,25 @@ public final class CachedAnimatedImageView: UIImageView {
         set { player.frameBufferLimit = newValue }
     }
 
+    /// Loops to play instead of the file's count (`0`: forever); `nil` (the default) follows the file.
+    public var animationLoopCount: Int? {
+        didSet { player.core.setLoopCountOverride(animationLoopCount) }
+    }
+
+    /// Playback rate: `1` (the default) plays the file's timing, `2` twice as fast.
+    public var animationSpeed: Double = 1 {
+        didSet { player.core.setSpeed(animationSpeed) }
+    }
+
+    /// Defaults filled into every request this view loads (target size cap, options...).
+    public var requestDefaults = ImageRequestDefaults()
+
+    /// Called when a load fails (the view keeps whatever it showed); ``retry()`` loads again.
+    public var onFailure: ((any Error) -> Void)?
+
+    /// Why the current image failed to load, if it did.
+    public var loadError: (any Error)? { player.failure }
+
     public override init(frame: CGRect) {
         super.init(frame: frame)
         setUp()
@@ -39,9 +64,11 @@ public final class CachedAnimatedImageView: UIImageView {
 
     private func setUp() {
         player.onFrameChange = { [weak self] frame in
-            guard let self, let frame else { return }
-            self.image = UIImage(cgImage: frame, scale: self.traitCollection.displayScale, orientation: .up)
+            guard let self else { return }
+            self.image = frame.map { UIImage(cgImage: $0, scale: self.traitCollection.displayScale, orientation: .up) }
+            if frame == nil, let error = self.player.failure { self.onFailure?(error) }
         }
+        player.core.setReduceMotionEnabled(UIAccessibility.isReduceMotionEnabled)
         // Selector-based: removed automatically when the view is deallocated.
         NotificationCenter.default.addObserver(
             self,
@@ -52,41 +79,52 @@ public final class CachedAnimatedImageView: UIImageView {
     }
 
     @objc private func reduceMotionChanged() {
-        updatePlayback()
+        player.core.setReduceMotionEnabled(UIAccessibility.isReduceMotionEnabled)
     }
 
     /// Loads (and plays, when animated) `request` through `pipeline`; `nil` clears the view.
+    /// Setting the request already shown changes nothing.
     public func setImage(with request: ImageRequest?, pipeline: ImagePipeline = .shared) {
-        guard request != self.request || pipeline !== self.pipeline else { return }
-        self.request = request
+        let resolved = request.map(requestDefaults.applied(to:))
+        guard resolved != self.request || pipeline !== self.pipeline else { return }
+        self.request = resolved
         self.pipeline = pipeline
-        player.reset()
-        guard let request else {
-            image = nil
-            return
-        }
         // A memory hit shows its first frame before this method returns.
-        image = pipeline.cachedImage(for: request)?.cgImage.map {
-            UIImage(cgImage: $0, scale: traitCollection.displayScale, orientation: .up)
-        }
-        player.load(request, pipeline: pipeline, isPaused: !shouldPlay)
+        player.load(resolved, pipeline: pipeline)
+        if resolved == nil { image = nil }
+    }
+
+    /// Loads the current image again (after a failure).
+    public func retry() {
+        player.retry()
+    }
+
+    /// Plays the animation (the default); plays a finished one again from its start.
+    public override func startAnimating() {
+        player.core.setRequestedPlaying(true)
+    }
+
+    /// Stops on the frame on screen, keeping only that frame in memory.
+    public override func stopAnimating() {
+        player.core.setRequestedPlaying(false)
+    }
+
+    /// Whether frames are advancing now (requested, visible, app active, Reduce Motion off).
+    public override var isAnimating: Bool {
+        player.core.isPlaying
     }
 
     public override func didMoveToWindow() {
         super.didMoveToWindow()
-        updatePlayback()
+        updateVisibility()
     }
 
     public override var isHidden: Bool {
-        didSet { updatePlayback() }
+        didSet { updateVisibility() }
     }
 
-    private var shouldPlay: Bool {
-        window != nil && !isHidden && !UIAccessibility.isReduceMotionEnabled
-    }
-
-    private func updatePlayback() {
-        shouldPlay ? player.resume() : player.pause()
+    private func updateVisibility() {
+        player.core.setVisible(window != nil && !isHidden)
     }
 }
 #endif

@@ -33,7 +33,7 @@ final class ImageJobs: Sendable {
     let pixelLimit: PixelLimit
     let resolver: RequestResolver
     let fetcher: DataFetcher
-    private let instrumentation: PipelineInstrumentation
+    let instrumentation: PipelineInstrumentation
     private let trace: StageTrace?
     let derivedImages: DerivedImageStore?
     let variants = MemoryVariants()
@@ -252,7 +252,7 @@ final class ImageJobs: Sendable {
         return dataSubscription(request, url: url, priority: request.priority, lookup: nil, progress: nil)
     }
 
-    private func dataSubscription(
+    func dataSubscription(
         _ request: ImageRequest,
         url: URL,
         priority: ImageRequest.Priority,
@@ -274,7 +274,7 @@ final class ImageJobs: Sendable {
 
     /// Decodes `data` for `request` (on a decoding thread when the decoder says it is expensive)
     /// and stores the image in the memory cache.
-    private func decode(_ data: ImageDataResponse, request: ImageRequest, url: URL, isCoalesced: Bool) async throws -> DecodedResult {
+    func decode(_ data: ImageDataResponse, request: ImageRequest, url: URL, isCoalesced: Bool) async throws -> DecodedResult {
         var image: DecodedImage
         let decoder = decoderRegistry.decoder(for: data.info, fallback: self.decoder)
         let target = try pixelLimit.limited(request.decodingTarget(maximumSize: maximumDecodedPixelSize), for: data.info, decoder: decoder, url: url)

@@ -1,0 +1,317 @@
+import Foundation
+
+/// Plays one animated image: loads it through an ``ImagePipeline`` (one fetch: first frame and
+/// bytes), follows ``AnimationPlayback`` for whether and where to play, decodes frames on demand
+/// through a ``SerialFrameDecoder`` into a bounded ``AnimationFrameBuffer``, and accounts for
+/// that buffer in the pipeline's memory cache under an entry of its own (``AnimationFrameCost``).
+///
+/// The Apple players (`CachedAnimatedImage`, `CachedAnimatedImageView`) only forward their
+/// lifecycle here (visibility, app state, Reduce Motion, controls) and draw ``displayedFrame``.
+///
+/// - Its playback loop holds the player weakly and never across a suspension: when the owner
+///   lets go of the player, the loop ends at its next step and no further frame is decoded.
+/// - Paused (for any reason), it keeps only the frame on screen; so does a memory warning.
+@MainActor
+package final class AnimationPlayer<Source: AnimationFrameSource> {
+    /// What the player shows.
+    package enum Phase {
+        /// Nothing requested, or loading with nothing to show yet.
+        case empty
+        /// The first frame, until (and unless) frames play.
+        case firstFrame(DecodedImage)
+        /// The load failed; ``retry()`` tries again.
+        case failure(any Error)
+    }
+
+    /// The load's phase.
+    package private(set) var phase: Phase = .empty
+    /// The animation frame on screen, once one was decoded; draw it over the first frame.
+    package private(set) var displayedFrame: Source.Frame?
+    /// Whether and where playback is.
+    package private(set) var playback = AnimationPlayback()
+    /// The request being shown.
+    package private(set) var request: ImageRequest?
+    /// Called after every change of ``phase``, ``displayedFrame`` or ``playback``'s finished state.
+    package var onChange: (() -> Void)?
+    /// Called when a finite animation has played all its loops.
+    package var onFinish: (() -> Void)?
+
+    /// The most bytes of decoded frames kept. Default: 16 MB.
+    package var frameBufferLimit = 16 * 1024 * 1024 {
+        didSet { buffer.costLimit = max(0, frameBufferLimit); trimBuffer(toCost: buffer.costLimit) }
+    }
+
+    private let clock: any AnimationClock
+    private let makeSource: @Sendable (Data, PixelSize?) -> Source?
+    private weak var pipeline: ImagePipeline?
+    private var decoder: SerialFrameDecoder<Source>?
+    private var buffer = AnimationFrameBuffer<Source.Frame>(frameCount: 1, costLimit: 0)
+    private var cost: AnimationFrameCost?
+    /// The index of ``displayedFrame``.
+    private var displayedIndex = 0
+    /// Bumped by every load and reset: results of older loads are dropped.
+    private var loadGeneration = 0
+    /// Bumped by every start and stop of the loop: steps of older loops are dropped.
+    private var loopGeneration = 0
+    private let tasks = AnimationPlayerTasks()
+    /// The frame after which the next one was already prefetched (once per frame shown, so a
+    /// buffer too small to keep it never loops on decodes).
+    private var prefetchedAfter: Int?
+    /// A frame failed to decode: playback rests on the frame shown.
+    private var frameDecodingFailed = false
+
+    /// - Parameters:
+    ///   - clock: The time playback follows (tests pass a manual one).
+    ///   - makeSource: Makes the frame source for an animation's bytes and the request's target
+    ///     size (off the main actor); `nil` when the platform cannot decode them.
+    package init(clock: any AnimationClock = SystemAnimationClock(), makeSource: @escaping @Sendable (Data, PixelSize?) -> Source?) {
+        self.clock = clock
+        self.makeSource = makeSource
+    }
+
+    /// Whether frames are being decoded and shown now.
+    package var isPlaying: Bool { playback.isRunning }
+
+    /// The bytes of decoded frames held.
+    package var bufferedCost: Int { buffer.totalCost }
+
+    /// The indices of the decoded frames held.
+    package var bufferedFrames: [Int] { buffer.indices }
+
+    /// The memory-cache key accounting for this player's frames (one per player and image).
+    package var frameCostKey: ImageCacheKey? { cost?.key }
+
+    // MARK: Loading
+
+    /// Shows `request` through `pipeline`; the same request and pipeline again is a no-op, so
+    /// repeated `onAppear`s or `body` runs never restart an animation. `nil` clears the player.
+    package func load(_ request: ImageRequest?, pipeline: ImagePipeline) {
+        if request == self.request, pipeline === self.pipeline, request != nil { return }
+        reset()
+        self.request = request
+        self.pipeline = pipeline
+        guard let request else { return }
+        if let first = pipeline.cachedImage(for: request) {
+            // A memory hit: the first frame before this method returns.
+            phase = .firstFrame(first)
+        }
+        startLoad(request, pipeline: pipeline)
+    }
+
+    /// Loads the current request again (after a failure: a failure the pipeline remembers is
+    /// asked of the server again).
+    package func retry() {
+        guard let request, let pipeline else { return }
+        reset()
+        self.request = request
+        self.pipeline = pipeline
+        var insisting = request
+        insisting.options.insert(.retryingFailure)
+        startLoad(insisting, pipeline: pipeline)
+    }
+
+    /// Stops playback, cancels the load and releases every frame and the memory-cache entry.
+    package func reset() {
+        loadGeneration += 1
+        tasks.load?.cancel()
+        tasks.load = nil
+        stopLoop()
+        request = nil
+        decoder = nil
+        buffer = AnimationFrameBuffer(frameCount: 1, costLimit: 0)
+        cost = nil
+        displayedFrame = nil
+        displayedIndex = 0
+        frameDecodingFailed = false
+        phase = .empty
+        playback.setAnimation(nil, at: clock.now)
+        onChange?()
+    }
+
+    private func startLoad(_ request: ImageRequest, pipeline: ImagePipeline) {
+        let generation = loadGeneration
+        let makeSource = self.makeSource
+        tasks.load = Task { [weak self] in
+            let result: Result<(AnimatedImageResponse, Source?), any Error>
+            do {
+                let response = try await pipeline.animatedImage(for: request)
+                var source: Source?
+                if let data = response.data {
+                    let targetSize = request.targetSize
+                    source = try await DecodingQueue.shared.run { makeSource(data, targetSize) }
+                }
+                result = .success((response, source))
+            } catch {
+                result = .failure(error)
+            }
+            self?.finishLoad(result, generation: generation)
+        }
+    }
+
+    private func finishLoad(_ result: Result<(AnimatedImageResponse, Source?), any Error>, generation: Int) {
+        guard generation == loadGeneration else { return }
+        tasks.load = nil
+        switch result {
+        case .failure(let error as CancellationError):
+            _ = error
+        case .failure(let error):
+            phase = .failure(error)
+            onChange?()
+        case .success(let (response, source)):
+            phase = .firstFrame(response.image.image)
+            if let source {
+                decoder = SerialFrameDecoder(source)
+                buffer = AnimationFrameBuffer(frameCount: source.info.frameCount, costLimit: frameBufferLimit)
+                cost = AnimationFrameCost(cache: pipeline?.memoryCache)
+                playback.setAnimation(source.info, at: clock.now)
+            }
+            onChange?()
+            update()
+        }
+    }
+
+    // MARK: Conditions and controls
+
+    /// The view went on or off screen (window attach/detach, hidden, onAppear/onDisappear).
+    package func setVisible(_ visible: Bool) { change { $0.setVisible(visible, at: $1) } }
+    /// The app entered the background (`false`) or became active again.
+    package func setAppActive(_ active: Bool) { change { $0.setAppActive(active, at: $1) } }
+    /// Reduce Motion turned on or off.
+    package func setReduceMotionEnabled(_ enabled: Bool) { change { $0.setReduceMotionEnabled(enabled, at: $1) } }
+    /// The app asks to play or stop (`isAnimating`, `startAnimating()`/`stopAnimating()`).
+    package func setRequestedPlaying(_ playing: Bool) { change { $0.setRequestedPlaying(playing, at: $1) } }
+    /// Replaces the file's loop count (`0`: forever); `nil` follows the file.
+    package func setLoopCountOverride(_ count: Int?) { change { $0.setLoopCountOverride(count, at: $1) } }
+    /// Playback rate (`1`: the file's timing).
+    package func setSpeed(_ speed: Double) { change { $0.setSpeed(speed, at: $1) } }
+
+    /// Memory is tight: keep only the frame on screen (playback decodes the others again).
+    package func didReceiveMemoryWarning() {
+        trimBuffer(toCost: 0)
+    }
+
+    private func change(_ body: (inout AnimationPlayback, TimeInterval) -> Void) {
+        let before = playback
+        body(&playback, clock.now)
+        // The same condition reported again (a second onAppear, a repeated didMoveToWindow)
+        // changes nothing.
+        guard playback != before else { return }
+        if playback.isFinished != before.isFinished { onChange?() }
+        update()
+    }
+
+    /// (Re)starts the loop to match ``playback``, or stops it and keeps only the frame on
+    /// screen (paused, hidden, backgrounded or finished).
+    private func update() {
+        stopLoop()
+        if playback.isRunning {
+            startLoop()
+        } else {
+            trimBuffer(toCost: 0)
+        }
+    }
+
+    private func trimBuffer(toCost limit: Int) {
+        buffer.trim(toCost: limit, current: displayedIndex)
+        cost?.update(buffer.totalCost, format: playback.animation?.format ?? .other)
+    }
+
+    // MARK: Playback loop
+
+    /// What the loop does next, decided on the main actor.
+    private enum Step {
+        case decode(Int, SerialFrameDecoder<Source>)
+        case wait(until: TimeInterval)
+    }
+
+    /// Starts a loop that holds the player only during its synchronous steps, never while it
+    /// decodes or sleeps: a player its owner released is freed, and the loop then ends.
+    private func startLoop() {
+        guard decoder != nil else { return }
+        loopGeneration += 1
+        let generation = loopGeneration
+        let clock = self.clock
+        prefetchedAfter = nil
+        tasks.loop = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let step = self?.nextStep(generation) else { return }
+                switch step {
+                case .decode(let index, let decoder):
+                    let frame = await decoder.frame(at: index)
+                    self?.didDecode(frame, at: index, from: decoder, generation: generation)
+                case .wait(let deadline):
+                    do { try await clock.sleep(until: deadline) } catch { return }
+                }
+            }
+        }
+    }
+
+    private func stopLoop() {
+        loopGeneration += 1
+        tasks.loop?.cancel()
+        tasks.loop = nil
+    }
+
+    /// Shows the frame the timeline says (decoding it first if needed), prefetches the next one
+    /// once, then waits until the frame changes; `nil` ends the loop.
+    private func nextStep(_ generation: Int) -> Step? {
+        guard generation == loopGeneration, playback.isRunning, let decoder, !frameDecodingFailed else { return nil }
+        let now = clock.now
+        let position = playback.position(at: now)
+        if displayedFrame == nil || displayedIndex != position.frame {
+            guard let buffered = buffer.frame(at: position.frame) else { return .decode(position.frame, decoder) }
+            show(buffered, at: position.frame)
+        }
+        guard let nextChange = position.nextChange else {
+            // All loops played: rest on the last frame.
+            playback.settle(at: now)
+            onChange?()
+            update()
+            onFinish?()
+            return nil
+        }
+        let next = (position.frame + 1) % buffer.frameCount
+        if prefetchedAfter != position.frame, buffer.frame(at: next) == nil {
+            prefetchedAfter = position.frame
+            return .decode(next, decoder)
+        }
+        guard let deadline = playback.clockTime(reaching: nextChange) else { return nil }
+        return .wait(until: deadline)
+    }
+
+    private func didDecode(_ frame: Source.Frame?, at index: Int, from source: SerialFrameDecoder<Source>, generation: Int) {
+        // A decode finished for a stopped loop or an older image: drop it (paused players hold
+        // only the frame on screen).
+        guard generation == loopGeneration, source === decoder else { return }
+        guard let frame else {
+            frameDecodingFailed = true
+            return
+        }
+        if let cost, cost.wasEvicted(holding: buffer.totalCost) {
+            // The memory cache let go of this player's entry: memory is tight.
+            buffer.trim(toCost: 0, current: displayedIndex)
+        }
+        let isDue = index == playback.position(at: clock.now).frame
+        buffer.insert(frame, at: index, cost: source.source.cost(of: frame), current: isDue ? index : displayedIndex)
+        if isDue { show(frame, at: index) }
+        cost?.update(buffer.totalCost, format: playback.animation?.format ?? .other)
+    }
+
+    private func show(_ frame: Source.Frame, at index: Int) {
+        displayedFrame = frame
+        displayedIndex = index
+        onChange?()
+    }
+}
+
+/// The player's tasks, cancelled when the player goes away (its deinit cannot reach
+/// main-actor state). Used on the main actor only.
+final class AnimationPlayerTasks: @unchecked Sendable {
+    var load: Task<Void, Never>?
+    var loop: Task<Void, Never>?
+
+    deinit {
+        load?.cancel()
+        loop?.cancel()
+    }
+}
