@@ -138,7 +138,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
                 var source: Source?
                 if let data = response.data {
                     let targetSize = request.targetSize
-                    source = try await DecodingQueue.shared.run { makeSource(data, targetSize) }
+                    source = try await pipeline.jobs.decodingQueue.run(bytes: 0) { makeSource(data, targetSize) }
                 }
                 result = .success((response, source))
             } catch {

@@ -141,14 +141,3 @@ final class BlockingGate: @unchecked Sendable {
         condition.unlock()
     }
 }
-
-/// `eventually` for main-actor state: yields (letting the player's main-actor steps run) until
-/// `condition` holds, failing after many rounds instead of hanging.
-@MainActor
-func eventuallyOnMain(_ condition: () -> Bool, rounds: Int = 100_000) async -> Bool {
-    for _ in 0..<rounds {
-        if condition() { return true }
-        await Task.yield()
-    }
-    return condition()
-}
