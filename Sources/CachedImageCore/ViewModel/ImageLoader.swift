@@ -181,6 +181,7 @@ public final class ImageLoader {
         stopCurrentTask()
         adopt(request)
         adoptSilently(response)
+        armOffscreenCheckIfHidden() // a row rendered off screen does not keep its image
         return phase
     }
 
