@@ -55,6 +55,8 @@ public struct CachedAsyncImage<Content: View>: View {
     private let reportsProgress: Bool
     private var keepsPreviousImage = false
     private var disappearBehavior: ImageLoader.DisappearBehavior = .automatic
+    /// The chained options (`.fade`, `.priority`, `.processors`, `.onSuccess`...).
+    var options = CachedAsyncImageOptions()
 
     // MARK: AsyncImage's initialisers
 
@@ -258,17 +260,20 @@ public struct CachedAsyncImage<Content: View>: View {
 
     public var body: some View {
         let model = self.model
-        let request = requestDefaults.applied(to: self.request)
+        let ownRequest = options.applied(to: self.request)
+        let request = requestDefaults.applied(to: ownRequest)
         model.configure(
             pipeline: pipeline,
             transaction: transaction,
             keepsPreviousImage: keepsPreviousImage,
             disappearBehavior: disappearBehavior,
-            reportsProgress: reportsProgress
+            reportsProgress: reportsProgress,
+            fadeDuration: options.fadeDuration,
+            callbacks: options.callbacks
         )
         // The caller's own request decides (a subtree default's size never changes the layout).
         let pointScale = ImageDisplayScale.scale(
-            for: self.request,
+            for: ownRequest,
             explicitScale: scale.map { Double($0) },
             displayScale: Double(displayScale)
         )

@@ -7,6 +7,7 @@ import SwiftUI
 final class ImageLoaderModel: ObservableObject {
     let loader: ImageLoader
     private var transaction = Transaction()
+    private var fadeDuration: TimeInterval?
     private var isConnected = false
 
     nonisolated init() {
@@ -20,13 +21,17 @@ final class ImageLoaderModel: ObservableObject {
         transaction: Transaction,
         keepsPreviousImage: Bool,
         disappearBehavior: ImageLoader.DisappearBehavior,
-        reportsProgress: Bool
+        reportsProgress: Bool,
+        fadeDuration: TimeInterval? = nil,
+        callbacks: ImageLoader.Callbacks = ImageLoader.Callbacks()
     ) {
         if !isConnected {
             isConnected = true
-            loader.onChange = { [weak self] _ in self?.publish() }
+            loader.onChange = { [weak self] phase in self?.publish(phase) }
         }
         self.transaction = transaction
+        self.fadeDuration = fadeDuration
+        loader.callbacks = callbacks
         loader.pipeline = pipeline
         loader.keepsPreviousImage = keepsPreviousImage
         loader.disappearBehavior = disappearBehavior
@@ -60,7 +65,11 @@ final class ImageLoaderModel: ObservableObject {
         loader.load(request)
     }
 
-    private func publish() {
+    private func publish(_ phase: ImageLoader.Phase) {
+        var transaction = self.transaction
+        if let fadeDuration, fadeDuration > 0, ImageLoader.fadesIn(to: phase) {
+            transaction.animation = .easeInOut(duration: fadeDuration)
+        }
         withTransaction(transaction) {
             objectWillChange.send()
         }

@@ -8,7 +8,7 @@ extension ImageLoader {
     /// only replaces the latest value in the load's ``ProgressInbox``; one main-actor hop at a
     /// time carries it over.
     func progressHandler(generation: Int) -> (@Sendable (Int64, Int64?) -> Void)? {
-        guard reportsProgress else {
+        guard reportsProgress || callbacks.onProgress != nil else {
             progressInbox = nil
             return nil
         }
@@ -44,6 +44,8 @@ extension ImageLoader {
         // Never let progress go backwards.
         guard progress.completed > current.completed || (current.total == nil && progress.total != nil) else { return }
         lastProgressDate = now
-        update(.loading(Progress(completed: max(progress.completed, current.completed), total: progress.total ?? current.total)))
+        let published = Progress(completed: max(progress.completed, current.completed), total: progress.total ?? current.total)
+        update(.loading(published))
+        callbacks.onProgress?(published)
     }
 }

@@ -50,6 +50,9 @@ public final class ImageLoader {
     /// Called on the main actor after every change of ``phase`` (and of ``previousResponse``).
     public var onChange: (@MainActor (Phase) -> Void)?
 
+    /// Start, success, failure and progress callbacks, each fired once per event.
+    public var callbacks = Callbacks()
+
     /// What to show now.
     public internal(set) var phase: Phase = .empty
 
@@ -80,6 +83,8 @@ public final class ImageLoader {
     /// When progress (or the load's first `.loading`) was last published, on the scheduler's clock.
     var lastProgressDate: Date?
     var isProgressFlushScheduled = false
+    /// The request ``Callbacks/onSuccess`` was last called for.
+    var reportedSuccess: ImageRequest?
     let scheduler: any ViewModelScheduler
     private var work: [Int: Task<Void, Never>] = [:]
 
@@ -140,6 +145,7 @@ public final class ImageLoader {
     public func retry() {
         guard let request, request.url != nil else { return }
         if case .loading = phase { return }
+        reportedSuccess = nil
         start(request, adding: .retryingFailure)
     }
 
@@ -174,6 +180,7 @@ public final class ImageLoader {
             if case .empty = phase, pause == .released || pause == .suspended, visibility.isOnScreen,
                let response = memoryResponse(for: request) {
                 adoptSilently(response)
+                reportSuccessLater()
             }
             return phase
         }
@@ -181,6 +188,8 @@ public final class ImageLoader {
         stopCurrentTask()
         adopt(request)
         adoptSilently(response)
+        reportSuccessLater()
+        armOffscreenCheckIfHidden() // a row rendered off screen does not keep its image
         return phase
     }
 
@@ -199,6 +208,7 @@ public final class ImageLoader {
     }
 
     private func adopt(_ request: ImageRequest) {
+        if self.request != request { reportedSuccess = nil }
         self.request = request
         loadedPipeline = ObjectIdentifier(pipeline)
     }
@@ -236,6 +246,7 @@ public final class ImageLoader {
             previousResponse = nil
             addedOptions = []
             update(.success(response))
+            reportSuccess(response)
             armOffscreenCheckIfHidden()
             return
         }
@@ -251,6 +262,7 @@ public final class ImageLoader {
         self.task = task
         lastProgressDate = scheduler.clock.now
         update(.loading(Progress(completed: 0, total: nil)))
+        callbacks.onStart?(taskRequest)
         work[generation] = Task { [weak self] in
             let result: Result<ImageResponse, any Error>
             do {
@@ -273,12 +285,14 @@ public final class ImageLoader {
         case .success(let response):
             addedOptions = []
             update(.success(response))
+            reportSuccess(response)
         case .failure(let error) where error is CancellationError:
             // Cancelled from outside (the pipeline shut down the work): nothing to show.
             pause = .stopped
             update(.empty)
         case .failure(let error):
             update(.failure(error))
+            callbacks.onFailure?(error)
         }
     }
 

@@ -57,6 +57,7 @@ struct ImageLoaderOffscreenTests {
             let recorder = PhaseRecorder(loader)
             let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
             view.appear()
+            #expect(await eventuallyOnMain { fixture.server.requestCount(for: "/a.png") == 1 }, "the download started")
             loader.didDisappear()
             scheduler.advance(by: 0.6)
             #expect(loader.task == nil)
