@@ -3,7 +3,9 @@ import Foundation
 /// The real-world variants a drop-in for `AsyncImage` must handle, made in code: files whose
 /// end is missing or sloppy, which decoders and browsers still show (accepted when the transfer
 /// is known to be complete, refused when it may have been cut), files that hide their size from
-/// a naive header check, and the containers beyond PNG, JPEG and GIF.
+/// a naive header check, and the containers beyond PNG, JPEG and GIF. Pillow 13 reads every
+/// variant (the JPEG without `EOI` with `LOAD_TRUNCATED_IMAGES`) except the two WebPs whose
+/// RIFF size is off, which libwebp's demuxer refuses.
 ///
 /// ```swift
 /// let noEnd = ImageFixtures.Variant.pngWithoutIEND.data   // 24x16, decodes
@@ -30,9 +32,11 @@ extension ImageFixtures {
         case gifWithJunkAfterImage
         /// A BMP whose file-size field is wrong (1,000 bytes too large).
         case bmpWithWrongFileSize
-        /// A lossless WebP whose RIFF size is 6 bytes too small.
+        /// A lossless WebP whose RIFF size is 6 bytes too small. libwebp's demuxer (Pillow)
+        /// refuses it: a decoder that does must fail it as a decode error.
         case webPWithShortRIFFSize
-        /// A lossless WebP whose RIFF size is 100 bytes too large.
+        /// A lossless WebP whose RIFF size is 100 bytes too large (what a cut body looks like).
+        /// libwebp's demuxer (Pillow) refuses it.
         case webPWithLongRIFFSize
         /// A little-endian TIFF with its directory after the strip.
         case tiffDirectoryLast

@@ -1,9 +1,12 @@
-/// GIF (87a and 89a): the logical screen, every frame's image descriptor, and the block chain.
+/// GIF (87a and 89a): the logical screen, grown to the first frame's image descriptor as
+/// decoders grow it; every frame's descriptor for the limit; and the block chain.
 extension ImageInfo {
     /// What one walk over a GIF's blocks found.
     struct GIFWalk {
         /// The bounding box of every image descriptor (left + width, top + height) seen.
         var frames: PixelSize?
+        /// The first image descriptor's box.
+        var firstFrame: PixelSize?
         /// Image descriptors whose data (every sub-block) arrived.
         var completeImages = 0
         /// Whether an image descriptor started (its data may be cut).
@@ -31,7 +34,10 @@ extension ImageInfo {
         if walk.frames == nil, walk.ending == .outOfData {
             return ImageInfo(format: .gif, pixelSize: screen, extent: .pending)
         }
-        return ImageInfo(format: .gif, pixelSize: screen, extent: .union(screen, walk.frames))
+        // Decoders (browsers, Pillow) grow the canvas to a first frame that reaches outside the
+        // screen; a later frame that does is decoded too, so it counts for the limit.
+        let canvas = walk.firstFrame.map { PixelSize.boundingBox(screen, $0) } ?? screen
+        return ImageInfo(format: .gif, pixelSize: canvas, extent: .union(canvas, walk.frames))
     }
 
     /// Walks the block chain (extensions and images with their sub-blocks) from the end of the
@@ -53,6 +59,7 @@ extension ImageInfo {
                 if let frame = frameExtent(width: bytes.u16le(offset + 5), height: bytes.u16le(offset + 7),
                                            x: bytes.u16le(offset + 1), y: bytes.u16le(offset + 3)) {
                     walk.frames = PixelSize.boundingBox(walk.frames, frame)
+                    walk.firstFrame = walk.firstFrame ?? frame
                 }
                 walk.imageStarted = true
                 let dataStart = offset + 10 + colorTableLength(flags: imageFlags) + 1

@@ -17,8 +17,10 @@ import Foundation
 /// - PNG: the `IHDR` chunk, which must be the first chunk.
 /// - JPEG: the first start-of-frame marker (`SOF0`...`SOF15` except `DHT`, `JPG` and `DAC`),
 ///   found by walking the marker segments from the start of the file.
-/// - GIF (87a and 89a): the logical screen descriptor; every frame's image descriptor counts
-///   towards ``decodingSize``.
+/// - GIF (87a and 89a): the logical screen descriptor, grown to hold the first frame's image
+///   descriptor (decoders grow the canvas to a first frame that reaches outside it); every
+///   frame counts towards ``decodingSize``, which is unknown until the first image descriptor
+///   has arrived.
 /// - WebP: the first chunk, `VP8 ` (lossy key frame), `VP8L` (lossless) or `VP8X` (extended
 ///   canvas); animation frames (`ANMF`) and the image bitstream count towards ``decodingSize``.
 /// - HEIC and AVIF: the `ftyp` brands decide the format; the size is the `ispe` property of the
@@ -48,7 +50,7 @@ public struct ImageInfo: Sendable, Hashable {
     enum Extent: Sendable, Hashable {
         /// The same as ``pixelSize``.
         case displayed
-        /// This size: a GIF frame reaching outside its logical screen, a HEIF image before its
+        /// This size: an animation frame reaching outside its canvas, a HEIF image before its
         /// clean-aperture crop.
         case coded(PixelSize)
         /// Not known from these bytes yet (a GIF prefix before its first image descriptor).
@@ -63,10 +65,10 @@ public struct ImageInfo: Sendable, Hashable {
     public internal(set) var registeredDecoder: String?
 
     /// The size the pixel limit checks: the largest area a decoder fills to decode the image.
-    /// It is ``pixelSize`` for most images; more when an animation frame reaches outside its
-    /// canvas (a GIF frame larger than its logical screen, which decoders grow the canvas to),
-    /// and the coded size of a HEIF image whose clean aperture crops it. `nil` while the bytes
-    /// do not say yet (a GIF before its first image descriptor).
+    /// It is ``pixelSize`` for most images; more when an animation frame (GIF, APNG, WebP)
+    /// reaches outside its canvas, and the coded size of a HEIF image whose clean aperture crops it.
+    /// `nil` while the bytes do not say yet (a GIF before its first image descriptor, which may
+    /// grow its canvas).
     public var decodingSize: PixelSize? {
         switch extent {
         case .displayed: pixelSize

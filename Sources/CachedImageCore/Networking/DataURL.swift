@@ -17,10 +17,12 @@ struct DataURL: Sendable, Equatable {
     var data: Data
 
     /// Decodes `url`, refusing (before decoding) a payload whose bytes would exceed `maxBytes`.
-    init(_ url: URL, maxBytes: Int?) throws(Failure) {
+    ///
+    /// - Throws: ``Failure``.
+    init(_ url: URL, maxBytes: Int?) throws {
         let text = url.absoluteString
         guard text.count > 5, text.prefix(5).lowercased() == "data:", let comma = text.firstIndex(of: ",") else {
-            throw .malformed
+            throw Failure.malformed
         }
         let header = text[text.index(text.startIndex, offsetBy: 5)..<comma]
         var parameters = header.split(separator: ";", omittingEmptySubsequences: false).map { String($0) }
@@ -31,22 +33,22 @@ struct DataURL: Sendable, Equatable {
         let payload = text[text.index(after: comma)...].utf8
         // Either way, the bytes are at most as many as the payload's characters (3/4 of them for base64).
         if let maxBytes, (isBase64 ? payload.count / 4 * 3 : payload.count) > maxBytes {
-            throw .tooLarge
+            throw Failure.tooLarge
         }
         let raw = try Self.percentDecoded(payload)
         if isBase64 {
             var base64 = raw.filter { !$0.isASCIIWhitespace }
             while base64.count % 4 != 0 { base64.append(UInt8(ascii: "=")) }
-            guard let decoded = Data(base64Encoded: Data(base64)) else { throw .malformed }
+            guard let decoded = Data(base64Encoded: Data(base64)) else { throw Failure.malformed }
             data = decoded
         } else {
             data = Data(raw)
         }
-        if let maxBytes, data.count > maxBytes { throw .tooLarge }
+        if let maxBytes, data.count > maxBytes { throw Failure.tooLarge }
     }
 
     /// The payload's bytes with `%XX` escapes decoded.
-    private static func percentDecoded(_ payload: Substring.UTF8View) throws(Failure) -> [UInt8] {
+    private static func percentDecoded(_ payload: Substring.UTF8View) throws -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(payload.count)
         var iterator = payload.makeIterator()
@@ -56,7 +58,7 @@ struct DataURL: Sendable, Equatable {
                 continue
             }
             guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                throw .malformed
+                throw Failure.malformed
             }
             bytes.append(high << 4 | low)
         }

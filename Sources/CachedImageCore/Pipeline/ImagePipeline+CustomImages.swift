@@ -133,12 +133,13 @@ extension ImagePipeline {
     static let customImageLifetime: TimeInterval = 100 * 365 * 24 * 60 * 60
 
     /// The checks a downloaded body gets: not empty, a recognised image (or one a registered
-    /// decoder takes), within the pixel limit, nothing decodable missing. The app's bytes are
-    /// all there is, like a download whose length matched.
+    /// decoder takes), within the pixel limit, a complete container. Nothing vouches that the
+    /// app's bytes arrived whole (its own download may have been cut), so a container whose end
+    /// is missing is refused as truncated, as a close-delimited download's is.
     private func validateCustomImage(_ data: Data, key: String) throws -> ImageInfo {
         try ResponseValidator(
             maxPixelCount: configuration.maxPixelCount, registry: configuration.decoderRegistry, decoder: configuration.decoder
-        ).validate(data, url: Self.customKeyURL(key), contentType: nil, expectedLength: nil, transfer: .complete)
+        ).validate(data, url: Self.customKeyURL(key), contentType: nil, expectedLength: nil, transfer: .mayBeCut)
     }
 
     private func dropDecodedCopies(of cacheKey: String, targetSizes: [PixelSize]) {

@@ -28,15 +28,20 @@ struct PixelGuardTests {
         }
     }
 
-    @Test("a GIF's frame descriptors count: a 1x1 screen cannot hide a 20000x20000 frame")
+    @Test("a GIF's frame descriptors count: a 1x1 screen cannot hide a 20000x20000 frame; the canvas grows to the frame, as decoders grow it")
     func gifFrameOutsideTheScreen() {
         let bomb = ImageFixtures.gifWithOversizedFrame(screen: 1, frameWidth: 20_000, frameHeight: 20_000)
         let info = ImageInfo(data: bomb)
-        #expect(info?.pixelSize == PixelSize(width: 1, height: 1))
+        #expect(info?.pixelSize == PixelSize(width: 20_000, height: 20_000))
         #expect(info?.decodingSize == PixelSize(width: 20_000, height: 20_000))
         Self.expectTooLarge(PixelSize(width: 20_000, height: 20_000)) { try Self.validate(bomb) }
         // A prefix before the first image descriptor does not say yet (the loader's early check waits).
         #expect(ImageInfo(data: bomb.prefix(34))?.decodingSize == nil)
+        #expect(ImageInfo(data: bomb.prefix(34))?.pixelSize == PixelSize(width: 1, height: 1))
+        // A small frame placed past the screen's corner grows it too (x + width, y + height).
+        var placed = [UInt8](ImageFixtures.gifWithOversizedFrame(screen: 10, frameWidth: 6, frameHeight: 6))
+        placed.replaceSubrange(26..<30, with: [10, 0, 4, 0])
+        #expect(ImageInfo(data: Data(placed))?.pixelSize == PixelSize(width: 16, height: 10))
         #expect(ImageInfo(data: bomb.prefix(35))?.decodingSize == PixelSize(width: 20_000, height: 20_000))
         // An ordinary GIF's frames lie inside its screen.
         #expect(ImageInfo(data: ImageFixtures.animatedGIF(width: 30, height: 20, delays: [5, 5]))?.decodingSize == PixelSize(width: 30, height: 20))

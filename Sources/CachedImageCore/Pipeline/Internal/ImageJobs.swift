@@ -285,7 +285,7 @@ final class ImageJobs: Sendable {
             throw CancellationError()
         } catch {
             // Bytes no decoder can read are not kept for the next launch.
-            if data.source != .memory { resolver.diskCache?.removeEntry(forKey: request.cacheKey) }
+            resolver.diskCache?.removeEntry(forKey: request.cacheKey)
             throw ImagePipeline.Error.decodingFailed(url: url, underlying: error)
         }
         try pixelLimit.checkDecoded(image, info: data.info, url: url)

@@ -8,13 +8,12 @@ extension ResponseValidator {
     ///   ``ImagePipeline/Error/invalidURL(_:)`` for a malformed URL, or any validation error.
     func validateDataURL(_ url: URL, maxBytes: Int?) throws -> ImageDataResponse {
         let parsed: DataURL
-        do throws(DataURL.Failure) {
+        do {
             parsed = try DataURL(url, maxBytes: maxBytes)
+        } catch DataURL.Failure.tooLarge {
+            throw ImagePipeline.Error.responseTooLarge(url: url, limit: maxBytes ?? 0)
         } catch {
-            switch error {
-            case .tooLarge: throw ImagePipeline.Error.responseTooLarge(url: url, limit: maxBytes ?? 0)
-            case .malformed: throw ImagePipeline.Error.invalidURL(url)
-            }
+            throw ImagePipeline.Error.invalidURL(url)
         }
         let info = try validate(parsed.data, url: url, contentType: parsed.mediaType, expectedLength: nil, transfer: .complete)
         // Nothing to keep on disk: the bytes are the URL.

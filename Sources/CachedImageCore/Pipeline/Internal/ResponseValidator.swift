@@ -14,9 +14,10 @@ struct ResponseValidator: Sendable {
     /// Whether the transfer itself vouches that the body is whole.
     enum Transfer: Sendable, Equatable {
         /// Every byte arrived: the length was announced and matched, the chunked encoding was
-        /// terminated, or the bytes did not travel (a file, a `data:` URL, an app's own bytes).
+        /// terminated, or the bytes did not travel (a file, a `data:` URL).
         case complete
-        /// The body ended when the connection closed, which a cut looks like too.
+        /// The body ended when the connection closed, which a cut looks like too; or nothing
+        /// says how the bytes were obtained (an app's own bytes for a custom key).
         case mayBeCut
     }
 
