@@ -103,6 +103,13 @@ let package = Package(
             dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer", "ToolSupport"],
             path: "Sources/CachedImageBench"
         ),
+        // `node scripts/cache-tests/run.mjs <suite> .build/debug/cachedimage-cache-tests`: the
+        // client side of the public HTTP caching test suite (not committed). Not a product.
+        .executableTarget(
+            name: "cachedimage-cache-tests",
+            dependencies: ["CachedImageCore"],
+            path: "Sources/CacheTestsRunner"
+        ),
         .testTarget(
             name: "CachedImageCoreTests",
             dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer", "cachedimage-crash-writer"]

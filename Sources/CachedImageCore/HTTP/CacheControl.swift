@@ -100,13 +100,16 @@ struct CacheControl: Sendable, Hashable {
     /// and Firefox read it: RFC 9111 1.2.2 allows only digits, but a server that writes a
     /// decimal means that many seconds, not "stale at once". The fraction must be digits too
     /// (`1.5x`, `.5` and `1..2` are invalid); a trailing `.` with no digits is accepted.
-    static func deltaSeconds(_ text: String?) -> TimeInterval? {
+    ///
+    /// `allowingFraction: false` is the strict grammar, for the `Age` field: a decimal `Age` is
+    /// invalid and ignored (as Chrome does; the suite's `age-parse-float` requires it).
+    static func deltaSeconds(_ text: String?, allowingFraction: Bool = true) -> TimeInterval? {
         guard let text, !text.isEmpty else { return nil }
         var value: Int64 = 0
         var digitCount = 0
         var inFraction = false
         for byte in text.utf8 {
-            if byte == UInt8(ascii: "."), !inFraction, digitCount > 0 {
+            if allowingFraction, byte == UInt8(ascii: "."), !inFraction, digitCount > 0 {
                 inFraction = true
                 continue
             }

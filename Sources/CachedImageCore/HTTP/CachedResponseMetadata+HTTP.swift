@@ -209,7 +209,7 @@ extension CachedResponseMetadata {
     /// The first value of a possibly combined `Age` field (`"10, 20"` → 10); `nil` if invalid.
     private static func firstDeltaSeconds(_ value: String) -> TimeInterval? {
         let first = value.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return CacheControl.deltaSeconds(first.trimmingCharacters(in: .whitespaces))
+        return CacheControl.deltaSeconds(first.trimmingCharacters(in: .whitespaces), allowingFraction: false)
     }
 
     /// Clamps a duration to `0...2^31` seconds; NaN becomes 0.

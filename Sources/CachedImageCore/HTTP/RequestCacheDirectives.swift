@@ -18,7 +18,8 @@ import FoundationNetworking
 /// - `max-age`, `min-fresh`, `max-stale`, `.returnCacheDataElseLoad`: limit (or widen) which
 ///   stored responses are fresh enough; the memory cache is not read for such a request,
 ///   because a decoded image does not carry its age (the disk entry does).
-/// - `no-store`: nothing of the response is stored, neither on disk nor in memory.
+/// - `no-store`: nothing of the response is stored, neither on disk nor in memory, and no
+///   stored response answers the request.
 struct RequestCacheDirectives: Sendable, Hashable {
     /// `max-age`: the oldest stored response the request accepts, in seconds.
     var maxAge: TimeInterval?
@@ -81,7 +82,9 @@ struct RequestCacheDirectives: Sendable, Hashable {
     /// The ``ImageRequest/Options`` these directives imply.
     var impliedOptions: ImageRequest.Options {
         var options: ImageRequest.Options = []
-        if ignoresStoredResponses { options.insert(.reloadIgnoringCachedData) }
+        // `no-store`: nothing of this exchange is stored, and (as fetch's `no-store` mode and
+        // Firefox do) nothing stored answers it.
+        if ignoresStoredResponses || noStore { options.insert(.reloadIgnoringCachedData) }
         if noCache { options.insert(.reloadRevalidatingCachedData) }
         if cacheOnly { options.insert(.returnCacheDataDontLoad) }
         return options

@@ -82,6 +82,7 @@ struct RequestCacheDirectivesTests {
 
     @Test func noStoreAndOnlyIfCachedAreRead() {
         #expect(directives("no-store").noStore)
+        #expect(directives("no-store").impliedOptions == .reloadIgnoringCachedData)
         #expect(directives("ONLY-IF-CACHED").onlyIfCached)
         #expect(!directives("no-store").constrainsFreshness)
     }
@@ -97,5 +98,9 @@ struct RequestCacheDirectivesTests {
         #expect(CacheControl("max-age=1.2.3").maxAge == 0)
         #expect(CacheControl("max-age=-1").maxAge == 0)
         #expect(CacheControl("stale-if-error=60.9").staleIfError == 60)
+        // `Age` stays strict: a decimal is invalid and ignored.
+        let headers = HTTPHeaders(["Age": "7200.0"])
+        #expect(CachedResponseMetadata.initialAge(headers: headers, requestTime: t0, responseTime: t0) == 0)
+        #expect(CachedResponseMetadata.initialAge(headers: HTTPHeaders(["Age": "7200"]), requestTime: t0, responseTime: t0) == 7200)
     }
 }

@@ -119,11 +119,16 @@ struct PipelineRequestDirectivesTests {
         }
     }
 
-    @Test("no-store keeps nothing of the response, neither on disk nor in memory")
+    @Test("no-store keeps nothing of the response, neither on disk nor in memory, and is not answered from them")
     func noStore() async throws {
         try await withScriptedFixture { fixture throws in
+            let pipeline = try await loadedFresh(fixture, "/stored.png")
+            #expect(try await pipeline.image(for: request(fixture.url("/stored.png"), cacheControl: "no-store")).source == .network)
+            // The stored bytes stay on disk; the decoded image of the no-store exchange is not kept
+            // in memory (nor the older one, which it may have replaced).
+            #expect(try await pipeline.image(for: ImageRequest(url: fixture.url("/stored.png"))).source == .disk)
+
             fixture.servePNG("/n.png", headers: ["Cache-Control": "max-age=3600"])
-            let pipeline = fixture.makePipeline()
             #expect(try await pipeline.image(for: request(fixture.url("/n.png"), cacheControl: "no-store")).source == .network)
             #expect(pipeline.diskCache?.entry(forKey: fixture.url("/n.png").absoluteString) == nil)
             #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/n.png"))) == nil)

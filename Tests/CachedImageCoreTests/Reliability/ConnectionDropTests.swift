@@ -42,7 +42,10 @@ struct ConnectionDropTests {
         }
     }
 
-    @Test("a dropped connection", arguments: cases)
+    /// No timing assertion: the request's timeout is an hour and the test's time limit a minute,
+    /// so a failure that waited for the timer would fail the test by its time limit. The time
+    /// each case takes (milliseconds) is in the test log (`swift test --filter ConnectionDropTests`).
+    @Test("a dropped connection", .timeLimit(.minutes(1)), arguments: cases)
     func droppedConnection(_ dropped: Case) async throws {
         let png = ImageFixtures.png(width: 300, height: 200, seed: 9)
         let server = try ConnectionDroppingServer(response: Self.halfResponse(png, framing: dropped.framing), ending: dropped.ending)
@@ -54,10 +57,8 @@ struct ConnectionDropTests {
         let url = server.url("/dropped.png")
         var urlRequest = URLRequest(url: url)
         // A long timeout: the failure must come from the drop, not from the timer.
-        urlRequest.timeoutInterval = 30
+        urlRequest.timeoutInterval = 3600
 
-        let clock = ContinuousClock()
-        let start = clock.now
         do {
             let response = try await pipeline.image(for: ImageRequest(urlRequest: urlRequest))
             Issue.record("expected a failure, got an image of \(response.image.pixelSize)")
@@ -72,8 +73,6 @@ struct ConnectionDropTests {
             #expect(received <= png.count / 2)
             #expect(expected == (dropped.framing == .contentLength ? png.count : nil))
         }
-        // Generous: a drop is reported in milliseconds; the timer would take 30 s.
-        #expect(clock.now - start < .seconds(10))
         #expect(server.requestCount == 1)
         ReliabilityChecks.expectDisk(of: pipeline, key: url.absoluteString, holds: nil)
     }
