@@ -47,7 +47,8 @@ final class DataFetcher: Sendable {
             instrumentation: instrumentation,
             limits: DataLoadLimits(
                 maxResponseBytes: configuration.maxResponseBytes, maxPixelCount: configuration.maxPixelCount
-            )
+            ),
+            requestModifier: configuration.requestModifier
         )
         self.validator = ResponseValidator(maxPixelCount: configuration.maxPixelCount)
         self.storePolicy = DiskStorePolicy(storesAuthorizedResponses: configuration.storesAuthorizedResponsesOnDisk)
