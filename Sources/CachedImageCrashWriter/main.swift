@@ -2,6 +2,7 @@
 // so the crash-safety test can SIGKILL it at random points and check what survives.
 //
 // Usage: cachedimage-crash-writer <directory> <first-version> <size-limit>
+// (or `cachedimage-crash-writer share …`, see SharingWorker.swift)
 //
 // Every value written under key "slot-<s>" is ImageFixtures.versionedPNG(slot: s, version: v),
 // with v recorded as the entry's ETag, so a verifier can recompute the exact bytes. Prints
@@ -9,6 +10,11 @@
 import CachedImageCore
 import Foundation
 import ImageFixtures
+
+// `cachedimage-crash-writer share …`: one of two processes sharing a directory (SharingWorker.swift).
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "share" {
+    exit(SharingWorker.run(Array(CommandLine.arguments.dropFirst(2))))
+}
 
 let slotCount = 40
 let arguments = CommandLine.arguments

@@ -288,7 +288,9 @@ struct DiskCacheSnapshotTests {
         if let bytes = try? Data(contentsOf: Self.snapshotURL(dir)) {
             // Only a snapshot written after the changes may be there.
             let stamp = try #require(DiskCacheFileIO.directoryStamp(atPath: dir.cache.path))
-            let records = try #require(DiskCacheIndexSnapshot.decode([UInt8](bytes), expecting: stamp, firstGeneration: 1))
+            let records = try #require(DiskCacheIndexSnapshot.decode(
+                [UInt8](bytes), expecting: stamp, changeCount: cache.directoryLock.readChangeCount(), firstGeneration: 1
+            ))
             #expect(Set(records.map(\.name)) == Set(["key-1", "key-2", "new"].map(KeyHasher.name(for:))))
         }
         let reopened = try DiskCache(directory: dir.cache, clock: clock)
@@ -298,7 +300,7 @@ struct DiskCacheSnapshotTests {
         #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
     }
 
-    @Test("The snapshot round-trips its records and refuses another directory's stamp")
+    @Test("The snapshot round-trips its records and refuses another directory's stamp or change count")
     func encodeDecode() {
         let records = (0..<100).map { index in
             DiskCacheIndex.Record(
@@ -307,11 +309,13 @@ struct DiskCacheSnapshotTests {
             )
         }
         let stamp = DiskCacheFileIO.DirectoryStamp(device: 1, inode: 2, seconds: 3, nanoseconds: 4)
-        let bytes = DiskCacheIndexSnapshot.encode(records, stamp: stamp)
-        #expect(DiskCacheIndexSnapshot.decode(bytes, expecting: stamp, firstGeneration: 1) == records)
+        let bytes = DiskCacheIndexSnapshot.encode(records, stamp: stamp, changeCount: 42)
+        #expect(DiskCacheIndexSnapshot.decode(bytes, expecting: stamp, changeCount: 42, firstGeneration: 1) == records)
         var other = stamp
         other.nanoseconds += 1
-        #expect(DiskCacheIndexSnapshot.decode(bytes, expecting: other, firstGeneration: 1) == nil)
+        #expect(DiskCacheIndexSnapshot.decode(bytes, expecting: other, changeCount: 42, firstGeneration: 1) == nil)
+        // Another process changed the directory since (its stamp may look the same).
+        #expect(DiskCacheIndexSnapshot.decode(bytes, expecting: stamp, changeCount: 43, firstGeneration: 1) == nil)
     }
 }
 

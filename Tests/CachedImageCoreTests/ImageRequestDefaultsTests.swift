@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 @testable import CachedImageCore
 
@@ -42,5 +45,19 @@ struct ImageRequestDefaultsTests {
         #expect(explicit.targetSize == PixelSize(width: 50, height: 50))
         #expect(explicit.priority == .high)
         #expect(explicit.constrainedNetworkPolicy == .cacheOnly)
+    }
+
+    @Test("default header fields fill in what a request does not set; a request's own field wins, whatever its case")
+    func headerFields() {
+        var defaults = ImageRequestDefaults()
+        defaults.headerFields = ["X-User": "alice", "X-Api-Key": "k"]
+        let plain = defaults.applied(to: ImageRequest(url: url))
+        #expect(plain.urlRequest.value(forHTTPHeaderField: "X-User") == "alice")
+        #expect(plain.urlRequest.value(forHTTPHeaderField: "x-api-key") == "k")
+        var own = URLRequest(url: url!)
+        own.setValue("bob", forHTTPHeaderField: "x-user")
+        let explicit = defaults.applied(to: ImageRequest(urlRequest: own))
+        #expect(explicit.urlRequest.value(forHTTPHeaderField: "X-User") == "bob")
+        #expect(explicit.urlRequest.value(forHTTPHeaderField: "X-Api-Key") == "k")
     }
 }

@@ -63,6 +63,8 @@ extension CLIError {
             return "too many redirects (\(count))"
         case .diskCacheUnavailable(_, let openError):
             return "no disk cache to store it in" + (openError.map { ": \($0)" } ?? "")
+        case .requestModifierFailed(_, let underlying):
+            return "the request modifier failed: \(underlying)"
         }
     }
 

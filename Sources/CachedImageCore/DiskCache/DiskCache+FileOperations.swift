@@ -8,9 +8,15 @@ extension DiskCache {
     func enqueueFileOperation(in state: inout State, _ operation: @escaping @Sendable () -> Void) {
         requestIndexLoad(in: &state) // first: the operation may need the index
         state.queuedFileOperations += 1
+        state.fileOperationEpoch += 1
         queue.async {
-            self.deleteSnapshotBeforeChange()
-            operation()
+            self.withDirectoryAccess(changing: true) { isExclusive in
+                self.deleteSnapshotBeforeChange()
+                operation()
+                // The last queued operation brings the index up to date with what other
+                // processes changed.
+                self.synchronizeIfNeeded(queuedOperations: 1, isExclusive: isExclusive, hasAnnouncedChange: true)
+            }
             self.withState { state in
                 state.queuedFileOperations -= 1
                 self.scheduleSnapshot(in: &state)
@@ -53,7 +59,7 @@ extension DiskCache {
         let header = Format.encodeHeader(
             key: key, metadata: job.staged.metadata, bodyLength: body.count, bodyChecksum: Format.bodyChecksum(body)
         )
-        let temporaryPath = temporaryDirectoryPath + "/" + name.fileName + "." + String(generation) + ".tmp"
+        let temporaryPath = temporaryDirectoryPath + "/" + name.fileName + "." + Self.processTag + "." + String(generation) + ".tmp"
         do {
             try writeCreatingDirectoriesIfNeeded {
                 try FileIO.writeEntry(

@@ -21,14 +21,23 @@ extension DiskCache {
     /// Loads the index (from the snapshot or a listing), marks what was read meanwhile as used,
     /// and evicts beyond the size limit. On the queue, before any job that needs the index.
     func loadIndex() {
+        // Under the directory's lock: no other process changes it meanwhile, and no write can be
+        // in flight, so temporary files left in `tmp` are a killed writer's.
+        withDirectoryAccess(changing: false) { isExclusive in loadIndex(isExclusive: isExclusive) }
+    }
+
+    private func loadIndex(isExclusive: Bool) {
+        let changeCount = withState { $0.knownChangeCount }
         var failure: Error?
         var index: DiskCacheIndex
         let unusable: [Record]
         let fromSnapshot: Bool
         do {
             try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
-            Self.removeTemporaryFiles(in: temporaryDirectoryPath)
-            (index, unusable, fromSnapshot) = try Self.openIndex(directoryPath: directoryPath, snapshotPath: snapshotPath)
+            if isExclusive { Self.removeTemporaryFiles(in: temporaryDirectoryPath) }
+            (index, unusable, fromSnapshot) = try Self.openIndex(
+                directoryPath: directoryPath, snapshotPath: snapshotPath, changeCount: changeCount
+            )
         } catch {
             // The directory could be locked but not prepared or listed: run empty (files
             // written from now on are tracked) and say so.
@@ -62,6 +71,8 @@ extension DiskCache {
             for record in evicted { state.pendingTouches[record.name] = nil }
             state.indexSource = fromSnapshot ? .snapshot : .listing
             state.isIndexLoaded = true
+            // The index matches the directory now, unless the lock was not had.
+            state.needsResync = !isExclusive
             if !state.pendingTouches.isEmpty { armTouchTimer(in: &state) }
             // Opened from a listing (write a snapshot so that the next open is fast), or the use
             // order changed. (Timers are armed only when there is something to write: arming
@@ -72,6 +83,7 @@ extension DiskCache {
         // On the queue already: deleted before any job queued meanwhile (a `flush()` included).
         let doomed = unusable + evicted
         if !doomed.isEmpty {
+            announceChange()
             deleteSnapshotBeforeChange()
             deleteFiles(doomed)
         }
@@ -91,15 +103,17 @@ extension DiskCache {
         return withState { body(&$0) }
     }
 
-    /// The index, from the snapshot when it is intact and matches the directory, else from a
-    /// listing; `unusable` are files too small to be entries, to delete without opening them.
+    /// The index, from the snapshot when it is intact and matches the directory (its stamp and
+    /// `changeCount`), else from a listing; `unusable` are files too small to be entries, to
+    /// delete without opening them.
     static func openIndex(
         directoryPath: String,
-        snapshotPath: String
+        snapshotPath: String,
+        changeCount: UInt64
     ) throws -> (index: DiskCacheIndex, unusable: [Record], fromSnapshot: Bool) {
         if let stamp = FileIO.directoryStamp(atPath: directoryPath),
            let bytes = FileIO.readFile(atPath: snapshotPath, maximumSize: 1 << 30),
-           let records = Snapshot.decode(bytes, expecting: stamp, firstGeneration: 1),
+           let records = Snapshot.decode(bytes, expecting: stamp, changeCount: changeCount, firstGeneration: 1),
            let index = DiskCacheIndex(recordsByRecency: records) {
             return (index, [], true)
         }
@@ -179,23 +193,40 @@ extension DiskCache {
         if mayHaveSnapshot { try? FileIO.removeFile(atPath: snapshotPath) }
     }
 
-    /// Writes the index as a snapshot if it changed and no change to the directory is pending.
+    /// Writes the index as a snapshot if it changed and no change to the directory is pending,
+    /// first bringing the index up to date with other processes' changes (so `flush()` also
+    /// applies the size limit to what they stored).
     func writeSnapshotIfNeeded() {
-        let records: [Record]? = withState { state in
+        let isIdle: Bool = withState { state in
             state.isSnapshotWriteScheduled = false
             // Pending changes reschedule the snapshot when they finish.
-            guard state.isIndexLoaded, state.isSnapshotStale, state.queuedFileOperations == 0, state.staged.isEmpty else { return nil }
-            state.isSnapshotStale = false
-            return state.index.recordsByRecency()
+            return state.isIndexLoaded && state.queuedFileOperations == 0
         }
-        guard let records else { return }
+        guard isIdle else { return }
+        withDirectoryAccess(changing: false) { isExclusive in
+            synchronizeIfNeeded(queuedOperations: 0, isExclusive: isExclusive, hasAnnouncedChange: false)
+            writeSnapshot()
+        }
+    }
+
+    /// Writes the snapshot, under the directory's lock, if the index is stale and matches the
+    /// directory (no other process changed it unseen, no change of this process pending).
+    private func writeSnapshot() {
+        let snapshot: (records: [Record], changeCount: UInt64)? = withState { state in
+            guard state.isSnapshotStale, !state.needsResync, state.queuedFileOperations == 0, state.staged.isEmpty
+            else { return nil }
+            state.isSnapshotStale = false
+            return (state.index.recordsByRecency(), state.knownChangeCount)
+        }
+        guard let (records, changeCount) = snapshot else { return }
         do {
             // The snapshot's own directory first: creating it changes the cache directory's stamp.
             try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
             guard let stamp = FileIO.directoryStamp(atPath: directoryPath) else { throw POSIXError(.ENOENT) }
             withState { $0.mayHaveSnapshotOnDisk = true }
             try FileIO.writeAtomically(
-                Snapshot.encode(records, stamp: stamp), temporaryPath: snapshotTemporaryPath, finalPath: snapshotPath
+                Snapshot.encode(records, stamp: stamp, changeCount: changeCount),
+                temporaryPath: snapshotTemporaryPath, finalPath: snapshotPath
             )
         } catch {
             // Nothing is lost: the next open lists the directory. Retried after the next change.

@@ -26,8 +26,8 @@ extension DiskCache {
     /// let cache = try DiskCache.shared(directory: cachesURL.appendingPathComponent("Images"))
     /// ```
     ///
-    /// - Throws: ``DiskCache/Error`` when the directory cannot be created, or another process
-    ///   holds it.
+    /// - Throws: ``DiskCache/Error`` when the directory cannot be created or opened. Another
+    ///   process using the directory does not keep this one out (see <doc:SharingACacheBetweenProcesses>).
     public static func shared(
         directory: URL,
         sizeLimit: Int = DiskCache.defaultSizeLimit,

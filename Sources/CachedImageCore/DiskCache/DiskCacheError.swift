@@ -14,7 +14,8 @@ extension DiskCache {
         public enum Operation: String, Sendable, Hashable {
             /// Creating the cache directory (or its `tmp` subdirectory).
             case createDirectory
-            /// Listing the cache directory when opening the cache.
+            /// Opening or listing the cache directory when opening the cache. (Another process
+            /// using the directory is not an error: processes share it.)
             case open
             /// Writing a new entry.
             case write

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 extension ImagePipeline {
     /// Everything that shapes a pipeline, as plain values. Defaults suit a typical app; see the
@@ -117,6 +120,31 @@ extension ImagePipeline {
         /// one user is never shown to another. Compared case-insensitively.
         /// Default: `["Authorization"]`.
         public var identityHeaderFields: Set<String> = ["Authorization"]
+
+        /// Called before every network request, with the request about to be sent; returns the
+        /// request to send instead: add or refresh credentials (a bearer token), sign the URL,
+        /// set headers the server needs. Runs each time the pipeline goes to the network (a
+        /// download, a revalidation, each retry), once the request has a download slot, and never
+        /// for memory or disk hits. Throwing fails the load with
+        /// ``ImagePipeline/Error/requestModifierFailed(url:underlying:)`` (nothing is sent,
+        /// stored or remembered as a failure); throwing `CancellationError` cancels it.
+        ///
+        /// The cache key is computed before the network, from the request as given (its URL,
+        /// its own headers and ``ImageRequestDefaults/headerFields``), so what this modifier adds
+        /// does not change it: a refreshed token keeps hitting the images loaded with the old
+        /// one, and its responses are cached, on disk too, as Kingfisher and Nuke cache the
+        /// responses to a modified request. When images differ per user, put the user in the
+        /// request (a header listed in ``identityHeaderFields``) or clear the caches at logout.
+        /// Default: `nil`. See <doc:Authentication>.
+        ///
+        /// ```swift
+        /// configuration.requestModifier = { request in
+        ///     var request = request
+        ///     request.setValue("Bearer \(try await tokens.current())", forHTTPHeaderField: "Authorization")
+        ///     return request
+        /// }
+        /// ```
+        public var requestModifier: (@Sendable (URLRequest) async throws -> URLRequest)?
 
         /// How long a failed image is answered with the same error before the server is asked
         /// again (negative caching), so a broken image does not refetch on every appearance.

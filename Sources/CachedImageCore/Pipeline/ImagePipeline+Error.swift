@@ -47,6 +47,10 @@ extension ImagePipeline {
         /// the cache could not be opened (`openError` says why, as
         /// ``ImagePipeline/diskCacheOpenError`` does). `url` is the key's ``ImagePipeline/customKeyURL(_:)``.
         case diskCacheUnavailable(url: URL, openError: DiskCache.Error?)
+        /// ``ImagePipeline/Configuration/requestModifier`` threw `underlying` (a token that
+        /// could not be refreshed, say) before the request to `url` was sent: nothing was sent
+        /// or stored.
+        case requestModifierFailed(url: URL, underlying: any Swift.Error)
 
         /// The URL the error is about, if any.
         public var url: URL? {
@@ -58,7 +62,7 @@ extension ImagePipeline {
             case .decodingFailed(let url, _), .processingFailed(let url, _, _): url
             case .invalidImage(let url, _, _): url
             case .responseTooLarge(let url, _), .redirectLoop(let url, _), .tooManyRedirects(let url, _): url
-            case .diskCacheUnavailable(let url, _): url
+            case .diskCacheUnavailable(let url, _), .requestModifierFailed(let url, _): url
             }
         }
 
@@ -107,6 +111,8 @@ extension ImagePipeline {
                 return "Too many redirects for \(name) (\(count) hops)"
             case .diskCacheUnavailable(_, let openError):
                 return "Not stored, no disk cache for \(name): " + (openError.map { "\($0)" } ?? "disabled in the configuration")
+            case .requestModifierFailed(_, let underlying):
+                return "The request modifier failed for \(name): \(underlying)"
             }
         }
 

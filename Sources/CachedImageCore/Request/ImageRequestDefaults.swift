@@ -26,6 +26,14 @@ public struct ImageRequestDefaults: Sendable, Hashable {
     /// The constrained-network policy for requests left at `.allow`.
     public var constrainedNetworkPolicy: ImageRequest.ConstrainedNetworkPolicy?
 
+    /// HTTP header fields added to every request that does not set that field itself (names
+    /// compared case-insensitively): an API key, an app version, the signed-in user. They are
+    /// part of the request as given, so the ones named in
+    /// ``ImagePipeline/Configuration/identityHeaderFields`` key the memory and disk caches.
+    /// Credentials that change over time (a token to refresh) belong in
+    /// ``ImagePipeline/Configuration/requestModifier`` instead. See <doc:Authentication>.
+    public var headerFields: [String: String] = [:]
+
     /// Defaults that change nothing.
     public init(
         targetSize: PixelSize? = nil,
@@ -57,6 +65,9 @@ public struct ImageRequestDefaults: Sendable, Hashable {
         }
         if let constrainedNetworkPolicy, request.constrainedNetworkPolicy == .allow {
             request.constrainedNetworkPolicy = constrainedNetworkPolicy
+        }
+        for (field, value) in headerFields where request.urlRequest.value(forHTTPHeaderField: field) == nil {
+            request.urlRequest.setValue(value, forHTTPHeaderField: field)
         }
         return request
     }

@@ -2,8 +2,15 @@ import Foundation
 import ImageFixtures
 import Testing
 @testable import CachedImageCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// One disk cache per directory: pipelines in one process share it; another process is kept out.
+/// One disk cache per directory in a process: pipelines share it. Several processes share the
+/// directory itself: each runs its own cache, coordinated through short locks and the
+/// directory's change count, never a lock held while idle.
 @Suite("Reliability: one disk cache per directory")
 struct SharedDirectoryTests {
     @Test("two pipelines on one directory share one disk cache: one index, one size limit, no second download")
@@ -57,8 +64,24 @@ struct SharedDirectoryTests {
         #expect(failed == 0, "\(failed) of \(opens) opens failed: \(failures.first ?? "")")
     }
 
-    @Test("another process holding the directory keeps this one out with a typed error; the pipeline runs without a disk cache")
-    func anotherProcessIsKeptOut() async throws {
+    @Test("an open, idle cache holds no lock on its directory: nothing is locked while a process may be suspended")
+    func idleCacheHoldsNoLock() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("CachedImageIdle-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try DiskCache(directory: directory)
+        cache.store(ImageFixtures.png(width: 8, height: 8, seed: 1), metadata: CachedResponseMetadata(storedAt: Date()), forKey: "a")
+        cache.flush()
+        // Another open file description, as another process would have: the lock is free.
+        let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0, "the cache keeps its directory locked while idle")
+        flock(descriptor, LOCK_UN)
+        withExtendedLifetime(cache) {}
+    }
+
+    @Test("another process using the directory does not keep this one out: both open, store and read")
+    func anotherProcessSharesTheDirectory() async throws {
         let writer = try #require(CrashSafetyTests.writerURL(), "cachedimage-crash-writer was not built next to the tests")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("CachedImageShared-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -70,27 +93,88 @@ struct SharedDirectoryTests {
         try process.run()
         #expect(String(decoding: output.fileHandleForReading.readData(ofLength: 6), as: UTF8.self) == "ready\n")
 
-        #expect {
-            _ = try DiskCache(directory: directory)
-        } throws: { error in
-            (error as? DiskCache.Error)?.operation == .open
-        }
         var configuration = ImagePipeline.Configuration()
         configuration.diskCacheDirectory = directory
         let pipeline = ImagePipeline(configuration: configuration)
-        #expect(pipeline.diskCache == nil)
-        #expect(pipeline.diskCacheOpenError?.operation == .open)
-        #expect {
-            try pipeline.storeImageData(ImageFixtures.png(width: 8, height: 8, seed: 1), forKey: "mine")
-        } throws: { error in
-            guard case .diskCacheUnavailable(_, let openError)? = error as? ImagePipeline.Error else { return false }
-            return openError?.operation == .open
+        #expect(pipeline.diskCacheOpenError == nil)
+        let cache = try #require(pipeline.diskCache)
+        let image = ImageFixtures.png(width: 8, height: 8, seed: 1)
+        try pipeline.storeImageData(image, forKey: "mine")
+        cache.flush()
+        #expect(cache.entry(forKey: ImagePipeline.customKeyURL("mine").absoluteString)?.data == image)
+        // The writer's entries (it cycles through slot-0 to slot-39) are read here, exact.
+        var verified = 0
+        let deadline = Date().addingTimeInterval(30)
+        while verified == 0, Date() < deadline {
+            for slot in 0..<CrashSafetyTests.slotCount {
+                guard let entry = cache.entry(forKey: "slot-\(slot)") else { continue }
+                let version = entry.metadata.etag.flatMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: "\""))) }
+                #expect(version.map { entry.data == ImageFixtures.versionedPNG(slot: slot, version: $0) } == true)
+                verified += 1
+            }
         }
-
+        #expect(verified > 0, "no entry of the other process was read")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        // The lock goes with the process, however it ended. (Flushed, so that its index load
-        // is over before the directory is removed, rather than recreating it afterwards.)
-        #expect(throws: Never.self) { try DiskCache(directory: directory).flush() }
+    }
+
+    @Test("two processes writing and reading one directory at once: never a wrong byte, each reads the other's entries, the limit holds after both finish")
+    func twoProcessesInterleave() throws {
+        let writer = try #require(CrashSafetyTests.writerURL(), "cachedimage-crash-writer was not built next to the tests")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("CachedImageInterleave-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sizeLimit = 90_000 // below what the keys of both need, so both evict
+        let workers = [("a", "b"), ("b", "a")].map { tag, peer in
+            let process = Process()
+            process.executableURL = writer
+            process.arguments = ["share", directory.path, tag, peer, String(sizeLimit), "600"]
+            let output = Pipe()
+            process.standardOutput = output
+            return (process, output)
+        }
+        for (process, _) in workers { try process.run() }
+        for (process, output) in workers {
+            let summary = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            let counts = Dictionary(uniqueKeysWithValues: summary.split(whereSeparator: \.isWhitespace).compactMap { field -> (String, Int)? in
+                let parts = field.split(separator: "=")
+                guard parts.count == 2, let value = Int(parts[1]) else { return nil }
+                return (String(parts[0]), value)
+            })
+            print("process interleaving: \(process.arguments?[2] ?? ""): \(summary.trimmingCharacters(in: .whitespacesAndNewlines))")
+            #expect(process.terminationStatus == 0, "\(summary)")
+            #expect(counts["mismatches"] == 0, "wrong bytes were served: \(summary)")
+            #expect(counts["saw-peer-final"] == 1, "the other process's last entry was never read: \(summary)")
+            #expect((counts["peer-hits"] ?? 0) > 0, "no entry of the other process was read while both ran: \(summary)")
+        }
+        // Both finished: the entry files stay within the limit (counted before any new cache
+        // opens and evicts), and every file is a complete entry readable here.
+        let onDisk = ReliabilityChecks.sizeOfEntryFiles(in: directory)
+        #expect(onDisk <= sizeLimit)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("tmp").path)) ?? []).isEmpty)
+        let cache = try DiskCache(directory: directory, sizeLimit: sizeLimit)
+        cache.flush()
+        let entries = cache.allEntries()
+        #expect(entries.count == cache.entryCount)
+        #expect(cache.totalSize == onDisk)
+        for info in entries {
+            let entry = try #require(cache.entry(forKey: info.key))
+            let version = try #require(entry.metadata.etag.flatMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: "\""))) })
+            let slot = try #require(Self.sharingWorkerSlot(forKey: info.key), "unexpected key \(info.key)")
+            #expect(entry.data == ImageFixtures.versionedPNG(slot: slot, version: version), "\(info.key)")
+        }
+    }
+
+    /// The `versionedPNG` slot the `share` worker of `cachedimage-crash-writer` stores under
+    /// `key` ("own-<tag>-<n>", "shared-<n>", "final-<tag>"; see its SharingWorker.swift).
+    static func sharingWorkerSlot(forKey key: String) -> Int? {
+        let parts = key.split(separator: "-")
+        func tagNumber(_ tag: Substring) -> Int? { tag.unicodeScalars.first.map { Int($0.value) % 64 + 1 } }
+        switch (parts.first, parts.count) {
+        case ("shared", 2): return Int(parts[1])
+        case ("own", 3): return tagNumber(parts[1]).flatMap { number in Int(parts[2]).map { 1_000 * number + $0 } }
+        case ("final", 2): return tagNumber(parts[1]).map { 1_000 * $0 + 999 }
+        default: return nil
+        }
     }
 }

@@ -36,25 +36,30 @@ final class Downloader: Sendable {
     private let clock: any CacheClock
     private let instrumentation: PipelineInstrumentation
     private let limits: DataLoadLimits
+    /// ``ImagePipeline/Configuration/requestModifier``: applied to every request sent.
+    private let requestModifier: (@Sendable (URLRequest) async throws -> URLRequest)?
 
     init(
         maxConcurrentDownloads: Int,
         loader: any DataLoading,
         clock: any CacheClock,
         instrumentation: PipelineInstrumentation,
-        limits: DataLoadLimits = DataLoadLimits()
+        limits: DataLoadLimits = DataLoadLimits(),
+        requestModifier: (@Sendable (URLRequest) async throws -> URLRequest)? = nil
     ) {
         self.limits = limits
+        self.requestModifier = requestModifier
         self.queue = WorkQueue(maxConcurrentCount: maxConcurrentDownloads)
         self.loader = loader
         self.clock = clock
         self.instrumentation = instrumentation
     }
 
-    /// Waits for a download slot (at the job's current priority, following its changes), then
-    /// loads, passing later priority changes on to the running load (``DataLoadPriority``).
-    /// Transport failures become ``ImagePipeline/Error/transport(url:underlying:)``;
-    /// cancellation throws `CancellationError`.
+    /// Waits for a download slot (at the job's current priority, following its changes), applies
+    /// the request modifier, then loads, passing later priority changes on to the running load
+    /// (``DataLoadPriority``). Transport failures become ``ImagePipeline/Error/transport(url:underlying:)``,
+    /// a throwing modifier ``ImagePipeline/Error/requestModifierFailed(url:underlying:)`` (nothing
+    /// sent); cancellation throws `CancellationError`.
     func send(
         _ urlRequest: URLRequest,
         url: URL,
@@ -71,6 +76,7 @@ final class Downloader: Sendable {
         }
         return try await ticket.run {
             try Task.checkCancellation()
+            let urlRequest = try await modified(urlRequest, url: url)
             instrumentation.record(.networkRequest(url: url, isConditional: isConditional))
             let requestTime = clock.now
             do {
@@ -94,6 +100,18 @@ final class Downloader: Sendable {
                 }
                 throw ImagePipeline.Error.transport(url: url, underlying: error)
             }
+        }
+    }
+
+    /// `urlRequest` as the request modifier returns it (unchanged without one). Runs in the
+    /// download slot, just before sending, so a token it adds is as fresh as it can be.
+    private func modified(_ urlRequest: URLRequest, url: URL) async throws -> URLRequest {
+        guard let requestModifier else { return urlRequest }
+        do {
+            return try await requestModifier(urlRequest)
+        } catch {
+            if Task.isCancelled || error is CancellationError { throw CancellationError() }
+            throw ImagePipeline.Error.requestModifierFailed(url: url, underlying: error)
         }
     }
 }

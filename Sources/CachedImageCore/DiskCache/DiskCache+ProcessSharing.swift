@@ -1,0 +1,146 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+
+// Several processes on one directory (an app and its extensions in an App Group container).
+//
+// Each process has its own `DiskCache` and in-memory index. They coordinate through the
+// directory only:
+// - every change to the directory runs under its `flock`, taken for that operation alone
+//   (`DiskCacheDirectoryLock`), after raising the directory's change count;
+// - a cache that finds the count different from the one it last wrote learns that another
+//   process changed the directory, and rebuilds its index from a listing when its queue is next
+//   idle, keeping its own access order and pending writes, then evicts to the size limit;
+// - a read the index cannot answer looks at the file (another process may have stored it) and
+//   adopts it into the index;
+// - a snapshot records the change count and is trusted only while it is unchanged, so one
+//   process never opens from a snapshot that misses another's changes;
+// - temporary files are named after the process, and only deleted under the lock, when no
+//   write can be in flight.
+extension DiskCache {
+    /// Names this process's temporary files, so two processes never write the same one.
+    static let processTag = String(getpid())
+
+    /// Runs `body` on the queue holding the directory's lock (see
+    /// ``DiskCacheDirectoryLock/withExclusiveAccess(_:)``) and reads the change count: a count
+    /// this cache did not write means another process changed the directory. When `changing`,
+    /// raises the count first, so that from this moment no other process (and no snapshot)
+    /// takes the directory for what it was.
+    func withDirectoryAccess<T>(changing: Bool, _ body: (_ isExclusive: Bool) -> T) -> T {
+        directoryLock.withExclusiveAccess { isExclusive in
+            let count = directoryLock.readChangeCount()
+            withState { state in
+                if count != state.knownChangeCount || !isExclusive { state.needsResync = true }
+                state.knownChangeCount = count
+            }
+            if changing { announceChange() }
+            return body(isExclusive)
+        }
+    }
+
+    /// Raises the directory's change count before a change (under the lock).
+    func announceChange() {
+        let next: UInt64 = withState { state in
+            // From a missing or damaged count, a random one: never a count an old snapshot holds.
+            var next = state.knownChangeCount == 0 ? UInt64.random(in: 1...UInt64.max) : state.knownChangeCount &+ 1
+            if next == 0 { next = 1 }
+            state.knownChangeCount = next
+            return next
+        }
+        if !directoryLock.writeChangeCount(next) {
+            // The snapshot's directory is gone with the cache directory: recreate and retry.
+            try? Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
+            directoryLock.writeChangeCount(next)
+        }
+    }
+
+    /// Brings the index up to date with the directory when another process changed it, if no
+    /// file operation but the `queuedOperations` running ones is queued (a queued deletion or
+    /// write would make the listing wrong about this process's own intentions; the last one
+    /// synchronizes). Then evicts beyond the size limit. On the queue, under the lock.
+    func synchronizeIfNeeded(queuedOperations: Int, isExclusive: Bool, hasAnnouncedChange: Bool) {
+        guard isExclusive,
+              withState({ $0.needsResync && $0.isIndexLoaded && $0.queuedFileOperations == queuedOperations })
+        else { return }
+        guard let files = try? FileIO.listFiles(atPath: directoryPath) else { return }
+        let evicted: [Record]? = withState { state in
+            guard state.needsResync, state.queuedFileOperations == queuedOperations else { return nil }
+            state.index = merged(state.index, with: files, in: &state)
+            state.needsResync = false
+            state.fileOperationEpoch += 1
+            scheduleSnapshot(in: &state)
+            return evictLocked(protecting: nil, in: &state)
+        }
+        guard let evicted, !evicted.isEmpty else { return }
+        if !hasAnnouncedChange { announceChange() }
+        deleteFiles(evicted)
+    }
+
+    /// `index` matched against a listing of the directory: records of files that are gone are
+    /// dropped (unless a write of this process is pending), files it did not know are added
+    /// (key unknown, used at their modification date), known files take their listed size
+    /// (another process may have replaced them) and the later of the two use dates. Ordered by
+    /// use date, the index's own order breaking ties.
+    private func merged(_ index: DiskCacheIndex, with files: [FileIO.ListedFile], in state: inout State) -> DiskCacheIndex {
+        var known: [DiskCacheEntryName: Record] = [:]
+        let ordered = index.recordsByRecency()
+        known.reserveCapacity(ordered.count)
+        for record in ordered { known[record.name] = record }
+
+        var records: [(order: Int, record: Record)] = []
+        records.reserveCapacity(files.count)
+        for file in files {
+            guard let name = DiskCacheEntryName(fileName: file.name), file.size >= Format.minimumHeaderLength else { continue }
+            if var record = known.removeValue(forKey: name) {
+                if state.staged[name]?.body == nil { record.size = file.size }
+                record.accessDate = max(record.accessDate, file.modificationDate)
+                records.append((ordered.count, record))
+            } else {
+                let record = Record(
+                    name: name, size: file.size, accessDate: file.modificationDate, key: nil, generation: state.makeGeneration()
+                )
+                records.append((ordered.count, record))
+            }
+        }
+        // Not on disk: kept only while this process's own write of it is pending.
+        for (name, record) in known {
+            if state.staged[name] != nil {
+                records.append((ordered.count, record))
+            } else {
+                state.pendingTouches[name] = nil
+            }
+        }
+        let rank = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1.name, $0) })
+        records = records.map { (rank[$0.record.name] ?? $0.order, $0.record) }
+        records.sort { ($0.record.accessDate, $0.order) < ($1.record.accessDate, $1.order) }
+        return DiskCacheIndex(recordsByRecency: records.map(\.record)) ?? index
+    }
+
+    /// Reads the file of an entry the index does not know: another process may have stored it.
+    /// A verified entry is adopted into the index (and counts against the size limit) unless a
+    /// file operation was queued meanwhile, which may have been about that very file.
+    func readUnknownEntry(_ name: DiskCacheEntryName, key: String, epoch: UInt64, at now: Date) -> Entry? {
+        guard case .hit(let body, let metadata, let fileSize) = readEntryFile(path(for: name), key, sizeLimit) else {
+            return nil
+        }
+        withState { state in
+            guard state.fileOperationEpoch == epoch, state.queuedFileOperations == 0,
+                  state.index.record(named: name) == nil
+            else { return }
+            let generation = state.makeGeneration()
+            state.index.upsert(Record(name: name, size: fileSize, accessDate: now, key: key, generation: generation))
+            schedulePersistedTouch(name, at: now, in: &state)
+            scheduleSnapshot(in: &state)
+            let evicted = evictLocked(protecting: name, in: &state)
+            if !evicted.isEmpty {
+                enqueueFileOperation(in: &state) { self.deleteFiles(evicted) }
+            }
+        }
+        return Entry(key: key, data: body, metadata: metadata)
+    }
+}
