@@ -25,6 +25,8 @@ struct CachedImageBench {
         if options.runs("e2e") { try await EndToEndBench(options: options, root: root).run() }
         if options.runs("diskhit") { try await DiskHitBench(options: options, root: root).run() }
         if options.runs("scaling") { try ScalingBench(options: options, root: root).run() }
+        if options.runs("decodememory") { try DecodeMemoryBench(options: options).run() }
+        if options.runs("firstdisk") { try SynchronousDiskReadBench(options: options, root: root).run() }
         if options.runs("thumbnails") { try await ThumbnailRelaunchBench(options: options, root: root).run() }
         print("\nTotal time: \(Format.number(Double(Stopwatch.nanos() - start) / 1e9, 1)) s")
     }

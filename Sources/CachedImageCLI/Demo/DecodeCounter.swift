@@ -6,6 +6,17 @@ import ToolSupport
 /// bitmap takes), so work a memory cache of decoded images saves shows as work not done.
 final class DecodeCounter: Sendable {
     private let totals = Protected((count: 0, bytes: 0))
+    private let inFlight = Protected(0)
+
+    /// Decoded bytes being produced right now (decodes begun and not yet ended).
+    var inFlightBytes: Int { inFlight.withLock { $0 } }
+
+    /// Runs a decode expected to allocate `bytes`, counting them in flight meanwhile.
+    func decoding<T>(bytes: Int, _ body: () throws -> T) rethrows -> T {
+        inFlight.withLock { $0 += bytes }
+        defer { inFlight.withLock { $0 -= bytes } }
+        return try body()
+    }
 
     /// Decodes and decoded bytes so far.
     var snapshot: (count: Int, bytes: Int) {
@@ -26,7 +37,12 @@ struct CountingDecoder: ImageDecoding {
     let counter: DecodeCounter
 
     func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
-        let image = try base.decode(data, info: info, targetSize: targetSize)
+        try decode(data, info: info, target: DecodingTarget(size: targetSize, contentMode: .aspectFit))
+    }
+
+    func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
+        let bytes = info.pixelSize.map { DecodedImage.bitmapCost(of: target.decodedSize(of: $0)) } ?? 0
+        let image = try counter.decoding(bytes: bytes) { try base.decode(data, info: info, target: target) }
         counter.record(image)
         return image
     }

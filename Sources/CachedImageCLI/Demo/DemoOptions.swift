@@ -50,6 +50,10 @@ public struct DemoOptions: Sendable, Hashable, Codable {
     /// is the median over them and the relaunch phase. Default 10; 0 keeps the relaunch phase's
     /// single sample.
     public var relaunchProbes = 10
+    /// Rows the fling moves down, one row per 16 ms frame (bounded by the feed), before a short
+    /// scroll back of one screen; each approach flings from empty caches. Default 60; 0 skips
+    /// the fling.
+    public var flingRows = 60
     /// Selects the generated feed and the scroll session. Default 1.
     public var seed: UInt64 = 1
     /// Keep the cache directories after the run (their path is printed). Default `false`.
@@ -76,6 +80,7 @@ public struct DemoOptions: Sendable, Hashable, Codable {
         guard (0...100).contains(relaunchProbes) else { throw CLIError("--relaunch-probes must be between 0 and 100 (got \(relaunchProbes))") }
         guard (1...12).contains(columns) else { throw CLIError("--columns must be between 1 and 12 (got \(columns))") }
         guard (1...50).contains(visibleRows) else { throw CLIError("--visible-rows must be between 1 and 50 (got \(visibleRows))") }
+        guard (0...5_000).contains(flingRows) else { throw CLIError("--fling-rows must be between 0 and 5000 (got \(flingRows))") }
         guard (16...4_096).contains(cellPixels) else { throw CLIError("--cell-pixels must be between 16 and 4096 (got \(cellPixels))") }
     }
 }

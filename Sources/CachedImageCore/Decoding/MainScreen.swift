@@ -28,12 +28,12 @@ enum MainScreen {
         if let size = recorded.withLock({ $0 }) { return size }
         #if os(iOS) || os(tvOS)
         if Thread.isMainThread {
-            let size = MainActor.assumeIsolated { readUIKitScreen() }
+            let size = onMainThread(readUIKitScreen)
             recorded.withLock { $0 = size }
             return size
         }
         DispatchQueue.main.async {
-            let size = MainActor.assumeIsolated { readUIKitScreen() }
+            let size = readUIKitScreen()
             recorded.withLock { $0 = size }
         }
         return nil
@@ -48,6 +48,16 @@ enum MainScreen {
     }
 
     #if os(iOS) || os(tvOS)
+    /// Calls a main-actor function from the main thread synchronously: what
+    /// `MainActor.assumeIsolated` does on newer SDKs (the iOS 15/16 SDKs lack it). Only called
+    /// after checking `Thread.isMainThread`.
+    private static func onMainThread<T>(_ body: @MainActor () -> T) -> T {
+        precondition(Thread.isMainThread)
+        return withoutActuallyEscaping(body) { body in
+            unsafeBitCast(body, to: (() -> T).self)()
+        }
+    }
+
     @MainActor
     private static func readUIKitScreen() -> PixelSize {
         let bounds = UIScreen.main.nativeBounds

@@ -167,6 +167,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         withStorage { $0.evict(untilCost: $0.costLimit, count: limit, now: now) }
     }
 
+    /// Whether a value is stored for `key` (expired or not), without counting as a use: for the
+    /// package's measurements, which must not change what the cache keeps.
+    package func containsValue(forKey key: Key) -> Bool {
+        storage.withLock { $0.slots[key] != nil }
+    }
+
     /// The total cost of the stored entries (expired entries not yet removed included).
     public var totalCost: Int {
         storage.withLock { $0.totalCost }

@@ -188,7 +188,7 @@ extension ImagePipeline {
         }
 
         /// The rule behind ``defaultMaximumDecodedPixelSize``.
-        static func decodeCap(screen: PixelSize?, hasScreen: Bool) -> PixelSize? {
+        package static func decodeCap(screen: PixelSize?, hasScreen: Bool) -> PixelSize? {
             guard hasScreen else { return nil }
             guard let screen, screen.width > 0, screen.height > 0 else { return PixelSize(width: 4096, height: 4096) }
             return screen.squareOfLongerSide

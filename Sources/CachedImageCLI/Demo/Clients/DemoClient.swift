@@ -29,6 +29,20 @@ protocol DemoClient: Sendable {
     func load(_ image: FeedImage, url: URL) async -> Shown
     /// The app is about to be terminated: persist what must survive.
     func endLaunch() async
+    /// A cell of the fling (``FlingSession``) showing `image`, as the approach's view would.
+    @MainActor func makeFlingView(_ image: FeedImage, url: URL, cellPixels: Int) -> any FlingView
+    /// Decoded bytes the approach's own memory cache holds now (0 without one).
+    var decodedCacheBytes: Int { get }
+}
+
+extension DemoClient {
+    /// A `.task`-driven view that cancels its load when it disappears, as `AsyncImage` and a
+    /// view's `.task` modifier do.
+    @MainActor func makeFlingView(_ image: FeedImage, url: URL, cellPixels: Int) -> any FlingView {
+        TaskFlingView(client: self, image: image, url: url, cancelsOnDisappear: true, cellPixels: cellPixels)
+    }
+
+    var decodedCacheBytes: Int { 0 }
 }
 
 /// The decode step every approach shares, so none pays more for it than another: validate the
@@ -38,8 +52,20 @@ enum DemoDecoder {
 
     static func decode(_ data: Data, cellPixels: Int, counter: DecodeCounter) throws -> DecodedImage {
         guard let info = ImageInfo(data: data) else { throw NotAnImage() }
-        let image = try HeaderImageDecoder().decode(data, info: info, targetSize: PixelSize(width: cellPixels, height: cellPixels))
+        let target = DecodingTarget(size: PixelSize(width: cellPixels, height: cellPixels))
+        let bytes = info.pixelSize.map { DecodedImage.bitmapCost(of: target.decodedSize(of: $0)) } ?? 0
+        let image = try counter.decoding(bytes: bytes) { try HeaderImageDecoder().decode(data, info: info, target: target) }
         counter.record(image)
         return image
+    }
+
+    /// The decoded bytes of `data` shown in a cell (what a view showing it holds).
+    static func decodedBytes(of data: Data, cellPixels: Int) -> Int {
+        guard let info = ImageInfo(data: data),
+              let image = try? HeaderImageDecoder().decode(data, info: info, target: DecodingTarget(size: PixelSize(width: cellPixels, height: cellPixels)))
+        else {
+            return 0
+        }
+        return image.cost
     }
 }

@@ -27,7 +27,7 @@ final class DocumentsDirectoryDemoClient: DemoClient {
             return Shown(source: .disk, data: decoded.data)
         }
         do {
-            let (data, response) = try await session.data(from: url)
+            let (data, response) = try await session.cancellableData(for: URLRequest(url: url))
             guard (response as? HTTPURLResponse)?.statusCode == 200 else { return .failed }
             try files.write(data, as: file)
             let decoded = try DemoDecoder.decode(data, cellPixels: cellPixels, counter: decodes)

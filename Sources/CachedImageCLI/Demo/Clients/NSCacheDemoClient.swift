@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import CachedImageCore
+import ToolSupport
 
 /// The in-memory approach: an `NSCache` of decoded images (cost = decoded bytes, the same budget
 /// as CachedImage's memory cache) in front of `URLSession` (no `URLCache`). Nothing survives a
@@ -19,6 +20,8 @@ final class NSCacheDemoClient: DemoClient, @unchecked Sendable {
     private let session: URLSession
     private let cellPixels: Int
     private let decodes: DecodeCounter
+    /// The cost of every key stored, to tell how much the cache still holds (NSCache evicts silently).
+    private let stored = Protected<[NSString: Int]>([:])
 
     init(memoryLimit: Int, cellPixels: Int, decodes: DecodeCounter) {
         self.decodes = decodes
@@ -33,13 +36,20 @@ final class NSCacheDemoClient: DemoClient, @unchecked Sendable {
             return Shown(source: .memory, data: cached.image.data)
         }
         do {
-            let (data, response) = try await session.data(from: url)
+            let (data, response) = try await session.cancellableData(for: URLRequest(url: url))
             guard (response as? HTTPURLResponse)?.statusCode == 200 else { return .failed }
             let decoded = try DemoDecoder.decode(data, cellPixels: cellPixels, counter: decodes)
             cache.setObject(Box(decoded), forKey: key, cost: decoded.cost)
+            stored.withLock { $0[key] = decoded.cost }
             return Shown(source: .network, data: decoded.data)
         } catch {
             return .failed
+        }
+    }
+
+    var decodedCacheBytes: Int {
+        stored.withLock { $0 }.reduce(0) { total, entry in
+            total + (cache.object(forKey: entry.key) != nil ? entry.value : 0)
         }
     }
 

@@ -35,6 +35,12 @@ final class PipelineDemoClient: DemoClient {
         }
     }
 
+    @MainActor func makeFlingView(_ image: FeedImage, url: URL, cellPixels: Int) -> any FlingView {
+        LoaderFlingView(pipeline: pipeline, request: ImageRequest(url: url, targetSize: targetSize))
+    }
+
+    var decodedCacheBytes: Int { pipeline.memoryCache?.totalCost ?? 0 }
+
     func endLaunch() async {
         pipeline.diskCache?.flush()
     }

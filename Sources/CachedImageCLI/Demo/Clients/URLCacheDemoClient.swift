@@ -83,7 +83,7 @@ final class URLCacheDemoClient: DemoClient {
         if let etag = cached?.etag {
             request.setValue(etag, forHTTPHeaderField: "If-None-Match")
         }
-        let (data, response) = try await session.data(for: request)
+        let (data, response) = try await session.cancellableData(for: request)
         guard let http = response as? HTTPURLResponse else { throw BadStatus() }
         if http.statusCode == 304, var refreshed = cached {
             refreshed.date = self.date(of: http)
@@ -117,7 +117,7 @@ final class URLCacheDemoClient: DemoClient {
     #else
     /// `URLSession` applies its protocol cache policy and `URLCache` itself.
     private func loadData(_ url: URL) async throws -> Data {
-        let (data, response) = try await session.data(for: URLRequest(url: url))
+        let (data, response) = try await session.cancellableData(for: URLRequest(url: url))
         guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw BadStatus() }
         return data
     }

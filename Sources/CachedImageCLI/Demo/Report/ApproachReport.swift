@@ -41,6 +41,8 @@ public struct ApproachReport: Sendable, Hashable, Codable {
     public var diskBudget: Int?
     /// The week of use after day 2, when it ran.
     public var week: WeekReport?
+    /// The fling (a fast scroll from empty caches, then a short scroll back), when it ran.
+    public var fling: FlingReport?
 
     init(
         approach: DemoApproach,
@@ -50,8 +52,10 @@ public struct ApproachReport: Sendable, Hashable, Codable {
         relaunchTimesToFirstImage: [Double] = [],
         diskUsage: Int = 0,
         diskBudget: Int? = nil,
+        fling: FlingReport? = nil,
         week: WeekReport? = nil
     ) {
+        self.fling = fling
         self.latencyOnCachedImageDiskViews = latencyOnCachedImageDiskViews
         self.relaunchTimesToFirstImage = relaunchTimesToFirstImage
         self.diskUsage = diskUsage

@@ -93,6 +93,15 @@ public struct DemoTable: Sendable {
         rows.append(("  decodes", approaches.map { Formatting.count($0.decodes) }))
         rows.append(("  decoded bytes", approaches.map { Formatting.bytes($0.decodedBytes) }))
         rows.append(("Disk after day 2 / budget", approaches.map { disk($0) }))
+        if let fling = approaches.compactMap(\.fling).first {
+            rows.append(("Fling (\(Formatting.count(fling.appearances)) views, then a screen back)", approaches.map { _ in "" }))
+            rows.append(("  requests / bytes downloaded", approaches.map { cell($0.fling) {
+                "\(Formatting.count($0.requests)) / \(Formatting.bytes($0.bytesDownloaded))"
+            } }))
+            rows.append(("  loads completed after leaving", approaches.map { cell($0.fling) { Formatting.count($0.completedAfterLeaving) } }))
+            rows.append(("  peak decoded bytes alive", approaches.map { cell($0.fling) { Formatting.bytes($0.peakDecodedBytes) } }))
+            rows.append(("  scroll-back requests", approaches.map { cell($0.fling) { Formatting.count($0.scrollBackRequests) } }))
+        }
         if let week = report.week {
             rows += weekRows(week)
         }

@@ -47,15 +47,10 @@ final class DataFetcher: Sendable {
             clock: configuration.clock,
             instrumentation: instrumentation,
             limits: DataLoadLimits(
-<<<<<<< HEAD
                 maxResponseBytes: configuration.maxResponseBytes,
                 maxPixelCount: PixelLimit(maxPixelCount: configuration.maxPixelCount).earlyLimit(for: configuration.decoder)
-            )
-=======
-                maxResponseBytes: configuration.maxResponseBytes, maxPixelCount: configuration.maxPixelCount
             ),
             requestModifier: configuration.requestModifier
->>>>>>> h30b
         )
         self.validator = ResponseValidator(
             maxPixelCount: configuration.maxPixelCount, registry: configuration.decoderRegistry, decoder: configuration.decoder
