@@ -6,7 +6,7 @@ import Testing
 /// The player core behind `CachedAnimatedImage` and `CachedAnimatedImageView`, driven the way
 /// UIKit and SwiftUI drive it, over a scripted server, a manual clock and frame sources whose
 /// frames are their indices.
-@Suite("Animation: the player (lifecycle orders, memory, one fetch)")
+@Suite("Animation: the player (lifecycle orders, memory, one fetch)", .timeLimit(.minutes(1)))
 @MainActor
 struct AnimationPlayerTests {
     /// Three frames of 100 ms.
@@ -21,9 +21,10 @@ struct AnimationPlayerTests {
         return ImageRequest(url: fixture.url(path))
     }
 
-    /// Waits until the player's loop rests in its sleep (frame shown, next one prefetched).
+    /// Waits until the players' loops rest in their sleep (frame shown, next one prefetched).
     private func waitUntilSleeping(_ clock: ManualAnimationClock, count: Int = 1) async -> Bool {
-        await eventually { clock.sleeperCount == count }
+        await clock.waitForSleepers(count)
+        return clock.sleeperCount == count
     }
 
     private func hasFrames(_ player: AnimationPlayer<FakeFrameSource>) -> Bool {
@@ -95,7 +96,8 @@ struct AnimationPlayerTests {
 
             player = nil
             #expect(released == nil)
-            #expect(await eventually { clock.sleeperCount == 0 })
+            await clock.waitForSleepers(0)
+            #expect(clock.sleeperCount == 0)
             let decodes = factory.sources.first?.decodeCount
             clock.advance(by: 10)
             for _ in 0..<100 { await Task.yield() }
@@ -160,7 +162,8 @@ struct AnimationPlayerTests {
             player.setAppActive(false)
             #expect(!player.isPlaying)
             #expect(player.bufferedFrames == [1]) // paused: only the frame on screen
-            #expect(await eventually { clock.sleeperCount == 0 })
+            await clock.waitForSleepers(0)
+            #expect(clock.sleeperCount == 0)
             clock.advance(by: 3_600)
             player.setAppActive(true)
             #expect(player.isPlaying)
