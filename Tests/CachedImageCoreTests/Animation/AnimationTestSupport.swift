@@ -168,13 +168,21 @@ final class BlockingGate: @unchecked Sendable {
     }
 }
 
-/// `eventually` for main-actor state: yields (letting the player's main-actor steps run) until
-/// `condition` holds, failing after many rounds instead of hanging.
+/// Waits until `condition` holds for `player`, checking it at every change the player reports
+/// (`onChange`): an event, not a time budget or a spin on the main actor.
 @MainActor
-func eventuallyOnMain(_ condition: () -> Bool, rounds: Int = 10_000_000) async -> Bool {
-    for _ in 0..<rounds {
-        if condition() { return true }
-        await Task.yield()
+func waitUntil<Source: AnimationFrameSource>(_ player: AnimationPlayer<Source>, _ condition: @escaping @MainActor () -> Bool) async -> Bool {
+    if condition() { return true }
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let previous = player.onChange
+        var resumed = false
+        player.onChange = { [weak player] in
+            previous?()
+            guard !resumed, condition() else { return }
+            resumed = true
+            player?.onChange = previous
+            continuation.resume()
+        }
     }
     return condition()
 }
