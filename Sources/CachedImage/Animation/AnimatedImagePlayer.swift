@@ -23,6 +23,8 @@ final class AnimatedImagePlayer: ObservableObject {
 
     /// Called with every change of ``frame`` (the UIKit view draws through this).
     var onFrameChange: ((CGImage?) -> Void)?
+    /// Called when a load fails.
+    var onFailure: ((any Error) -> Void)?
     /// Called when a finite animation has played all its loops.
     var onFinish: (() -> Void)? {
         get { core.onFinish }
@@ -86,7 +88,10 @@ final class AnimatedImagePlayer: ObservableObject {
             }
         }
         if error == nil, failure != nil { failure = nil }
-        if let error { failure = error }
+        if let error, failure == nil {
+            failure = error
+            onFailure?(error)
+        }
         if image !== frame {
             frame = image
             onFrameChange?(image)

@@ -57,6 +57,11 @@ public final class CachedAnimatedImageView: UIImageView {
         setUp()
     }
 
+    /// An empty view with a zero frame (size it with constraints or `frame` later).
+    public convenience init() {
+        self.init(frame: .zero)
+    }
+
     public required init?(coder: NSCoder) {
         super.init(coder: coder)
         setUp()
@@ -66,8 +71,8 @@ public final class CachedAnimatedImageView: UIImageView {
         player.onFrameChange = { [weak self] frame in
             guard let self else { return }
             self.image = frame.map { UIImage(cgImage: $0, scale: self.traitCollection.displayScale, orientation: .up) }
-            if frame == nil, let error = self.player.failure { self.onFailure?(error) }
         }
+        player.onFailure = { [weak self] error in self?.onFailure?(error) }
         player.core.setReduceMotionEnabled(UIAccessibility.isReduceMotionEnabled)
         // Selector-based: removed automatically when the view is deallocated.
         NotificationCenter.default.addObserver(

@@ -152,8 +152,8 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         guard generation == loadGeneration else { return }
         tasks.load = nil
         switch result {
-        case .failure(let error as CancellationError):
-            _ = error
+        case .failure(is CancellationError):
+            break
         case .failure(let error):
             phase = .failure(error)
             onChange?()

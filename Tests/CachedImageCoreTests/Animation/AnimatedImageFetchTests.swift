@@ -6,7 +6,7 @@ import ImageFixtures
 import Testing
 @testable import CachedImageCore
 
-@Suite("Animation: one fetch per animated image")
+@Suite("Animation: one fetch per animated image", .timeLimit(.minutes(1)))
 struct AnimatedImageFetchTests {
     private let gif = ImageFixtures.animatedGIF(width: 8, height: 8, delays: [10, 10, 10], loopCount: 0)
 
@@ -51,7 +51,7 @@ struct AnimatedImageFetchTests {
             let player = AnimationPlayer<FakeFrameSource>(clock: clock, makeSource: { factory.make($0, $1) })
             player.setVisible(true)
             player.load(request, pipeline: fresh)
-            #expect(await eventually { clock.sleeperCount == 1 })
+            await clock.waitForSleepers(1)
             #expect(fixture.server.requestCount(for: "/a.gif") == 1)
             #expect(player.displayedFrame == 0)
         }

@@ -6,7 +6,7 @@ import Testing
 /// The player core behind `CachedAnimatedImage` and `CachedAnimatedImageView`, driven the way
 /// UIKit and SwiftUI drive it, over a scripted server, a manual clock and frame sources whose
 /// frames are their indices.
-@Suite("Animation: the player (lifecycle orders, memory, one fetch)")
+@Suite("Animation: the player (lifecycle orders, memory, one fetch)", .timeLimit(.minutes(1)))
 @MainActor
 struct AnimationPlayerTests {
     /// Three frames of 100 ms.
@@ -21,9 +21,10 @@ struct AnimationPlayerTests {
         return ImageRequest(url: fixture.url(path))
     }
 
-    /// Waits until the player's loop rests in its sleep (frame shown, next one prefetched).
+    /// Waits until the players' loops rest in their sleep (frame shown, next one prefetched).
     private func waitUntilSleeping(_ clock: ManualAnimationClock, count: Int = 1) async -> Bool {
-        await eventually { clock.sleeperCount == count }
+        await clock.waitForSleepers(count)
+        return clock.sleeperCount == count
     }
 
     private func hasFrames(_ player: AnimationPlayer<FakeFrameSource>) -> Bool {
@@ -38,7 +39,7 @@ struct AnimationPlayerTests {
             let factory = FakeSourceFactory()
             let player = makePlayer(clock, factory)
             player.load(serveGIF(fixture, "/a.gif"), pipeline: pipeline)
-            #expect(await eventuallyOnMain { hasFrames(player) })
+            #expect(await waitUntil(player) { hasFrames(player) })
             guard case .firstFrame = player.phase else { Issue.record("no first frame: \(player.phase)"); return }
             #expect(!player.isPlaying)
             #expect(factory.sources.first?.decodeCount == 0)
@@ -48,7 +49,7 @@ struct AnimationPlayerTests {
             #expect(await waitUntilSleeping(clock))
             #expect(player.displayedFrame == 0)
             clock.advance(by: 0.1)
-            #expect(await eventuallyOnMain { player.displayedFrame == 1 })
+            #expect(await waitUntil(player) { player.displayedFrame == 1 })
         }
     }
 
@@ -69,7 +70,7 @@ struct AnimationPlayerTests {
             player.load(ImageRequest(url: fixture.url("/a.gif")), pipeline: pipeline)
             player.setVisible(false) // the row scrolled away
             gate.open()
-            #expect(await eventuallyOnMain { hasFrames(player) })
+            #expect(await waitUntil(player) { hasFrames(player) })
             #expect(!player.isPlaying)
             clock.advance(by: 10)
             for _ in 0..<100 { await Task.yield() }
@@ -95,7 +96,8 @@ struct AnimationPlayerTests {
 
             player = nil
             #expect(released == nil)
-            #expect(await eventually { clock.sleeperCount == 0 })
+            await clock.waitForSleepers(0)
+            #expect(clock.sleeperCount == 0)
             let decodes = factory.sources.first?.decodeCount
             clock.advance(by: 10)
             for _ in 0..<100 { await Task.yield() }
@@ -154,13 +156,14 @@ struct AnimationPlayerTests {
             player.load(serveGIF(fixture, "/once.gif", once), pipeline: pipeline)
             #expect(await waitUntilSleeping(clock))
             clock.advance(by: 0.1)
-            #expect(await eventuallyOnMain { player.displayedFrame == 1 })
+            #expect(await waitUntil(player) { player.displayedFrame == 1 })
             #expect(await waitUntilSleeping(clock))
 
             player.setAppActive(false)
             #expect(!player.isPlaying)
             #expect(player.bufferedFrames == [1]) // paused: only the frame on screen
-            #expect(await eventually { clock.sleeperCount == 0 })
+            await clock.waitForSleepers(0)
+            #expect(clock.sleeperCount == 0)
             clock.advance(by: 3_600)
             player.setAppActive(true)
             #expect(player.isPlaying)
@@ -168,10 +171,10 @@ struct AnimationPlayerTests {
             #expect(await waitUntilSleeping(clock))
             #expect(player.displayedFrame == 1)
             clock.advance(by: 0.1)
-            #expect(await eventuallyOnMain { player.displayedFrame == 2 })
+            #expect(await waitUntil(player) { player.displayedFrame == 2 })
             #expect(await waitUntilSleeping(clock))
             clock.advance(by: 0.1)
-            #expect(await eventuallyOnMain { player.playback.isFinished })
+            #expect(await waitUntil(player) { player.playback.isFinished })
             #expect(player.displayedFrame == 2)
             #expect(!player.isPlaying)
             #expect(finished == 1)
@@ -190,7 +193,7 @@ struct AnimationPlayerTests {
             player.load(serveGIF(fixture, "/a.gif"), pipeline: pipeline)
             #expect(await waitUntilSleeping(clock))
             clock.advance(by: 0.1)
-            #expect(await eventuallyOnMain { player.displayedFrame == 1 })
+            #expect(await waitUntil(player) { player.displayedFrame == 1 })
             #expect(await waitUntilSleeping(clock))
             #expect(player.bufferedFrames == [0, 1, 2])
             let key = try #require(player.frameCostKey)
@@ -200,7 +203,7 @@ struct AnimationPlayerTests {
             #expect(pipeline.memoryCache?.value(forKey: key)?.cost == 100)
 
             clock.advance(by: 0.1)
-            #expect(await eventuallyOnMain { player.displayedFrame == 2 })
+            #expect(await waitUntil(player) { player.displayedFrame == 2 })
             #expect(await waitUntilSleeping(clock))
             player.setRequestedPlaying(false) // stopAnimating / isAnimating = false
             #expect(player.bufferedFrames == [2])
@@ -218,7 +221,7 @@ struct AnimationPlayerTests {
             let factory = FakeSourceFactory(hold: hold)
             let player = makePlayer(clock, factory)
             player.load(serveGIF(fixture, "/a.gif"), pipeline: pipeline)
-            #expect(await eventuallyOnMain { hasFrames(player) })
+            #expect(await waitUntil(player) { hasFrames(player) })
             for _ in 0..<5 {
                 player.setVisible(true)
                 for _ in 0..<20 { await Task.yield() }
@@ -243,7 +246,7 @@ struct AnimationPlayerTests {
             player.setVisible(true)
             let request = ImageRequest(url: fixture.url("/a.gif"))
             player.load(request, pipeline: pipeline)
-            #expect(await eventuallyOnMain { if case .failure = player.phase { true } else { false } })
+            #expect(await waitUntil(player) { if case .failure = player.phase { true } else { false } })
             // Loading the same request again (body re-runs, onAppear) does not retry by itself.
             player.load(request, pipeline: pipeline)
             #expect(fixture.server.requestCount(for: "/a.gif") == 1)
@@ -268,10 +271,10 @@ struct AnimationPlayerTests {
             player.load(serveGIF(fixture, "/a.gif"), pipeline: pipeline)
             #expect(await waitUntilSleeping(clock))
             clock.advance(by: 0.05)
-            #expect(await eventuallyOnMain { player.displayedFrame == 1 })
+            #expect(await waitUntil(player) { player.displayedFrame == 1 })
             #expect(await waitUntilSleeping(clock))
             clock.advance(by: 0.1)
-            #expect(await eventuallyOnMain { player.playback.isFinished })
+            #expect(await waitUntil(player) { player.playback.isFinished })
             #expect(player.displayedFrame == 2)
         }
     }

@@ -15,6 +15,15 @@ final class ManualAnimationClock: AnimationClock, Sendable {
         var nextID = 0
         var sleepers: [Sleeper] = []
         var cancelled: Set<Int> = []
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Takes the waiters whose sleeper count has been reached.
+        mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
+            let count = sleepers.count
+            let satisfied = waiters.filter { $0.count == count }.map(\.continuation)
+            waiters.removeAll { $0.count == count }
+            return satisfied
+        }
     }
 
     private let state = Locked(State())
@@ -31,33 +40,50 @@ final class ManualAnimationClock: AnimationClock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resume: Result<Void, any Error>? = state.withLock { state in
-                    if state.cancelled.contains(id) { return .failure(CancellationError()) }
-                    if deadline <= state.now { return .success(()) }
+                let (resume, satisfied) = state.withLock { state -> (Result<Void, any Error>?, [CheckedContinuation<Void, Never>]) in
+                    if state.cancelled.contains(id) { return (.failure(CancellationError()), []) }
+                    if deadline <= state.now { return (.success(()), []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return nil
+                    return (nil, state.satisfiedWaiters())
                 }
                 if let resume { continuation.resume(with: resume) }
+                for waiter in satisfied { waiter.resume() }
             }
         } onCancel: {
-            let sleeper = state.withLock { state -> Sleeper? in
+            let (sleeper, satisfied) = state.withLock { state -> (Sleeper?, [CheckedContinuation<Void, Never>]) in
                 state.cancelled.insert(id)
-                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.sleepers.remove(at: index)
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return (nil, []) }
+                let sleeper = state.sleepers.remove(at: index)
+                return (sleeper, state.satisfiedWaiters())
             }
             sleeper?.continuation.resume(throwing: CancellationError())
+            for waiter in satisfied { waiter.resume() }
+        }
+    }
+
+    /// Returns once exactly `count` tasks sleep on this clock (at once if they already do):
+    /// an event, not a time budget.
+    func waitForSleepers(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.sleepers.count == count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
         }
     }
 
     /// Moves time on and wakes every sleeper whose deadline has come.
     func advance(by seconds: TimeInterval) {
-        let due = state.withLock { state -> [Sleeper] in
+        let (due, satisfied) = state.withLock { state -> ([Sleeper], [CheckedContinuation<Void, Never>]) in
             state.now += seconds
             let due = state.sleepers.filter { $0.deadline <= state.now }
             state.sleepers.removeAll { $0.deadline <= state.now }
-            return due
+            return (due, state.satisfiedWaiters())
         }
         for sleeper in due { sleeper.continuation.resume() }
+        for waiter in satisfied { waiter.resume() }
     }
 }
 
@@ -140,4 +166,23 @@ final class BlockingGate: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
     }
+}
+
+/// Waits until `condition` holds for `player`, checking it at every change the player reports
+/// (`onChange`): an event, not a time budget or a spin on the main actor.
+@MainActor
+func waitUntil<Source: AnimationFrameSource>(_ player: AnimationPlayer<Source>, _ condition: @escaping @MainActor () -> Bool) async -> Bool {
+    if condition() { return true }
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let previous = player.onChange
+        var resumed = false
+        player.onChange = { [weak player] in
+            previous?()
+            guard !resumed, condition() else { return }
+            resumed = true
+            player?.onChange = previous
+            continuation.resume()
+        }
+    }
+    return condition()
 }
