@@ -31,15 +31,14 @@ let package = Package(
 
         // The SwiftUI drop-in (CachedAsyncImage), PlatformImage bridging and memory-pressure
         // trimming. Apple-only code is behind canImport checks; on Linux only the re-export remains.
-        .target(name: "CachedImage", dependencies: ["CachedImageCore", "CachedImagePrivacy"]),
+        .target(name: "CachedImage", dependencies: ["CachedImageCore"]),
 
-        // The privacy manifests (PrivacyInfo.xcprivacy), each in the resource bundle of a target
-        // its module depends on: CachedImageCore's declares the disk cache's file-timestamp reads
-        // (stat/fstat, reason C617.1), CachedImage's the animation player's clock
-        // (ProcessInfo.systemUptime, reason 35F9.1). C targets with no code: a Swift target with
+        // The privacy manifest (PrivacyInfo.xcprivacy), in the resource bundle of a target
+        // CachedImageCore depends on: the only library module that calls required-reason APIs
+        // (the disk cache's file-timestamp reads, stat/fstat, reason C617.1; the animation clock,
+        // ProcessInfo.systemUptime, reason 35F9.1). A C target with no code: a Swift target with
         // resources gets a generated `Bundle.module` that Swift 6 rejects with the iOS 16 SDK.
         .target(name: "CachedImageCorePrivacy", resources: [.copy("PrivacyInfo.xcprivacy")]),
-        .target(name: "CachedImagePrivacy", resources: [.copy("PrivacyInfo.xcprivacy")]),
 
         // Example screens: the three AsyncImage-style initialisers, a 1,000-row List with
         // prefetching, a downsampled detail view. Compiled by ios-build; empty on Linux.

@@ -87,7 +87,7 @@ struct PrivacyManifestTests {
     }
 
     @Test("the build copies each manifest into its target's resource bundle, as apps receive it", arguments: [
-        "CachedImageCore", "CachedImage",
+        "CachedImageCore",
     ])
     func manifestIsInTheResourceBundle(target: String) throws {
         let source = try Data(contentsOf: Self.root.appendingPathComponent("Sources/\(target)Privacy/PrivacyInfo.xcprivacy"))

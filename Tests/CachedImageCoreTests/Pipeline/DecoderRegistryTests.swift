@@ -121,7 +121,7 @@ struct DecoderRegistryTests {
             let scan = [0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 0x3F, 0, 0x12, 0x34, 0xFF, 0xD9] as [UInt8]
             fixture.server.serve("/photo.jpg", .ok(Data([0xFF, 0xD8] + sof0 + scan), contentType: "image/jpeg"))
             let pipeline = fixture.makePipeline { $0.decoder = DownsamplingDecoder() }
-            let thumbnail = try await pipeline.image(for: ImageRequest(url: fixture.url("/photo.jpg"), targetSize: PixelSize(width: 300, height: 300)))
+            let thumbnail = try await pipeline.image(for: ImageRequest(url: fixture.url("/photo.jpg"), targetSize: PixelSize(width: 300, height: 300), contentMode: .aspectFit))
             #expect(thumbnail.image.pixelSize == PixelSize(width: 300, height: 225))
             do {
                 _ = try await pipeline.image(for: fixture.url("/photo.jpg"))

@@ -1,1 +1,0 @@
-// No declarations: this target only carries a privacy manifest (see privacy.c).
