@@ -70,9 +70,19 @@ public final class CachedImageViewLoader {
     }
 
     /// Loads `request`, decoded for the view's size when it has no `targetSize` (after the view's
-    /// first layout when it has no size yet).
+    /// first layout when it has no size yet), filling or fitting as the view's `contentMode`
+    /// draws it (`.scaleAspectFit`: fit; `.scaleAspectFill`, `.scaleToFill`: fill). A view that
+    /// draws its image unscaled (`.center`, `.top`, ...) gets the pipeline's default cap instead.
     public func load(_ request: ImageRequest) {
         guard let imageView else { return }
+        var request = request
+        if request.targetSize == nil {
+            guard let mode = ImageContentMode(viewContentMode: imageView.contentMode.rawValue) else {
+                controller.setRequest(request)
+                return
+            }
+            request.contentMode = mode
+        }
         let bounds = imageView.bounds.size
         controller.setRequest(request, fittingWidth: Double(bounds.width), height: Double(bounds.height), scale: Double(Self.scale(of: imageView)))
     }

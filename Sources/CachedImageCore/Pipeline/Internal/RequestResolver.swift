@@ -16,10 +16,15 @@ struct RequestResolver: Sendable {
     /// (``RequestCacheDirectives``) are read and their options added.
     func keyed(_ request: ImageRequest) -> ImageRequest {
         var keyed = request
-        let directives = RequestCacheDirectives(request.urlRequest)
-        if !directives.isEmpty {
-            keyed.cacheDirectives = directives
-            keyed.options.formUnion(directives.impliedOptions)
+        // One read of the header fields serves the directives and the identity headers; most
+        // requests have none and the default cache policy, and skip both (the memory hit path).
+        let fields = request.urlRequest.allHTTPHeaderFields ?? [:]
+        if !fields.isEmpty || request.urlRequest.cachePolicy != .useProtocolCachePolicy {
+            let directives = RequestCacheDirectives(request.urlRequest)
+            if !directives.isEmpty {
+                keyed.cacheDirectives = directives
+                keyed.options.formUnion(directives.impliedOptions)
+            }
         }
         let request = keyed
         if let method = request.urlRequest.httpMethod, method != "GET", !request.hasExplicitCacheKey {
@@ -27,7 +32,7 @@ struct RequestResolver: Sendable {
             keyed.cacheKey = "\(method) \(request.cacheKey) #\(UUID().uuidString)"
             return keyed
         }
-        guard !identityHeaderFields.isEmpty, let fields = request.urlRequest.allHTTPHeaderFields, !fields.isEmpty else {
+        guard !identityHeaderFields.isEmpty, !fields.isEmpty else {
             return request
         }
         let identity = fields
