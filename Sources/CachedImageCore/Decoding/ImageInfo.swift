@@ -36,7 +36,7 @@ import Foundation
 ///
 /// EXIF orientation is not applied: a JPEG's (or TIFF's) reported size is its size as stored,
 /// and a photo taken in portrait reports landscape dimensions. The pixel count, which is what
-/// the pixel limit checks, is the same either way; ``ImageIODecoder`` applies the orientation
+/// the pixel limit checks, is the same either way; `ImageIODecoder` applies the orientation
 /// to the pixels, so the decoded image (``DecodedImage/pixelSize``) is upright.
 public struct ImageInfo: Sendable, Hashable {
     /// The container format.
