@@ -1,8 +1,24 @@
 @preconcurrency import Dispatch
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Foundation
 
 // Reading: entries, their presence, the totals and the list of entries.
 extension DiskCache {
+    /// The size of the entry file for `key`, header included, from one `stat` (no read); `nil`
+    /// when there is none (or its write is still pending). What the first frame checks before
+    /// it reads an entry synchronously.
+    func entryFileSize(forKey key: String) -> Int? {
+        var info = stat()
+        guard stat(path(for: nameForKey(key)), &info) == 0 else { return nil }
+        return Int(info.st_size)
+    }
+
     enum Lookup {
         /// The index is still loading: read the file, which verifies itself.
         case unindexed

@@ -41,7 +41,11 @@ struct DerivedImageStore: Sendable {
     /// could answer it by the same rules: its `Vary` matches the request; it is fresh, or, for a
     /// cache-only request, may be served without the network (not `must-revalidate` or
     /// `no-cache` once stale). Returned with the original's metadata (its `Vary` and response).
-    func image(for request: ImageRequest) -> (image: DecodedImage, metadata: CachedResponseMetadata)? {
+    /// `limits` (the first frame's synchronous read): a larger entry file, or one that decodes
+    /// to more bytes, is left to the asynchronous load.
+    func image(
+        for request: ImageRequest, limits: (entryBytes: Int, decodedBytes: Int)? = nil
+    ) -> (image: DecodedImage, metadata: CachedResponseMetadata)? {
         guard policy(for: request) != .original, isDerivable(request),
               request.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringCachedData]),
               let version = diskCache.entry(forKey: Self.versionKey(request.cacheKey)),
@@ -52,11 +56,18 @@ struct DerivedImageStore: Sendable {
         let servable = request.options.contains(.returnCacheDataDontLoad)
             ? freshness.mayServeWithoutNetwork(version.metadata)
             : freshness.isFresh(version.metadata, for: request)
+        let derivedKey = Self.derivedKey(request, version: version.data)
+        if let limits, (diskCache.entryFileSize(forKey: derivedKey) ?? .max) > limits.entryBytes {
+            return nil
+        }
         guard servable,
-              let derived = diskCache.entry(forKey: Self.derivedKey(request, version: version.data)),
+              let derived = diskCache.entry(forKey: derivedKey),
               let info = ImageInfo(data: derived.data)
         else {
             return nil
+        }
+        if let limits {
+            guard let size = info.decodingSize ?? info.pixelSize, DecodedImage.bitmapCost(of: size) <= limits.decodedBytes else { return nil }
         }
         guard let image = try? decoder.decode(derived.data, info: info, targetSize: nil) else { return nil }
         return (image, version.metadata)

@@ -87,6 +87,9 @@ public final class ImageLoader {
     var reportedSuccess: ImageRequest?
     let scheduler: any ViewModelScheduler
     private var work: [Int: Task<Void, Never>] = [:]
+    /// The last request whose first-frame lookup missed memory and disk (and its pipeline), so
+    /// that `body` running again before the load starts reads memory only, not the disk again.
+    private var firstFrameMiss: (request: ImageRequest, pipeline: ObjectIdentifier)?
 
     /// Creates a loader; it can be created anywhere (a SwiftUI `@StateObject`'s initialiser is
     /// not main-actor isolated on older SDKs) and is used on the main actor.
@@ -222,8 +225,19 @@ public final class ImageLoader {
     }
 
     private func memoryResponse(for request: ImageRequest) -> ImageResponse? {
-        // Memory, else a small disk entry read synchronously (Configuration.synchronousDiskRead).
-        pipeline.firstFrameImage(for: request)
+        // Memory, else a small disk entry read synchronously (Configuration.synchronousDiskRead),
+        // once per request: after a miss, memory only until that request has shown an image.
+        let pipelineID = ObjectIdentifier(pipeline)
+        if let miss = firstFrameMiss, miss.request == request, miss.pipeline == pipelineID {
+            guard let image = pipeline.cachedImage(for: request) else { return nil }
+            return ImageResponse(
+                image: image, request: request, source: .memory,
+                metrics: TaskMetrics(startDate: pipeline.configuration.clock.now, duration: 0, isCoalesced: false, bytesDownloaded: 0)
+            )
+        }
+        let response = pipeline.firstFrameImage(for: request)
+        firstFrameMiss = response == nil ? (request, pipelineID) : nil
+        return response
     }
 
     /// Starts loading `request`; `extraOptions` apply to this load only.
@@ -306,6 +320,7 @@ public final class ImageLoader {
     }
 
     func update(_ phase: Phase) {
+        if case .success = phase { firstFrameMiss = nil }
         self.phase = phase
         onChange?(phase)
     }

@@ -93,6 +93,32 @@ struct DiskCachePolicyTests {
         await fixture.tearDown()
     }
 
+    @Test("a first frame reads a processed image on disk synchronously only within the synchronous-read limits")
+    @available(macOS 14.0, *)
+    func processedFirstFrameWithinLimits() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/big.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
+        let request = ImageRequest(url: fixture.url("/big.png"), targetSize: thumbnail, contentMode: .aspectFit, processors: [CountingProcessor()])
+        _ = try await launch(fixture, policy: .processed).imageFlushed(for: request)
+
+        let relaunched = launch(fixture, policy: .processed)
+        let first = relaunched.firstFrameImage(for: request)
+        #expect(first?.source == .disk && first?.image.pixelSize == PixelSize(width: 40, height: 30))
+
+        // 40x30 decodes to 4,800 bytes: over these limits it is left to the asynchronous load.
+        for limits in [(entryBytes: 64 * 1024, decodedBytes: 4_000), (entryBytes: 16, decodedBytes: 1024 * 1024)] {
+            let limited = fixture.makePipeline {
+                $0.diskCachePolicy = .processed
+                $0.encoder = TestEncoder()
+                $0.synchronousDiskRead = ImagePipeline.SynchronousDiskRead(maximumEntryBytes: limits.entryBytes, maximumDecodedBytes: limits.decodedBytes)
+            }
+            #expect(limited.firstFrameImage(for: request) == nil, "limits \(limits)")
+            #expect(try await limited.image(for: request).source == .disk)
+        }
+        #expect(fixture.server.requestCount(for: "/big.png") == 1)
+        await fixture.tearDown()
+    }
+
     @Test("with .original (the default), a relaunch decodes and processes the original again")
     @available(macOS 14.0, *)
     func originalRelaunch() async throws {

@@ -57,9 +57,11 @@ extension ImageJobs {
         try Task.checkCancellation()
         let animation = request.processorChain.isEmpty ? Self.animation(in: response.data) : nil
         let result: DecodedResult
-        if let first = memoryFirstFrame {
+        if let first = memoryFirstFrame, response.source == .memory || response.metadata?.vary.isEmpty ?? true {
             result = memoryResult(first)
         } else {
+            // No frame in memory, or a response that now varies: decoded and kept under the key
+            // its Vary calls for (which drops the plain-key frame of the older response).
             result = try await decode(response, request: request, url: url, isCoalesced: subscription.isCoalesced)
         }
         if request.processorChain.isEmpty, response.metadata?.vary.isEmpty ?? true {

@@ -1,10 +1,3 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Foundation
 
 /// The first frame's synchronous path (``ImagePipeline/firstFrameImage(for:)``): memory, then a
@@ -24,26 +17,28 @@ extension ImageJobs {
             return nil
         }
         defer { budget.end(started) }
-        if let derived = derivedImage(for: resolved) {
+        // A processed image kept on disk is the natural candidate, within the same limits.
+        if let derived = derivedImage(for: resolved, limits: (policy.maximumEntryBytes, policy.maximumDecodedBytes)) {
             return derived
         }
         guard resolved.processorChain.isEmpty,
-              let size = entryFileSize(forKey: resolved.cacheKey), size <= policy.maximumEntryBytes
+              let size = resolver.diskCache?.entryFileSize(forKey: resolved.cacheKey), size <= policy.maximumEntryBytes
         else {
             return nil
         }
         let data: ImageDataResponse
+        var staleEntry: DiskCache.Entry?
         switch try? fetcher.lookUp(resolved, url: url) {
         case .hit(let hit)?:
             data = hit
         case .staleWhileRevalidate(let entry, let stale)?:
-            revalidateInBackground(resolved, url: url, entry: entry, data: stale)
+            staleEntry = entry
             data = stale
         default:
             return nil
         }
         let decoder = decoderRegistry.decoder(for: data.info, fallback: self.decoder)
-        guard let header = data.info.pixelSize,
+        guard let header = data.info.decodingSize ?? data.info.pixelSize,
               let target = try? pixelLimit.limited(resolved.decodingTarget(maximumSize: maximumDecodedPixelSize), for: data.info, decoder: decoder, url: url),
               DecodedImage.bitmapCost(of: target.decodedSize(of: header)) <= policy.maximumDecodedBytes,
               let image = try? decoder.decode(data.data, info: data.info, target: target),
@@ -51,16 +46,11 @@ extension ImageJobs {
         else {
             return nil
         }
+        if let staleEntry {
+            // Only once the image is shown: a rejected entry is revalidated by the load that follows.
+            revalidateInBackground(resolved, url: url, entry: staleEntry, data: data)
+        }
         keepInMemory(image, for: resolved, metadata: data.metadata, lifetime: data.memoryLifetime)
         return DecodedResult(image: image, source: .disk, bytesDownloaded: 0, isCoalesced: false, httpResponse: data.httpResponse)
-    }
-
-    /// The size of the entry file for `key`, from one `stat` (no read); `nil` when there is none
-    /// (or its write is still pending).
-    private func entryFileSize(forKey key: String) -> Int? {
-        guard let diskCache = resolver.diskCache else { return nil }
-        var info = stat()
-        guard stat(diskCache.path(for: diskCache.nameForKey(key)), &info) == 0 else { return nil }
-        return Int(info.st_size)
     }
 }

@@ -14,6 +14,7 @@ extension ImageJobs {
         let request = resolver.keyed(request)
         memoryCache?.removeValue(forKey: ImageCacheKey(request))
         memoryCache?.removeValue(forKey: ImageCacheKey(cacheKey: request.cacheKey))
+        memoryCache?.removeValue(forKey: Self.animationBytesKey(request))
         if let variantKey = variants.lookupKey(for: request) {
             memoryCache?.removeValue(forKey: variantKey)
         }
@@ -79,6 +80,8 @@ extension ImageJobs {
             // A varying response: an older image under the plain key must not answer for it.
             memoryCache.removeValue(forKey: ImageCacheKey(request))
         }
+        // Bytes an animated view kept for an older response must not play behind this image.
+        memoryCache.removeValue(forKey: Self.animationBytesKey(request))
         switch lifetime {
         case .unlimited:
             memoryCache.setValue(image, forKey: key, cost: image.cost)

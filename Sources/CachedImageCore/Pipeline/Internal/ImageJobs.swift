@@ -324,8 +324,8 @@ extension ImageJobs {
 
     /// The processed image kept on disk for `request` (``ImagePipeline/DiskCachePolicy``),
     /// stored in memory like a decoded one.
-    func derivedImage(for request: ImageRequest) -> DecodedResult? {
-        guard let (image, metadata) = derivedImages?.image(for: request) else { return nil }
+    func derivedImage(for request: ImageRequest, limits: (entryBytes: Int, decodedBytes: Int)? = nil) -> DecodedResult? {
+        guard let (image, metadata) = derivedImages?.image(for: request, limits: limits) else { return nil }
         instrumentation.record(.diskHit)
         keepInMemory(image, for: request, metadata: metadata, lifetime: .unlimited)
         return DecodedResult(
