@@ -277,7 +277,7 @@ public struct CachedAsyncImage<Content: View>: View {
             explicitScale: scale.map { Double($0) },
             displayScale: Double(displayScale)
         )
-        let phase = model.phase(for: request, scale: CGFloat(pointScale))
+        let phase = model.phase(for: request, ownRequest: ownRequest, scale: CGFloat(pointScale))
         // One stable container carries the lifecycle modifiers: on a `Group` they would apply
         // to each child, so a branch change would re-run them.
         return ZStack {

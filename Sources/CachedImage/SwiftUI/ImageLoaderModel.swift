@@ -41,17 +41,20 @@ final class ImageLoaderModel: ObservableObject {
         #endif
     }
 
-    /// What to render for `request` now (a memory hit shows in the very first frame).
-    func phase(for request: ImageRequest, scale: CGFloat) -> CachedImagePhase {
+    /// What to render for `request` now (a memory hit shows in the very first frame), at
+    /// `scale` pixels per point; an image decoded smaller than its source keeps its natural
+    /// size when `ownRequest` (the caller's, before subtree defaults) asked for no size.
+    func phase(for request: ImageRequest, ownRequest: ImageRequest, scale: CGFloat) -> CachedImagePhase {
+        let scaleOf = { (image: DecodedImage) in CGFloat(ImageDisplayScale.scale(Double(scale), for: image, request: ownRequest)) }
         let phase = loader.phase(for: request)
         let retry: @MainActor () -> Void = { [weak self] in self?.loader.retry() }
         switch phase {
         case .empty, .loading:
             let previous = loader.previousResponse(for: request)
             let state: CachedImagePhase.State = phase.progress.map { .loading($0) } ?? .empty
-            return CachedImagePhase(state: state, image: previous?.image.swiftUIImage(scale: scale), response: nil, retry: retry)
+            return CachedImagePhase(state: state, image: previous.flatMap { $0.image.swiftUIImage(scale: scaleOf($0.image)) }, response: nil, retry: retry)
         case .success(let response):
-            guard let image = response.image.swiftUIImage(scale: scale) else {
+            guard let image = response.image.swiftUIImage(scale: scaleOf(response.image)) else {
                 let error = ImagePipeline.Error.decodingFailed(url: response.request.url, underlying: NoDisplayableImage())
                 return CachedImagePhase(state: .failure(error), image: nil, response: nil, retry: retry)
             }

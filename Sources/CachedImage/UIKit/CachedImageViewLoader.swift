@@ -132,7 +132,8 @@ public final class CachedImageViewLoader {
             imageView.image = failureImage ?? placeholder
         case .image(let response, let animated):
             // Downsampled for the view: pixels per point of the screen, so its point size is the view's.
-            let scale = ImageDisplayScale.scale(for: response.request, explicitScale: nil, displayScale: Double(Self.scale(of: imageView)))
+            let pointScale = ImageDisplayScale.scale(for: response.request, explicitScale: nil, displayScale: Double(Self.scale(of: imageView)))
+            let scale = ImageDisplayScale.scale(pointScale, for: response.image, request: response.request)
             let image = response.image.platformImage(scale: CGFloat(scale))
             if animated, transitionDuration > 0 {
                 let transition = CATransition()

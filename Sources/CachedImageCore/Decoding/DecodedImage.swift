@@ -16,6 +16,11 @@ public struct DecodedImage: Sendable {
     public var pixelSize: PixelSize
     /// The bytes this image occupies in memory; the memory cache's cost.
     public var cost: Int
+    /// The size of the image in its bytes, before any downsampling, when the pipeline decoded it
+    /// without processors; `nil` otherwise. A view that was not asked for a size lays the image
+    /// out at this size (``ImageDisplayScale``), as `AsyncImage` would, however small the
+    /// pipeline's cap made the bitmap.
+    public var sourcePixelSize: PixelSize?
 
     public init(image: (any Sendable)?, data: Data?, format: ImageFormat, pixelSize: PixelSize, cost: Int) {
         self.image = image

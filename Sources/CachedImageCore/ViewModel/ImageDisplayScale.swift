@@ -7,6 +7,25 @@
 ///   in points at the display's scale: a 600x600-pixel target is 200x200 points on a 3x screen.
 /// - Otherwise 1, as `AsyncImage`.
 public enum ImageDisplayScale {
+    /// `pointScale` (from ``scale(for:explicitScale:displayScale:)``) for `image`, keeping its
+    /// natural size when `request` asked for none: an image the pipeline's cap
+    /// (``ImagePipeline/Configuration/maximumDecodedPixelSize``) or a subtree default decoded
+    /// smaller than its source is laid out at the source's size, as `AsyncImage` lays it out.
+    /// A request with a `targetSize` keeps `pointScale`.
+    ///
+    /// ```swift
+    /// // A 4000x3000 photo decoded to 2000x1500 by the cap: 4000x3000 points at scale 1.
+    /// ImageDisplayScale.scale(1, for: image, request: ImageRequest(url: url))  // 0.5
+    /// ```
+    public static func scale(_ pointScale: Double, for image: DecodedImage, request: ImageRequest) -> Double {
+        guard request.targetSize == nil, let source = image.sourcePixelSize else { return pointScale }
+        // Longer sides: ImageIO applies EXIF orientation to the bitmap, not to the header's size.
+        let decoded = max(image.pixelSize.width, image.pixelSize.height)
+        let original = max(source.width, source.height)
+        guard decoded > 0, original > decoded else { return pointScale }
+        return pointScale * Double(decoded) / Double(original)
+    }
+
     /// The scale for an image loaded for `request` (the caller's own request, before any
     /// subtree defaults), shown on a display of `displayScale` pixels per point.
     public static func scale(for request: ImageRequest, explicitScale: Double?, displayScale: Double) -> Double {

@@ -88,4 +88,26 @@ struct ImageViewSizingTests {
         #expect(ImageDisplayScale.scale(for: sized, explicitScale: nil, displayScale: 0) == 1)
         #expect(ImageDisplayScale.scale(for: sized, explicitScale: .nan, displayScale: 2) == 2)
     }
+
+    @Test("a capped decode keeps the image's natural point size when the view asked for no size, as AsyncImage lays it out")
+    func capKeepsNaturalSize() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/wide.png", width: 400, height: 300)
+            let pipeline = fixture.makePipeline { $0.maximumDecodedPixelSize = PixelSize(width: 100, height: 100) }
+            let plain = ImageRequest(url: fixture.url("/wide.png"))
+            let image = try await pipeline.image(for: plain).image
+            #expect(image.pixelSize == PixelSize(width: 100, height: 75), "the cap bounds the bitmap")
+            #expect(image.sourcePixelSize == PixelSize(width: 400, height: 300))
+            // 100 px at 0.25 px/pt: 400 points wide, the source's size at scale 1.
+            #expect(ImageDisplayScale.scale(1, for: image, request: plain) == 0.25)
+            #expect(ImageDisplayScale.scale(2, for: image, request: plain) == 0.5, "an @2x source: 200 pt")
+            var sized = plain
+            sized.targetSize = PixelSize(width: 100, height: 100)
+            #expect(ImageDisplayScale.scale(3, for: image, request: sized) == 3, "a requested size lays out at the display's scale")
+            var processed = plain
+            processed.processors = [ImageProcessors.Custom(id: "test.identity") { $0 }]
+            let processedImage = try await pipeline.image(for: processed).image
+            #expect(processedImage.sourcePixelSize == nil, "a processed image's own size is its natural size")
+        }
+    }
 }

@@ -41,11 +41,12 @@ extension ImageJobs {
         guard let header = data.info.decodingSize ?? data.info.pixelSize,
               let target = try? pixelLimit.limited(resolved.decodingTarget(maximumSize: maximumDecodedPixelSize), for: data.info, decoder: decoder, url: url),
               DecodedImage.bitmapCost(of: target.decodedSize(of: header)) <= policy.maximumDecodedBytes,
-              let image = try? decoder.decode(data.data, info: data.info, target: target),
+              var image = try? decoder.decode(data.data, info: data.info, target: target),
               (try? pixelLimit.checkDecoded(image, info: data.info, url: url)) != nil
         else {
             return nil
         }
+        image.sourcePixelSize = data.info.pixelSize
         if let staleEntry {
             // Only once the image is shown: a rejected entry is revalidated by the load that follows.
             revalidateInBackground(resolved, url: url, entry: staleEntry, data: data)

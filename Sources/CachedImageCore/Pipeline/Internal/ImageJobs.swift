@@ -289,6 +289,7 @@ final class ImageJobs: Sendable {
             throw ImagePipeline.Error.decodingFailed(url: url, underlying: error)
         }
         try pixelLimit.checkDecoded(image, info: data.info, url: url)
+        image.sourcePixelSize = request.processorChain.isEmpty ? data.info.pixelSize : nil
         trace?.mark(.decoded)
         if !request.processorChain.isEmpty {
             image = try request.processorChain.apply(to: image, url: url)
