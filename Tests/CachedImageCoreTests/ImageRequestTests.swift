@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 @testable import CachedImageCore
 
@@ -11,6 +14,29 @@ struct ImageRequestTests {
         let shared = ImageRequest(url: url, cacheKey: "a.png")
         #expect(shared.cacheKey == "a.png")
         #expect(shared.url == url)
+    }
+
+    @Test("a request made from a URL is keyed as it is until its URLRequest changes; the hint never affects equality")
+    func plainRequestsKeyedAsTheyAre() {
+        let url = URL(string: "https://cdn.example.com/a.png")!
+        let resolver = RequestResolver(allowedSchemes: ["https"], isNetworkConstrained: { false }, diskCache: nil, identityHeaderFields: ["authorization"])
+        let plain = ImageRequest(url: url)
+        #expect(plain.urlRequestIsPlain.value)
+        #expect(resolver.keyed(plain) == plain)
+        #expect(plain == ImageRequest(urlRequest: URLRequest(url: url)), "equal to the same request made from a URLRequest")
+
+        var revalidating = plain
+        revalidating.urlRequest.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
+        #expect(!revalidating.urlRequestIsPlain.value)
+        #expect(resolver.keyed(revalidating).options.contains(.reloadRevalidatingCachedData))
+
+        var signedIn = plain
+        signedIn.urlRequest.setValue("Bearer a", forHTTPHeaderField: "Authorization")
+        #expect(resolver.keyed(signedIn).cacheKey != plain.cacheKey, "identity headers still key it")
+
+        var reloading = plain
+        reloading.urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        #expect(resolver.keyed(reloading).options.contains(.reloadIgnoringCachedData))
     }
 
     @Test("a nil URL stays nil, like AsyncImage(url: nil)")

@@ -16,7 +16,15 @@ import FoundationNetworking
 /// ```
 public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// The request sent to the server (when one is sent at all).
-    public var urlRequest: URLRequest
+    public var urlRequest: URLRequest {
+        didSet { urlRequestIsPlain.value = false }
+    }
+
+    /// `true` while ``urlRequest`` is the one ``init(url:cacheKey:priority:targetSize:contentMode:options:constrainedNetworkPolicy:processors:)``
+    /// made (a `GET`, no header fields, the default cache policy): the caches key such a request
+    /// as it is, without reading the `URLRequest` (the memory hit path). Any change to
+    /// ``urlRequest`` clears it. Not part of the request's equality.
+    var urlRequestIsPlain = KeyingHint()
 
     /// Identifies the image's bytes in the memory and disk caches. Defaults to the URL's
     /// absolute string; override it to share one cache entry between URLs that differ only in,
@@ -97,6 +105,7 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
             constrainedNetworkPolicy: constrainedNetworkPolicy,
             processors: processors
         )
+        urlRequestIsPlain.value = true
     }
 
     /// Creates a request from a `URLRequest`, for custom headers, timeouts or methods.
@@ -206,3 +215,13 @@ extension ImageRequest {
     }
 }
 
+extension ImageRequest {
+    /// A fact about a request that speeds up keying it and never makes two requests differ:
+    /// equal to every other hint, hashed as nothing.
+    struct KeyingHint: Hashable, Sendable {
+        var value = false
+
+        static func == (_: KeyingHint, _: KeyingHint) -> Bool { true }
+        func hash(into hasher: inout Hasher) {}
+    }
+}

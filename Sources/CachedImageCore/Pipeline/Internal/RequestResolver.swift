@@ -15,6 +15,8 @@ struct RequestResolver: Sendable {
     /// hash of their values to the key; the request's own cache directives
     /// (``RequestCacheDirectives``) are read and their options added.
     func keyed(_ request: ImageRequest) -> ImageRequest {
+        // Made from a URL alone: a GET with no header fields and the default policy, keyed as it is.
+        if request.urlRequestIsPlain.value { return request }
         var keyed = request
         // One read of the header fields serves the directives and the identity headers; most
         // requests have none and the default cache policy, and skip both (the memory hit path).
