@@ -5,9 +5,9 @@ extension ImageJobs {
     /// memory first (the first frame, and the bytes or a "still" marker next to it), else the
     /// data stage once and a decode of those bytes.
     func animatedImage(_ task: ImageTask) async throws -> AnimatedImageResponse {
-        let url = task.request.url
-        instrumentation.record(.taskStarted(id: task.id, url: url))
-        do {
+        instrumentation.record(.taskStarted(id: task.id, url: task.request.url))
+        var bytes: AnimationBytes?
+        let response = try await reporting(task) {
             let request: ImageRequest
             let resolvedURL: URL
             do {
@@ -15,24 +15,11 @@ extension ImageJobs {
             } catch {
                 throw error as? ImagePipeline.Error ?? .invalidURL(task.request.url)
             }
-            let (result, bytes) = try await firstFrameAndBytes(request, url: resolvedURL)
-            let duration = task.elapsedTime
-            instrumentation.record(.taskCompleted(id: task.id, url: url, source: result.source, duration: duration))
-            let response = ImageResponse(
-                image: result.image,
-                request: request,
-                source: result.source,
-                metrics: TaskMetrics(startDate: task.startDate, duration: duration, isCoalesced: result.isCoalesced, bytesDownloaded: result.bytesDownloaded),
-                httpResponse: result.httpResponse
-            )
-            return AnimatedImageResponse(image: response, data: bytes?.data, animation: bytes?.animation)
-        } catch let error as ImagePipeline.Error {
-            instrumentation.record(.taskFailed(id: task.id, url: url, error: error))
-            throw error
-        } catch {
-            instrumentation.record(.taskCancelled(id: task.id, url: url))
-            throw error
+            let (result, animationBytes) = try await firstFrameAndBytes(request, url: resolvedURL)
+            bytes = animationBytes
+            return (request, result, result.isCoalesced)
         }
+        return AnimatedImageResponse(image: response, data: bytes?.data, animation: bytes?.animation)
     }
 
     private typealias AnimationBytes = (data: Data, animation: AnimatedImageInfo)

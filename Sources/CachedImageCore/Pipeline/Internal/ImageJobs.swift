@@ -108,24 +108,29 @@ final class ImageJobs: Sendable {
     /// Produces the task's response (running its job when the task created it) and reports how
     /// the task ended.
     func complete(_ task: ImageTask, _ start: Start) async throws -> ImageResponse {
-        let url = task.request.url
-        do {
-            let request: ImageRequest
-            let result: DecodedResult
-            var isCoalesced = false
+        try await reporting(task) {
             switch start {
             case .failure(let error):
                 throw error
             case .memory(let hit, let resolved):
-                request = resolved
-                result = memoryResult(hit)
+                return (resolved, memoryResult(hit), false)
             case .job(let subscription, let resolved, let resolvedURL, let heldDownload):
-                request = resolved
-                result = subscription.isOwner
+                let result = subscription.isOwner
                     ? try await run(subscription, request: resolved, url: resolvedURL, heldDownload: heldDownload)
                     : try await subscription.value()
-                isCoalesced = subscription.isCoalesced || result.isCoalesced
+                return (resolved, result, subscription.isCoalesced || result.isCoalesced)
             }
+        }
+    }
+
+    /// Runs `body` for `task` and reports how the task ended: completed, with the response made
+    /// of what `body` returns, failed, or cancelled.
+    func reporting(
+        _ task: ImageTask, _ body: () async throws -> (request: ImageRequest, result: DecodedResult, isCoalesced: Bool)
+    ) async throws -> ImageResponse {
+        let url = task.request.url
+        do {
+            let (request, result, isCoalesced) = try await body()
             let duration = task.elapsedTime
             trace?.mark(.completed)
             instrumentation.record(.taskCompleted(id: task.id, url: url, source: result.source, duration: duration))
