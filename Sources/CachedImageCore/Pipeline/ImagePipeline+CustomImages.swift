@@ -27,8 +27,11 @@ extension ImagePipeline {
     /// `cachedimage-key:` followed by `key`. Requests use URLs' absolute strings, which never
     /// start with that scheme, so the two never collide.
     public static func customCacheKey(_ key: String) -> String {
-        "cachedimage-key:" + key
+        customKeyScheme + ":" + key
     }
+
+    /// The scheme of ``customKeyURL(_:)``: requests with it read the caches only.
+    static let customKeyScheme = "cachedimage-key"
 
     /// Validates `data` as a complete image and stores it on disk (and drops any decoded copy in
     /// memory) under `key`. The disk write happens off the caller's thread (the bytes are
@@ -123,7 +126,7 @@ extension ImagePipeline {
     /// The URL that errors about `key` carry: `cachedimage-key:` and the percent-encoded key.
     public static func customKeyURL(_ key: String) -> URL {
         let encoded = key.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? ""
-        return URL(string: "cachedimage-key:" + encoded) ?? URL(string: "cachedimage-key:")!
+        return URL(string: customKeyScheme + ":" + encoded) ?? URL(string: customKeyScheme + ":")!
     }
 
     // MARK: Internals

@@ -49,10 +49,19 @@ struct RequestResolver: Sendable {
     ///
     /// - Throws: ``ImagePipeline/Error/invalidURL(_:)`` for a missing URL or a disallowed scheme.
     func resolve(_ request: ImageRequest) throws -> (ImageRequest, URL) {
-        guard let url = request.url, let scheme = url.scheme?.lowercased(), allowedSchemes.contains(scheme) else {
+        guard let url = request.url, let scheme = url.scheme?.lowercased(),
+              allowedSchemes.contains(scheme) || scheme == ImagePipeline.customKeyScheme
+        else {
             throw ImagePipeline.Error.invalidURL(request.url)
         }
         let request = keyed(request)
+        if scheme == ImagePipeline.customKeyScheme {
+            // The app's own image (`ImageRequest(key:)`): the caches only, even for a reload.
+            var resolved = request
+            resolved.options.subtract([.reloadIgnoringCachedData, .reloadRevalidatingCachedData])
+            resolved.options.insert(.returnCacheDataDontLoad)
+            return (resolved, url)
+        }
         guard request.constrainedNetworkPolicy != .allow, isNetworkConstrained() else {
             return (request, url)
         }

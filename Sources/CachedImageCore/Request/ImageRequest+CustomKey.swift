@@ -1,0 +1,37 @@
+import Foundation
+
+extension ImageRequest {
+    /// A request for the image your app stored under `key` with
+    /// ``ImagePipeline/storeImageData(_:forKey:targetSizes:)``: served from the memory cache,
+    /// else from disk (decoded to `targetSize`), never from the network. Nothing stored under
+    /// `key` fails with ``ImagePipeline/Error/notCached(_:)``.
+    ///
+    /// ```swift
+    /// try pipeline.storeImageData(jpegData, forKey: "avatar-\(user.id)")
+    /// let request = ImageRequest(key: "avatar-\(user.id)", targetSize: PixelSize(width: 120, height: 120))
+    /// let avatar = try await pipeline.image(for: request)
+    /// ```
+    ///
+    /// Its URL is ``ImagePipeline/customKeyURL(_:)`` and its cache key
+    /// ``ImagePipeline/customCacheKey(_:)``, so it finds exactly what `storeImageData` stored.
+    /// It loads whatever ``ImagePipeline/Configuration/allowedSchemes`` says, and reload options
+    /// read the caches again: it never leaves the device.
+    public init(
+        key: String,
+        priority: Priority = .normal,
+        targetSize: PixelSize? = nil,
+        contentMode: ImageContentMode = .aspectFill,
+        options: Options = [],
+        processors: [any ImageProcessing] = []
+    ) {
+        self.init(
+            url: ImagePipeline.customKeyURL(key),
+            cacheKey: ImagePipeline.customCacheKey(key),
+            priority: priority,
+            targetSize: targetSize,
+            contentMode: contentMode,
+            options: options,
+            processors: processors
+        )
+    }
+}
