@@ -43,7 +43,7 @@ public struct CachedAsyncImage<Content: View>: View {
     @Environment(\.imagePipeline) private var pipeline
     @Environment(\.imageRequestDefaults) private var requestDefaults
     @Environment(\.displayScale) private var displayScale
-    @StateObject private var model = ImageLoaderModel()
+    @StateObject private var model = CachedImageModel()
 
     private let request: ImageRequest
     /// Pixels per point of the image; `nil`: ``ImageDisplayScale``'s rule.
@@ -287,17 +287,7 @@ public struct CachedAsyncImage<Content: View>: View {
                 content(phase)
             }
         }
-        .task(id: LoadKey(request: request, pipeline: ObjectIdentifier(pipeline))) {
-            model.load(request)
-        }
-        .onAppear { model.loader.didAppear() }
-        .onDisappear { model.loader.didDisappear() }
+        .modifier(ImageLifecycleModifier(model: model, request: request, ownRequest: ownRequest, pipeline: pipeline))
     }
-}
-
-/// Identifies one load: a new request or a new pipeline starts another.
-private struct LoadKey: Hashable, Sendable {
-    var request: ImageRequest
-    var pipeline: ObjectIdentifier
 }
 #endif

@@ -47,19 +47,31 @@ final class ManualScheduler: ViewModelScheduler {
     }
 }
 
-/// Drives an ``ImageLoader`` the way SwiftUI drives a view's modifiers: `body` renders
-/// (`phase(for:)`), `onAppear`, `.task` (`load`), `onDisappear`, for one request.
+/// Drives an ``ImageLoader`` the way SwiftUI drives `CachedAsyncImage` (and a custom view's
+/// `loadImage(_:into:)`): `body` renders, then `ImageLifecycleModifier`'s callbacks: `onAppear`
+/// (an appearance, then a load), `.task(id:)` (a load), `onDisappear`, for one request.
 @MainActor
 struct SwiftUIDriver {
     let loader: ImageLoader
     let request: ImageRequest
+    /// `CachedAsyncImage`'s body asks for the request's phase (a synchronous memory lookup); a
+    /// custom view over `CachedImageModel` reads the loader's current phase only.
+    var rendersRequest = true
 
     @discardableResult
-    func render() -> ImageLoader.Phase { loader.phase(for: request) }
+    func render() -> ImageLoader.Phase {
+        if rendersRequest { return loader.phase(for: request) }
+        return loader.request.map { loader.phase(for: $0) } ?? .empty
+    }
 
     /// The view is inserted: body, onAppear, then its task.
     func appear() {
         render()
+        onAppear()
+        loader.load(request)
+    }
+
+    private func onAppear() {
         loader.didAppear()
         loader.load(request)
     }
@@ -70,12 +82,12 @@ struct SwiftUIDriver {
     func branchSwap(animated: Bool) {
         render()
         if animated {
-            loader.didAppear()
+            onAppear()
             loader.load(request)
             loader.didDisappear()
         } else {
             loader.didDisappear()
-            loader.didAppear()
+            onAppear()
             loader.load(request)
         }
         render()

@@ -1,0 +1,78 @@
+#if canImport(SwiftUI)
+import CachedImageCore
+import SwiftUI
+
+/// The lifecycle `CachedAsyncImage` and ``SwiftUI/View/loadImage(_:into:)`` share, on one view:
+/// `onAppear` counts an appearance and loads (a memory hit is published before the first frame
+/// is drawn), `.task(id:)` loads a changed request or pipeline, `onDisappear` counts a
+/// disappearance. The model is idempotent, so SwiftUI may repeat or reorder any of them.
+struct ImageLifecycleModifier: ViewModifier {
+    let model: CachedImageModel
+    let request: ImageRequest
+    let ownRequest: ImageRequest
+    let pipeline: ImagePipeline
+
+    func body(content: Content) -> some View {
+        content
+            .onAppear {
+                model.didAppear()
+                model.load(request, ownRequest: ownRequest)
+            }
+            .task(id: LoadKey(request: request, pipeline: ObjectIdentifier(pipeline))) {
+                model.load(request, ownRequest: ownRequest)
+            }
+            .onDisappear { model.didDisappear() }
+    }
+
+    /// Identifies one load: a new request or a new pipeline starts another.
+    private struct LoadKey: Hashable, Sendable {
+        var request: ImageRequest
+        var pipeline: ObjectIdentifier
+    }
+}
+
+/// Attaches a ``CachedImageModel`` to a view: the environment's pipeline, request defaults and
+/// display scale, and the shared lifecycle.
+private struct ModelLoadingModifier: ViewModifier {
+    @Environment(\.imagePipeline) private var pipeline
+    @Environment(\.imageRequestDefaults) private var requestDefaults
+    @Environment(\.displayScale) private var displayScale
+    let model: CachedImageModel
+    let request: ImageRequest
+
+    func body(content: Content) -> some View {
+        model.attach(to: pipeline, displayScale: displayScale)
+        return content.modifier(ImageLifecycleModifier(
+            model: model, request: requestDefaults.applied(to: request), ownRequest: request, pipeline: pipeline
+        ))
+    }
+}
+
+extension View {
+    /// Loads `request` into `model` while this view is on screen, through the environment's
+    /// ``SwiftUI/EnvironmentValues/imagePipeline`` and request defaults, with
+    /// `CachedAsyncImage`'s lifecycle: a changed request loads, a view off screen lowers its
+    /// priority and then lets go (``CachedImageModel/offscreenBehavior``), a success is never
+    /// reloaded and a failure never retried by a re-render.
+    ///
+    /// ```swift
+    /// @StateObject private var photo = CachedImageModel()
+    ///
+    /// var body: some View {
+    ///     (photo.image ?? Image(systemName: "photo"))
+    ///         .resizable()
+    ///         .loadImage(ImageRequest(url: url, targetSize: PixelSize(width: 600, height: 600)), into: photo)
+    /// }
+    /// ```
+    @MainActor
+    public func loadImage(_ request: ImageRequest, into model: CachedImageModel) -> some View {
+        modifier(ModelLoadingModifier(model: model, request: request))
+    }
+
+    /// Loads the image at `url` into `model` (see ``loadImage(_:into:)``); `nil` loads nothing.
+    @MainActor
+    public func loadImage(from url: URL?, into model: CachedImageModel) -> some View {
+        loadImage(ImageRequest(url: url), into: model)
+    }
+}
+#endif
