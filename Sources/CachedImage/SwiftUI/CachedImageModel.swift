@@ -28,8 +28,8 @@ import SwiftUI
 /// ```
 ///
 /// The guarantees are ``ImageLoader``'s, whatever order and number of `onAppear`,
-/// `onDisappear` and `.task` calls SwiftUI delivers: a memory hit is shown without a loading
-/// step, a success is never reloaded and a failure never retried by a re-render or a branch
+/// `onDisappear` and `.task` calls SwiftUI delivers: a memory hit is published from `onAppear`
+/// without a loading step, a success is never reloaded and a failure never retried by a re-render or a branch
 /// change, a view off screen drops its priority and then its load (``offscreenBehavior``), and
 /// a reused view never shows a previous request's image. Each change of ``phase`` publishes one
 /// `objectWillChange`, under ``transaction`` (faded when ``fadeDuration`` is set and the image
