@@ -49,7 +49,10 @@ public struct PhotoTimelineProvider: TimelineProvider {
         // WidgetKit's completion handlers are not Sendable in older SDKs; each is called once.
         nonisolated(unsafe) let completion = completion
         Task {
-            completion(try? await pipeline.image(for: request).image)
+            let image = try? await pipeline.image(for: request).image
+            // A downloaded image is written before the extension may be suspended.
+            pipeline.diskCache?.flush()
+            completion(image)
         }
     }
 }
