@@ -27,7 +27,7 @@ extension CachedResponseMetadata {
             if name == "*" || unobservableRequestHeaders.contains(name) { return nil }
             names.insert(name)
         }
-        return names.sorted().map { VaryField(name: $0, value: normalizedValue(requestHeaders[$0])) }
+        return names.sorted().map { VaryField(name: $0, value: VaryField.normalizedValue(requestHeaders[$0])) }
     }
 
     /// Whether this stored response may answer a request with `requestHeaders` (RFC 9111 4.1):
@@ -39,7 +39,7 @@ extension CachedResponseMetadata {
     func matches(requestHeaders: HTTPHeaders) -> Bool {
         vary.allSatisfy { field in
             !Self.unobservableRequestHeaders.contains(field.name)
-                && Self.normalizedValue(requestHeaders[field.name]) == field.value
+                && VaryField.normalizedValue(requestHeaders[field.name]) == field.value
         }
     }
 
@@ -47,10 +47,5 @@ extension CachedResponseMetadata {
     /// `allHTTPHeaderFields`, as sent): every field named by `Vary` carries the stored value.
     public func matches(requestHeaders: [String: String]) -> Bool {
         matches(requestHeaders: HTTPHeaders(requestHeaders))
-    }
-
-    /// Trims surrounding whitespace; `nil` stays `nil` (absent is not empty).
-    private static func normalizedValue(_ value: String?) -> String? {
-        value?.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -48,6 +48,21 @@ struct VaryTests {
         #expect(!empty.matches(requestHeaders: [:]))
     }
 
+    @Test("whitespace around list commas is not part of a value: `1, 2`, `1,2`, ` 1 , 2 ` match; other values do not")
+    func listWhitespaceIsNormalised() throws {
+        let meta = try #require(metadata(vary: "Foo", request: ["Foo": "1, 2"]))
+        #expect(meta.vary == [VaryField(name: "foo", value: "1,2")])
+        for same in ["1,2", " 1 , 2 ", "1,\t2"] {
+            #expect(meta.matches(requestHeaders: ["Foo": same]), "\(same)")
+        }
+        for other in ["1 2", "12", "1,2,", "2, 1", "1;2"] {
+            #expect(!meta.matches(requestHeaders: ["Foo": other]), "\(other)")
+        }
+        #expect(VaryField.normalizedValue(nil) == nil)
+        #expect(VaryField.normalizedValue(" a ") == "a")
+        #expect(VaryField.normalizedValue(" , ") == ",")
+    }
+
     @Test func noVaryMatchesEverything() throws {
         for vary in [nil, "", " , ,"] as [String?] {
             let meta = try #require(metadata(vary: vary, request: ["Accept": "a"]))

@@ -6,7 +6,7 @@ import Foundation
 /// A decoded image whose response had no `Vary` is kept under the request's plain
 /// ``ImageCacheKey``. One whose response named `Vary` fields is kept under a *variant key*: the
 /// plain key with a hash of the request's values for those fields (normalised as the disk cache
-/// stores them: names lowercased, values trimmed, absent distinct from empty), and the field
+/// stores them: names lowercased, values by `VaryField.normalizedValue`, absent distinct from empty), and the field
 /// names are recorded here per cache key. A lookup tries the plain key first, exactly as
 /// before; only when it misses, and this cache key has a varying response in memory, does it
 /// compute the request's variant key and try that. A request that sends other values gets
@@ -47,7 +47,7 @@ final class MemoryVariants: Sendable {
     func lookupKey(for request: ImageRequest) -> ImageCacheKey? {
         guard let fieldNames = names.withLock({ $0[request.cacheKey] }) else { return nil }
         let sent = DataFetcher.sentHeaders(for: request)
-        let values = fieldNames.map { VaryField(name: $0, value: sent[$0]?.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let values = fieldNames.map { VaryField(name: $0, value: VaryField.normalizedValue(sent[$0])) }
         return Self.variantKey(ImageCacheKey(request), values: values)
     }
 
