@@ -40,6 +40,24 @@ struct HTTPDateTests {
         #expect(HTTPDate.parse("Mon, 06 Nov 1994 08:49:37 GMT") == reference)
     }
 
+    @Test("strict (Expires): the three grammar forms in any letter case; UTC, extra spaces and a dashed four-digit year are invalid")
+    func strictHoldsToTheGrammar() {
+        for valid in [
+            "Sun, 06 Nov 1994 08:49:37 GMT", "sun, 06 NOV 1994 08:49:37 gMT", "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994", "Sun, 6 Nov 1994 08:49:37 GMT",
+        ] {
+            #expect(HTTPDate.parse(valid, now: now2025, strict: true) == reference, "\(valid)")
+        }
+        for invalid in [
+            "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49:37 +0000", "Sun, 06 Nov 1994 08:49:37 Z",
+            "Sun, 06  Nov  1994 08:49:37 GMT", "Sun,  06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994  08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37GMT", "Sun, 06-Nov-1994 08:49:37 GMT", "Sun 06 Nov 1994 08:49:37 GMT",
+        ] {
+            #expect(HTTPDate.parse(invalid, now: now2025, strict: true) == nil, "\(invalid)")
+            #expect(HTTPDate.parse(invalid, now: now2025) != nil || invalid.hasPrefix("Sun 06"), "lenient still reads \(invalid)")
+        }
+    }
+
     @Test func leapDayAndEpochBoundaries() {
         #expect(HTTPDate.parse("Thu, 01 Jan 1970 00:00:00 GMT") == Date(timeIntervalSince1970: 0))
         #expect(HTTPDate.parse("Wed, 31 Dec 1969 23:59:59 GMT") == Date(timeIntervalSince1970: -1))

@@ -97,7 +97,11 @@ struct HTTPFreshnessTests {
         #expect(!meta.isFresh(at: t1, heuristicLifetime: 3_600))
     }
 
-    @Test(arguments: ["0", "-1", "never", "", "Sun, 99 Nov 1994 08:49:37 GMT"])
+    @Test(arguments: [
+        "0", "-1", "never", "", "Sun, 99 Nov 1994 08:49:37 GMT",
+        // Outside the grammar (RFC 9111 5.3): invalid, so already expired, however far ahead.
+        "Thu, 18 Aug 2050 02:01:18 UTC", "Thu, 18  Aug  2050 02:01:18 GMT", "Thu, 18-Aug-2050 02:01:18 GMT",
+    ])
     func invalidExpiresMeansStale(_ expires: String) throws {
         let meta = try #require(metadata(["Date": t1Header, "Expires": expires]))
         #expect(meta.freshnessLifetime == 0)

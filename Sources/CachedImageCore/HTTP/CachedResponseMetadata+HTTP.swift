@@ -173,7 +173,7 @@ extension CachedResponseMetadata {
         if isNoCache(headers: headers, cacheControl: cacheControl) { return 0 }
         if let maxAge = cacheControl.maxAge { return maxAge }
         if let expiresValue = headers["Expires"] {
-            guard let expires = HTTPDate.parse(expiresValue) else { return 0 } // Invalid: stale.
+            guard let expires = HTTPDate.parse(expiresValue, strict: true) else { return 0 } // Invalid: stale.
             let date = headers["Date"].flatMap { HTTPDate.parse($0) } ?? responseTime
             return sanitized(expires.timeIntervalSince(date))
         }

@@ -11,19 +11,24 @@ import Foundation
 /// Parsing is lenient where it is harmless: names are case-insensitive, the weekday is not
 /// checked against the date (and may be omitted), the day may have one digit, extra spaces are
 /// skipped, and `UTC`/`UT`/`Z`/`+0000` are accepted for `GMT`. Anything else gives `nil`.
+///
+/// `Expires` is parsed `strict`: RFC 9111 5.3 makes an invalid `Expires` mean "already expired",
+/// so a date outside the grammar must not make a response fresh. Strict parsing keeps the
+/// case-insensitive names, but takes one space where the grammar has one, only `GMT`, and a
+/// two-digit year in the dashed (RFC 850) form.
 enum HTTPDate {
     /// Parses an HTTP date, or returns `nil` when `string` is not one.
     ///
     /// - Parameter now: the reference for RFC 850 two-digit years, which are placed in the
     ///   current century unless that is more than 50 years in the future (then the previous
     ///   century). `nil` means the current date, read only when such a year is met.
-    static func parse(_ string: String, now: Date? = nil) -> Date? {
+    static func parse(_ string: String, now: Date? = nil, strict: Bool = false) -> Date? {
         // Real dates are under 40 bytes; refusing long input bounds the work on garbage.
         guard !string.isEmpty, string.utf8.count <= 64 else { return nil }
-        if let result = string.utf8.withContiguousStorageIfAvailable({ parse(bytes: $0, now: now) }) {
+        if let result = string.utf8.withContiguousStorageIfAvailable({ parse(bytes: $0, now: now, strict: strict) }) {
             return result
         }
-        return Array(string.utf8).withUnsafeBufferPointer { parse(bytes: $0, now: now) }
+        return Array(string.utf8).withUnsafeBufferPointer { parse(bytes: $0, now: now, strict: strict) }
     }
 
     /// Formats `date` as an IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
@@ -58,8 +63,8 @@ enum HTTPDate {
 
     // MARK: - Parsing
 
-    private static func parse(bytes: UnsafeBufferPointer<UInt8>, now: Date?) -> Date? {
-        var scanner = Scanner(bytes: bytes)
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>, now: Date?, strict: Bool) -> Date? {
+        var scanner = Scanner(bytes: bytes, strict: strict)
         scanner.skipSpaces()
 
         // Optional weekday, then either "," (IMF-fixdate / RFC 850) or " " (asctime).
@@ -67,6 +72,7 @@ enum HTTPDate {
             let weekdayLength = scanner.skipLetters()
             guard weekdayLength >= 2, weekdayLength <= 9 else { return nil }
             if scanner.consume(UInt8(ascii: ",")) {
+                guard scanner.separator(required: false) else { return nil }
                 return parseDayFirst(&scanner, now: now)
             }
             return parseAsctime(&scanner)
@@ -76,10 +82,9 @@ enum HTTPDate {
 
     /// `06 Nov 1994 08:49:37 GMT` or `06-Nov-94 08:49:37 GMT`.
     private static func parseDayFirst(_ scanner: inout Scanner, now: Date?) -> Date? {
-        scanner.skipSpaces()
         guard let day = scanner.number(minDigits: 1, maxDigits: 2) else { return nil }
         let dashed = scanner.consume(UInt8(ascii: "-"))
-        if !dashed { guard scanner.skipSpaces() > 0 else { return nil } }
+        if !dashed { guard scanner.separator(required: true) else { return nil } }
         guard let month = scanner.month() else { return nil }
         let year: Int64
         if dashed {
@@ -88,17 +93,16 @@ enum HTTPDate {
             guard let value = scanner.number(minDigits: 2, maxDigits: 4) else { return nil }
             switch scanner.index - start {
             case 2: year = expandTwoDigitYear(value, now: now ?? Date())
-            case 4: year = value
+            case 4 where !scanner.strict: year = value
             default: return nil
             }
         } else {
-            guard scanner.skipSpaces() > 0,
+            guard scanner.separator(required: true),
                   let value = scanner.number(minDigits: 4, maxDigits: 4) else { return nil }
             year = value
         }
-        guard scanner.skipSpaces() > 0, let time = scanner.timeOfDay() else { return nil }
-        scanner.skipSpaces()
-        guard scanner.zone(), scanner.atEndAfterSpaces() else { return nil }
+        guard scanner.separator(required: true), let time = scanner.timeOfDay() else { return nil }
+        guard scanner.separator(required: false), scanner.zone(), scanner.atEndAfterSpaces() else { return nil }
         return makeDate(year: year, month: month, day: day, secondOfDay: time)
     }
 
@@ -212,10 +216,20 @@ enum HTTPDate {
 
     private struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
+        /// Whether to hold to the grammar (``HTTPDate/parse(_:now:strict:)``).
+        let strict: Bool
         var index = 0
 
-        init(bytes: UnsafeBufferPointer<UInt8>) {
+        init(bytes: UnsafeBufferPointer<UInt8>, strict: Bool) {
             self.bytes = bytes
+            self.strict = strict
+        }
+
+        /// The space between two parts of a day-first date: exactly one when strict; otherwise
+        /// any number, at least one when `required`.
+        mutating func separator(required: Bool) -> Bool {
+            let count = skipSpaces()
+            return strict ? count == 1 : (count > 0 || !required)
         }
 
         var peekIsLetter: Bool {
@@ -284,10 +298,10 @@ enum HTTPDate {
             return hour * 3_600 + minute * 60 + second
         }
 
-        /// `GMT`, `UTC`, `UT`, `Z`, `+0000` or `-0000`.
+        /// `GMT`; when not strict also `UTC`, `UT`, `Z`, `+0000` or `-0000`.
         mutating func zone() -> Bool {
             let start = index
-            if consume(UInt8(ascii: "+")) || consume(UInt8(ascii: "-")) {
+            if !strict, consume(UInt8(ascii: "+")) || consume(UInt8(ascii: "-")) {
                 if let offset = number(minDigits: 4, maxDigits: 4), offset == 0 { return true }
                 index = start
                 return false
@@ -297,12 +311,15 @@ enum HTTPDate {
             var word: UInt32 = 0
             for i in start..<index { word = word << 8 | UInt32(bytes[i] | 0x20) }
             switch (length, word) {
-            case (3, 0x67_6D_74), (3, 0x75_74_63), (2, 0x75_74), (1, 0x7A): // gmt, utc, ut, z
+            case (3, 0x67_6D_74): // gmt
                 return true
+            case (3, 0x75_74_63), (2, 0x75_74), (1, 0x7A): // utc, ut, z: outside the grammar
+                if !strict { return true }
             default:
-                index = start
-                return false
+                break
             }
+            index = start
+            return false
         }
 
         mutating func atEndAfterSpaces() -> Bool {
