@@ -61,26 +61,51 @@ function wrap (body) {
   ])
 }
 
-// The wrapping proxy: same status and header fields, the body as a PNG.
+// The wrapping proxy: same status and header fields, the body as a PNG. A body's
+// `Content-Length` must become the PNG's; the origin's value and the PNG's ride along in two
+// private fields so that the client can undo exactly that substitution (and nothing a cache did).
+// A `304`'s `Content-Length` (it has no body) is passed on as the origin sent it.
+const unwrappedLength = 'X-Cachedimage-Unwrapped-Length'
+const wrappedLength = 'X-Cachedimage-Wrapped-Length'
 const proxy = http.createServer((req, res) => {
-  const upstream = http.request({ host: '127.0.0.1', port: originPort, path: req.url, method: req.method, headers: req.headers }, up => {
-    const parts = []
+  let received // the origin's response, once its headers are in
+  const parts = []
+  let answered = false
+  const answer = up => {
+    if (answered) return
+    answered = true
+    const noBody = req.method === 'HEAD' || [204, 304].includes(up.statusCode) || up.statusCode < 200
+    const body = noBody ? Buffer.alloc(0) : wrap(Buffer.concat(parts))
+    const headers = []
+    let originLength
+    for (let i = 0; i < up.rawHeaders.length; i += 2) {
+      const name = up.rawHeaders[i]
+      if (name.toLowerCase() === 'content-length') originLength = up.rawHeaders[i + 1]
+      if (['content-length', 'transfer-encoding'].includes(name.toLowerCase())) continue
+      headers.push(name, up.rawHeaders[i + 1])
+    }
+    if (!noBody) {
+      headers.push('Content-Length', String(body.length))
+      if (originLength !== undefined) headers.push(unwrappedLength, originLength, wrappedLength, String(body.length))
+    } else if (up.statusCode === 304 && originLength !== undefined) {
+      headers.push('Content-Length', originLength)
+    }
+    res.writeHead(up.statusCode, up.statusMessage, headers)
+    res.end(body)
+  }
+  const upstream = http.request({ host: '127.0.0.1', port: originPort, path: req.url, method: req.method, headers: req.headers, agent: false }, up => {
+    received = up
     up.on('data', d => parts.push(d))
-    up.on('end', () => {
-      const noBody = req.method === 'HEAD' || [204, 304].includes(up.statusCode) || up.statusCode < 200
-      const body = noBody ? Buffer.alloc(0) : wrap(Buffer.concat(parts))
-      const headers = []
-      for (let i = 0; i < up.rawHeaders.length; i += 2) {
-        const name = up.rawHeaders[i]
-        if (['content-length', 'transfer-encoding'].includes(name.toLowerCase())) continue
-        headers.push(name, up.rawHeaders[i + 1])
-      }
-      if (!noBody) headers.push('Content-Length', String(body.length))
-      res.writeHead(up.statusCode, up.statusMessage, headers)
-      res.end(body)
-    })
+    up.on('end', () => answer(up))
   })
-  upstream.on('error', () => { res.destroy() })
+  // An origin that sends more than its `Content-Length` (a test that declares a shorter length)
+  // leaves bytes the parser rejects, reported before the declared body ends: that response is
+  // still delivered whole (as a browser reads it), so it is answered then. An error before any
+  // response, or a body that never ends, drops the connection.
+  upstream.on('error', () => {
+    if (!received) return res.destroy()
+    setTimeout(() => { if (!answered) res.destroy() }, 1000)
+  })
   req.pipe(upstream)
 })
 await new Promise(resolve => proxy.listen(proxyPort, '127.0.0.1', resolve))
@@ -122,6 +147,15 @@ globalThis.fetch = async (url, init = {}) => {
   const responseHeaders = new Headers()
   for (const [name, value] of Object.entries(reply.headers || {})) {
     try { responseHeaders.append(name, value) } catch {}
+  }
+  // Undo the proxy's Content-Length substitution: only a value that is still the PNG's length
+  // becomes the origin's again.
+  if (responseHeaders.has(unwrappedLength)) {
+    if (responseHeaders.get('Content-Length') === responseHeaders.get(wrappedLength)) {
+      responseHeaders.set('Content-Length', responseHeaders.get(unwrappedLength))
+    }
+    responseHeaders.delete(unwrappedLength)
+    responseHeaders.delete(wrappedLength)
   }
   return new Response(nullBody ? null : reply.body, { status, headers: responseHeaders })
 }
