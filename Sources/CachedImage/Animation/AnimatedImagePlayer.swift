@@ -52,8 +52,23 @@ final class AnimatedImagePlayer: ObservableObject {
                 Task { @MainActor in self?.core.didReceiveMemoryWarning() }
             },
         ]
+        // A player made while the app is already in the background (a view built on a
+        // background launch or refresh) waits for the foreground notification.
+        if Self.sharedApplication?.applicationState == .background {
+            core.setAppActive(false)
+        }
         #endif
     }
+
+    #if canImport(UIKit) && !os(watchOS)
+    /// `UIApplication.shared`, looked up at run time: the property is unavailable to app
+    /// extensions (widgets, share extensions), which link this module too; `nil` there.
+    private static var sharedApplication: UIApplication? {
+        let selector = NSSelectorFromString("sharedApplication")
+        guard UIApplication.responds(to: selector) else { return nil }
+        return UIApplication.perform(selector)?.takeUnretainedValue() as? UIApplication
+    }
+    #endif
 
     /// The most bytes of decoded frames kept. Default: 16 MB.
     var frameBufferLimit: Int {
