@@ -48,6 +48,21 @@ struct CustomKeyRequestTests {
         }
     }
 
+    @Test("header fields a subtree's defaults add (an Authorization among them) do not change the key")
+    func headerDefaultsKeepTheKey() async throws {
+        try await withScriptedFixture { fixture in
+            let png = ImageFixtures.png(width: 12, height: 12, seed: 6)
+            let pipeline = fixture.makePipeline()
+            try pipeline.storeImageData(png, forKey: "banner")
+            var defaults = ImageRequestDefaults()
+            defaults.headerFields = ["Authorization": "Bearer abc", "Cache-Control": "no-cache"]
+            let request = defaults.applied(to: ImageRequest(key: "banner"))
+            #expect(request.urlRequest.value(forHTTPHeaderField: "Authorization") == "Bearer abc")
+            #expect(try await pipeline.image(for: request).image.data == png)
+            #expect(fixture.server.totalRequestCount == 0)
+        }
+    }
+
     @Test("a view of a stored key shows it in its first frame; after a relaunch, from disk with no placeholder step")
     func viewShowsStoredImage() async throws {
         try await withScriptedFixture { fixture in

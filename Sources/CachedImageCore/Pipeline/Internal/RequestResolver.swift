@@ -17,6 +17,9 @@ struct RequestResolver: Sendable {
     func keyed(_ request: ImageRequest) -> ImageRequest {
         // Made from a URL alone: a GET with no header fields and the default policy, keyed as it is.
         if request.urlRequestIsPlain.value { return request }
+        // The app's own image (`ImageRequest(key:)`) is stored under its key alone, whatever
+        // header fields a subtree's defaults added.
+        if request.urlRequest.url?.scheme == ImagePipeline.customKeyScheme { return request }
         var keyed = request
         // One read of the header fields serves the directives and the identity headers; most
         // requests have none and the default cache policy, and skip both (the memory hit path).
