@@ -14,12 +14,16 @@ final class DataLoadOperation: Sendable {
         var isCancelled = false
         var data = Data()
         var redirects: [HTTPURLResponse] = []
-        var visited: Set<String> = []
+        /// How many times each URL was requested (the first request included).
+        var visits: [String: Int] = [:]
         /// Whether the pixel limit has been decided from the prefix (or can no longer be).
         var isHeaderChecked = false
         /// A refused redirect: thrown when the task completes with the redirect response.
         var redirectFailure: ImagePipeline.Error?
     }
+
+    /// How many times one URL may be requested while following redirects.
+    private static let visitsPerURL = 2
 
     /// How much of the body is searched for an image header; beyond it the validator decides.
     private static let headerSearchLimit = 512 * 1024
@@ -37,7 +41,7 @@ final class DataLoadOperation: Sendable {
         self.url = url
         self.limits = limits
         self.progress = progress
-        state.withLock { _ = $0.visited.insert(url.absoluteString) }
+        state.withLock { $0.visits[url.absoluteString] = 1 }
     }
 
     /// Stores the task and continuation. Returns `false` (storing nothing) when the operation
@@ -96,12 +100,18 @@ final class DataLoadOperation: Sendable {
     }
 
     /// Records a redirect hop; `false` when it must be refused (see ``answerRedirect(_:to:_:)``).
+    ///
+    /// A redirect back to a URL already requested is followed once per URL, as `URLSession` and
+    /// browsers follow it: a server that sets a cookie and redirects to the same URL answers the
+    /// second request with the image. A URL requested a third time is a loop.
     private func follows(_ response: HTTPURLResponse, to newURL: URL?, state: inout State) -> Bool {
         guard state.continuation != nil else { return true }
         state.redirects.append(response)
         let from = response.url ?? url
         guard let newURL else { return true }
-        if !state.visited.insert(newURL.absoluteString).inserted {
+        let visits = state.visits[newURL.absoluteString, default: 0] + 1
+        state.visits[newURL.absoluteString] = visits
+        if visits > Self.visitsPerURL {
             state.redirectFailure = .redirectLoop(url: from, location: newURL)
         } else if state.redirects.count > limits.maxRedirects {
             state.redirectFailure = .tooManyRedirects(url: url, count: state.redirects.count)

@@ -36,7 +36,8 @@ extension ImagePipeline {
         /// The response announced or delivered more than
         /// ``ImagePipeline/Configuration/maxResponseBytes``: refused (or cancelled mid-body).
         case responseTooLarge(url: URL, limit: Int)
-        /// A redirect led back to a URL already visited by the same request. `url` is the
+        /// A redirect led back to a URL the same request had already been redirected back to
+        /// once (the first return is followed, as `URLSession` follows it). `url` is the
         /// redirecting URL, `location` the one it pointed to.
         case redirectLoop(url: URL, location: URL)
         /// The request was redirected more than the limit allows (10). `url` is the original URL.

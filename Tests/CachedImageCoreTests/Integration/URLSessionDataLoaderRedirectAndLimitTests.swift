@@ -40,7 +40,8 @@ struct URLSessionDataLoaderRedirectAndLimitTests {
     }
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
-    @Test func aRedirectLoopIsNamedAfterOneHop() async throws {
+    @Test("a loop is named after its second round: each URL is followed back once, as URLSession follows it")
+    func aRedirectLoopIsNamedAfterItsSecondRound() async throws {
         let server = try await LoopbackServer.start()
         server.serve("/loop-a.png", .redirect(to: "/loop-b.png"))
         server.serve("/loop-b.png", .redirect(to: "/loop-a.png"))
@@ -53,8 +54,26 @@ struct URLSessionDataLoaderRedirectAndLimitTests {
             guard case .redirectLoop(let url, let location) = error as? ImagePipeline.Error else { return false }
             return url == server.url("/loop-b.png") && location == server.url("/loop-a.png")
         }
-        #expect(server.requestCount(for: "/loop-a.png") == 1)
-        #expect(server.requestCount(for: "/loop-b.png") == 1)
+        #expect(server.requestCount(for: "/loop-a.png") == 2)
+        #expect(server.requestCount(for: "/loop-b.png") == 2)
+        await server.shutdown()
+    }
+
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
+    @Test("a redirect to the same URL (a cookie set, then the image) is followed, as AsyncImage follows it")
+    func aRedirectToItselfIsFollowedOnce() async throws {
+        let server = try await LoopbackServer.start()
+        let png = ImageFixtures.png(width: 8, height: 8, seed: 4)
+        var redirect = LoopbackResponse.redirect(to: "/consent.png")
+        redirect.headers["Set-Cookie"] = "consent=yes; Path=/"
+        server.serveSequence("/consent.png", [redirect, .ok(png, contentType: "image/png")])
+
+        let result = try await URLSessionDataLoader().load(
+            URLRequest(url: server.url("/consent.png")), limits: DataLoadLimits(), progress: { _, _ in }
+        )
+        #expect(result.data == png)
+        #expect(result.redirects.count == 1)
+        #expect(server.requestCount(for: "/consent.png") == 2)
         await server.shutdown()
     }
 
