@@ -67,6 +67,23 @@ struct RetryTests {
         await fixture.tearDown()
     }
 
+    @Test("an HTTP-date Retry-After counts from the response's Date, not from a device clock that is off")
+    @available(macOS 14.0, *)
+    func retryAfterDateCountsFromTheServersDate() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = ImageFixtures.png(width: 30, height: 20, seed: 5)
+        // The server's clock is an hour behind the device's.
+        let serverNow = fixture.clock.now.addingTimeInterval(-3_600)
+        var busy = LoopbackResponse.unavailable(retryAfter: HTTPDate.format(serverNow.addingTimeInterval(4)))
+        busy.headers["Date"] = HTTPDate.format(serverNow)
+        fixture.server.serveSequence("/skewed.png", [busy, .ok(png, contentType: "image/png")])
+        let sleeper = RecordingSleeper()
+        let pipeline = makePipeline(fixture, sleeper)
+        #expect(try await pipeline.image(for: fixture.url("/skewed.png")).image.data == png)
+        #expect(sleeper.recorded == [4])
+        await fixture.tearDown()
+    }
+
     @Test("a Retry-After longer than the cap gives up at once instead of asking early")
     @available(macOS 14.0, *)
     func retryAfterBeyondCapGivesUp() async throws {

@@ -277,8 +277,11 @@ final class DataFetcher: Sendable {
             return confirmed
         }
         if let status = response.statusCode, !(200..<300).contains(status) {
+            // An HTTP-date `Retry-After` counts from the response's own `Date` (the server's
+            // clock), so a device clock that is off does not shorten or stretch the wait.
+            let serverNow = response.headers["Date"].flatMap { HTTPDate.parse($0) } ?? clock.now
             let retryAfter = response.httpResponse?.value(forHTTPHeaderField: "Retry-After").flatMap {
-                ImagePipeline.RetryPolicy.seconds(fromRetryAfter: $0, now: clock.now)
+                ImagePipeline.RetryPolicy.seconds(fromRetryAfter: $0, now: serverNow)
             }
             throw DownloadFailure(.badStatusCode(url: url, statusCode: status), retryAfter: retryAfter, response: response)
         }
