@@ -3,7 +3,7 @@ import CachedImageCore
 import SwiftUI
 
 /// `AsyncImage`'s three forms for an image the app stored itself with
-/// ``ImagePipeline/storeImageData(_:forKey:targetSizes:)`` (``ImageRequest/init(key:priority:targetSize:contentMode:options:processors:)``):
+/// ``ImagePipeline/storeImageData(_:forKey:)`` (``ImageRequest/init(key:priority:targetSize:contentMode:options:processors:)``):
 /// shown from memory or disk, never downloaded. A key with nothing stored under it is a failure
 /// (``ImagePipeline/Error/notCached(_:)``), so the placeholder stays; `phase.retry()` (or a new
 /// view identity) reads the caches again once it is stored.

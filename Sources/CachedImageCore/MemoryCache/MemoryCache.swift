@@ -147,6 +147,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         return withStorage { $0.removeValue(forKey: key, now: now, clock: clock) }
     }
 
+    /// Removes every entry whose key satisfies `shouldRemove`: a scan of all keys, for rare
+    /// operations (replacing an image the app stored under its own key).
+    func removeValues(where shouldRemove: (Key) -> Bool) {
+        withStorage { storage in
+            for key in storage.slots.keys.filter(shouldRemove) { storage.dropValue(forKey: key) }
+        }
+    }
+
     /// Removes every entry.
     public func removeAll() {
         withStorage { $0.removeAll() }

@@ -19,11 +19,11 @@ import Foundation
 /// The disk cache sweeps least-recently-used entries when it exceeds `diskCacheSizeLimit`, and the
 /// memory cache evicts decoded images under its cost limit and on memory warnings; a custom entry
 /// read often stays, one never read may go. Custom entries never expire by freshness (they are
-/// stored `immutable` and fresh for a century), so only size-based eviction, ``removeImage(forKey:targetSizes:)``,
+/// stored `immutable` and fresh for a century), so only size-based eviction, ``removeImage(forKey:)``,
 /// `removeAllCachedImages()` or `diskCache.removeAll()` remove them. Keep the originals you
 /// cannot afford to lose in your own storage; the cache is a cache.
 extension ImagePipeline {
-    /// The cache key under which ``storeImageData(_:forKey:targetSizes:)`` keeps `key`'s bytes:
+    /// The cache key under which ``storeImageData(_:forKey:)`` keeps `key`'s bytes:
     /// `cachedimage-key:` followed by `key`. Requests use URLs' absolute strings, which never
     /// start with that scheme, so the two never collide.
     public static func customCacheKey(_ key: String) -> String {
@@ -33,29 +33,28 @@ extension ImagePipeline {
     /// The scheme of ``customKeyURL(_:)``: requests with it read the caches only.
     static let customKeyScheme = "cachedimage-key"
 
-    /// Validates `data` as a complete image and stores it on disk (and drops any decoded copy in
-    /// memory) under `key`. The disk write happens off the caller's thread (the bytes are
-    /// readable at once); `diskCache?.flush()` waits for it.
+    /// Validates `data` as a complete image and stores it on disk under `key`, dropping every
+    /// copy made from the key's previous bytes (decoded in memory at any size, processed on
+    /// disk), so the next read shows the new image. The disk write happens off the caller's
+    /// thread (the bytes are readable at once); `diskCache?.flush()` waits for it. Views already
+    /// showing the key keep their image until they load again (give them a new `.id`).
     ///
     /// - Parameters:
     ///   - data: The image's encoded bytes (any format ``ImageInfo`` or the platform decoder recognises).
     ///   - key: Your key; namespaced with ``customCacheKey(_:)``.
-    ///   - targetSizes: Sizes this key was read at before (``image(forKey:targetSize:)``): their
-    ///     decoded copies are dropped from memory so the new bytes show. The full-size copy is
-    ///     always dropped. Keys whose content never changes (say, `"photo-\(digest)"`) need none.
     /// - Returns: The stored image's format and size.
     /// - Throws: ``Error/emptyResponse(url:)``, ``Error/notAnImage(url:contentType:)``,
     ///   ``Error/imageTooLarge(url:size:maxPixelCount:)`` or ``Error/truncatedResponse(url:received:expected:)``
     ///   (with ``customKeyURL(_:)`` as the URL); ``Error/diskCacheUnavailable(url:openError:)``
     ///   when the pipeline has no disk cache. Nothing is stored then.
     @discardableResult
-    public func storeImageData(_ data: Data, forKey key: String, targetSizes: [PixelSize] = []) throws -> ImageInfo {
+    public func storeImageData(_ data: Data, forKey key: String) throws -> ImageInfo {
         guard let diskCache else {
             throw Error.diskCacheUnavailable(url: Self.customKeyURL(key), openError: diskCacheOpenError)
         }
         let info = try validateCustomImage(data, key: key)
         let cacheKey = Self.customCacheKey(key)
-        dropDecodedCopies(of: cacheKey, targetSizes: targetSizes)
+        dropDecodedCopies(of: cacheKey)
         let metadata = CachedResponseMetadata(
             contentType: info.format.mimeType,
             storedAt: configuration.clock.now,
@@ -116,10 +115,11 @@ extension ImagePipeline {
         diskCache?.containsEntry(forKey: Self.customCacheKey(key)) ?? false
     }
 
-    /// Removes `key`'s bytes from disk and its decoded copies (full size and `targetSizes`) from memory.
-    public func removeImage(forKey key: String, targetSizes: [PixelSize] = []) {
+    /// Removes `key`'s bytes from disk and every copy made from them (decoded in memory,
+    /// processed on disk).
+    public func removeImage(forKey key: String) {
         let cacheKey = Self.customCacheKey(key)
-        dropDecodedCopies(of: cacheKey, targetSizes: targetSizes)
+        dropDecodedCopies(of: cacheKey)
         diskCache?.removeEntry(forKey: cacheKey)
     }
 
@@ -145,10 +145,11 @@ extension ImagePipeline {
         ).validate(data, url: Self.customKeyURL(key), contentType: nil, expectedLength: nil, transfer: .mayBeCut)
     }
 
-    private func dropDecodedCopies(of cacheKey: String, targetSizes: [PixelSize]) {
-        _ = memoryCache?.removeValue(forKey: ImageCacheKey(cacheKey: cacheKey, targetSize: nil))
-        for size in targetSizes {
-            _ = memoryCache?.removeValue(forKey: ImageCacheKey(cacheKey: cacheKey, targetSize: size))
-        }
+    /// Drops everything made from `cacheKey`'s old bytes: its decoded copies in memory at every
+    /// size, content mode and processor chain, and the processed copies kept on disk (their
+    /// version record goes, so none of them is served again).
+    private func dropDecodedCopies(of cacheKey: String) {
+        memoryCache?.removeValues { $0.cacheKey == cacheKey }
+        jobs.derivedImages?.removeDerivedImages(forKey: cacheKey)
     }
 }

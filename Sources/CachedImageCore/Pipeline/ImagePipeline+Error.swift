@@ -42,7 +42,7 @@ extension ImagePipeline {
         case redirectLoop(url: URL, location: URL)
         /// The request was redirected more than the limit allows (10). `url` is the original URL.
         case tooManyRedirects(url: URL, count: Int)
-        /// ``ImagePipeline/storeImageData(_:forKey:targetSizes:)`` had nowhere to keep the bytes,
+        /// ``ImagePipeline/storeImageData(_:forKey:)`` had nowhere to keep the bytes,
         /// so nothing was stored: the pipeline has no disk cache, because
         /// ``ImagePipeline/Configuration/diskCacheDirectory`` is `nil` (`openError` is `nil`) or
         /// the cache could not be opened (`openError` says why, as

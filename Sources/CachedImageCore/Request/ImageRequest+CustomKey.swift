@@ -2,7 +2,7 @@ import Foundation
 
 extension ImageRequest {
     /// A request for the image your app stored under `key` with
-    /// ``ImagePipeline/storeImageData(_:forKey:targetSizes:)``: served from the memory cache,
+    /// ``ImagePipeline/storeImageData(_:forKey:)``: served from the memory cache,
     /// else from disk (decoded to `targetSize`), never from the network. Nothing stored under
     /// `key` fails with ``ImagePipeline/Error/notCached(_:)``.
     ///

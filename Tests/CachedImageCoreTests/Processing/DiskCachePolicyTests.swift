@@ -65,6 +65,32 @@ struct DiskCachePolicyTests {
         }
     }
 
+    @Test("replacing or removing an image stored under a key drops its processed copies on disk: a relaunch shows the new bytes")
+    @available(macOS 14.0, *)
+    func replacedKeyDropsProcessedCopies() async throws {
+        let fixture = try await PipelineFixture.start()
+        let old = ImageFixtures.png(width: 400, height: 300, seed: 1)
+        let new = ImageFixtures.png(width: 400, height: 300, seed: 2)
+        let request = ImageRequest(key: "hero", targetSize: thumbnail, contentMode: .aspectFit)
+        let pipeline = launch(fixture, policy: .processed)
+        try pipeline.storeImageData(old, forKey: "hero")
+        let first = try await pipeline.imageFlushed(for: request)
+        let relaunched = launch(fixture, policy: .processed)
+        #expect(try await relaunched.imageFlushed(for: request).image.data == TestEncoder.encoded(first.image), "the processed copy")
+
+        try relaunched.storeImageData(new, forKey: "hero")
+        relaunched.diskCache?.flush()
+        let replaced = try await launch(fixture, policy: .processed).imageFlushed(for: request)
+        #expect(replaced.image.data == new, "decoded from the new original, not the old processed copy")
+
+        let third = launch(fixture, policy: .processed)
+        #expect(try await third.imageFlushed(for: request).image.data == TestEncoder.encoded(replaced.image))
+        third.removeImage(forKey: "hero")
+        third.diskCache?.flush()
+        await #expect(throws: ImagePipeline.Error.self) { try await launch(fixture, policy: .processed).image(for: request) }
+        await fixture.tearDown()
+    }
+
     @Test("with .processed, a relaunch decodes the small processed version, never the original, and runs no processor")
     @available(macOS 14.0, *)
     func processedRelaunch() async throws {
