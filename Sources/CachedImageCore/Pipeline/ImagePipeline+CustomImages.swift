@@ -24,14 +24,16 @@ import Foundation
 /// cannot afford to lose in your own storage; the cache is a cache.
 extension ImagePipeline {
     /// The cache key under which ``storeImageData(_:forKey:)`` keeps `key`'s bytes:
-    /// `cachedimage-key:` followed by `key`. Requests use URLs' absolute strings, which never
-    /// start with that scheme, so the two never collide.
+    /// `cachedimage-key:` followed by `key`. A request for a URL that starts the same way is
+    /// keyed `url:` and the URL, so the two never collide.
     public static func customCacheKey(_ key: String) -> String {
-        customKeyScheme + ":" + key
+        customKeyPrefix + key
     }
 
-    /// The scheme of ``customKeyURL(_:)``: requests with it read the caches only.
+    /// The scheme of ``customKeyURL(_:)``.
     static let customKeyScheme = "cachedimage-key"
+    /// What every custom cache key starts with.
+    static let customKeyPrefix = customKeyScheme + ":"
 
     /// Validates `data` as a complete image and stores it on disk under `key`, dropping every
     /// copy made from the key's previous bytes (decoded in memory at any size, processed on

@@ -15,7 +15,9 @@ extension ImageRequest {
     /// Its URL is ``ImagePipeline/customKeyURL(_:)`` and its cache key
     /// ``ImagePipeline/customCacheKey(_:)``, so it finds exactly what `storeImageData` stored.
     /// It loads whatever ``ImagePipeline/Configuration/allowedSchemes`` says, and reload options
-    /// read the caches again: it never leaves the device.
+    /// read the caches again: it never leaves the device. (Only this initialiser makes such a
+    /// request: `ImageRequest(url:)` with a `cachedimage-key:` URL, say from a server's data,
+    /// fails with ``ImagePipeline/Error/invalidURL(_:)`` like any scheme not allowed.)
     public init(
         key: String,
         priority: Priority = .normal,
@@ -33,5 +35,6 @@ extension ImageRequest {
             options: options,
             processors: processors
         )
+        readsStoredImage = true
     }
 }

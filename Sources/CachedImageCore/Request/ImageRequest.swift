@@ -79,6 +79,10 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// flight share one job: the one that started it decides what is stored.
     public var diskCachePolicy: ImagePipeline.DiskCachePolicy?
 
+    /// Whether this request reads an image the app stored (``init(key:priority:targetSize:contentMode:options:processors:)``):
+    /// the caches only. A `cachedimage-key:` URL from anywhere else (a server's data) is not one.
+    var readsStoredImage = false
+
     /// The request's own cache directives (`Cache-Control`, `Pragma`, `cachePolicy`), read
     /// from ``urlRequest`` by the pipeline when it resolves the request; `.none` until then.
     var cacheDirectives = RequestCacheDirectives.none
@@ -120,7 +124,7 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
         processors: [any ImageProcessing] = []
     ) {
         self.urlRequest = urlRequest
-        self.cacheKey = cacheKey ?? urlRequest.url?.absoluteString ?? ""
+        self.cacheKey = cacheKey ?? Self.derivedCacheKey(urlRequest.url)
         self.hasExplicitCacheKey = cacheKey != nil
         self.priority = priority
         self.targetSize = targetSize
@@ -140,6 +144,14 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
         let processors = processorChain.isEmpty ? "" : ", processors: \(processorChain.identifiers)"
         return "ImageRequest(\(url?.absoluteString ?? "nil"), priority: \(priority)"
             + (targetSize.map { ", targetSize: \($0), \(contentMode.rawValue)" } ?? "") + processors + ")"
+    }
+
+    /// The cache key of a URL: its absolute string. One that looks like an app's own key
+    /// (``ImagePipeline/customCacheKey(_:)``, a `cachedimage-key:` URL from a server's data) is
+    /// moved out of that namespace, so it never reads what the app stored.
+    static func derivedCacheKey(_ url: URL?) -> String {
+        guard let string = url?.absoluteString else { return "" }
+        return string.hasPrefix(ImagePipeline.customKeyPrefix) ? "url:" + string : string
     }
 
     /// Placeholder for `init(url: nil)`, so the request stays a plain value.

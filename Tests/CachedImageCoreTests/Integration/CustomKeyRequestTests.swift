@@ -48,6 +48,27 @@ struct CustomKeyRequestTests {
         }
     }
 
+    @Test("a cachedimage-key: URL that did not come from ImageRequest(key:) (a server's data) is refused, never read from the caches")
+    func foreignKeyURLIsRefused() async throws {
+        try await withScriptedFixture { fixture in
+            let pipeline = fixture.makePipeline()
+            try pipeline.storeImageData(ImageFixtures.png(width: 8, height: 8, seed: 2), forKey: "private")
+            let foreign = ImageRequest(url: URL(string: "cachedimage-key:private"))
+            #expect(foreign.cacheKey != ImagePipeline.customCacheKey("private"))
+            await #expect {
+                _ = try await pipeline.image(for: foreign)
+            } throws: { error in
+                guard case .invalidURL? = error as? ImagePipeline.Error else { return false }
+                return true
+            }
+            #expect(pipeline.cachedImage(for: foreign) == nil)
+            #expect(try await pipeline.image(for: ImageRequest(key: "private")).image.pixelSize == PixelSize(width: 8, height: 8))
+            // In memory now: still not for the foreign request.
+            #expect(pipeline.cachedImage(for: foreign) == nil)
+            #expect(pipeline.cachedImage(for: ImageRequest(key: "private")) != nil)
+        }
+    }
+
     @Test("header fields a subtree's defaults add (an Authorization among them) do not change the key")
     func headerDefaultsKeepTheKey() async throws {
         try await withScriptedFixture { fixture in

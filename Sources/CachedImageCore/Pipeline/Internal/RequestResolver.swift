@@ -19,7 +19,7 @@ struct RequestResolver: Sendable {
         if request.urlRequestIsPlain.value { return request }
         // The app's own image (`ImageRequest(key:)`) is stored under its key alone, whatever
         // header fields a subtree's defaults added.
-        if request.urlRequest.url?.scheme == ImagePipeline.customKeyScheme { return request }
+        if request.readsStoredImage { return request }
         var keyed = request
         // One read of the header fields serves the directives and the identity headers; most
         // requests have none and the default cache policy, and skip both (the memory hit path).
@@ -53,12 +53,12 @@ struct RequestResolver: Sendable {
     /// - Throws: ``ImagePipeline/Error/invalidURL(_:)`` for a missing URL or a disallowed scheme.
     func resolve(_ request: ImageRequest) throws -> (ImageRequest, URL) {
         guard let url = request.url, let scheme = url.scheme?.lowercased(),
-              allowedSchemes.contains(scheme) || scheme == ImagePipeline.customKeyScheme
+              allowedSchemes.contains(scheme) || request.readsStoredImage
         else {
             throw ImagePipeline.Error.invalidURL(request.url)
         }
         let request = keyed(request)
-        if scheme == ImagePipeline.customKeyScheme {
+        if request.readsStoredImage {
             // The app's own image (`ImageRequest(key:)`): the caches only, even for a reload.
             var resolved = request
             resolved.options.subtract([.reloadIgnoringCachedData, .reloadRevalidatingCachedData])
