@@ -39,7 +39,7 @@ extension CachedResponseMetadata {
     func matches(requestHeaders: HTTPHeaders) -> Bool {
         vary.allSatisfy { field in
             !Self.unobservableRequestHeaders.contains(field.name)
-                && VaryField.normalizedValue(requestHeaders[field.name]) == field.value
+                && VaryField.normalizedValue(requestHeaders[field.name]) == VaryField.normalizedValue(field.value)
         }
     }
 

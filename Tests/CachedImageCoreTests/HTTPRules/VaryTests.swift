@@ -58,6 +58,10 @@ struct VaryTests {
         for other in ["1 2", "12", "1,2,", "2, 1", "1;2"] {
             #expect(!meta.matches(requestHeaders: ["Foo": other]), "\(other)")
         }
+        // An entry stored before values were normalised (its value kept as sent) still matches.
+        var older = meta
+        older.vary = [VaryField(name: "foo", value: " 1 , 2")]
+        #expect(older.matches(requestHeaders: ["Foo": "1,2"]))
         #expect(VaryField.normalizedValue(nil) == nil)
         #expect(VaryField.normalizedValue(" a ") == "a")
         #expect(VaryField.normalizedValue(" , ") == ",")

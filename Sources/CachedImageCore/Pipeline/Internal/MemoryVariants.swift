@@ -39,7 +39,9 @@ final class MemoryVariants: Sendable {
             if names.count >= capacity, names[request.cacheKey] == nil { names.removeAll() }
             names[request.cacheKey] = fieldNames
         }
-        return Self.variantKey(plain, values: vary)
+        // Values as stored (an entry written before the normalisation changed keeps its old
+        // form), normalised as lookups normalise the request's.
+        return Self.variantKey(plain, values: vary.map { VaryField(name: $0.name, value: VaryField.normalizedValue($0.value)) })
     }
 
     /// The variant key for `request` when its cache key has a varying response in memory;
