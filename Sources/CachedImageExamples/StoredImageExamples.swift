@@ -13,7 +13,7 @@ public struct StoredImageExamples: View {
         self.userID = userID
     }
 
-    /// Keeps the photo the user picked; every view of the key shows it from now on.
+    /// Keeps the photo the user picked: views that load the key from now on show it.
     public func save(_ jpegData: Data) throws {
         try pipeline.storeImageData(jpegData, forKey: "avatar-\(userID)")
     }

@@ -48,6 +48,11 @@ final class AnimatedImagePlayer: ObservableObject {
             center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: .main) { [weak self] _ in
                 Task { @MainActor in self?.core.setAppActive(true) }
             },
+            // Also on becoming active: a player made while `willEnterForeground` was delivered
+            // (the state still `.background`) missed it.
+            center.addObserver(forName: UIApplication.didBecomeActiveNotification, object: nil, queue: .main) { [weak self] _ in
+                Task { @MainActor in self?.core.setAppActive(true) }
+            },
             center.addObserver(forName: UIApplication.didReceiveMemoryWarningNotification, object: nil, queue: .main) { [weak self] _ in
                 Task { @MainActor in self?.core.didReceiveMemoryWarning() }
             },

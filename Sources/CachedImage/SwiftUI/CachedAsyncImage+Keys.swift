@@ -5,8 +5,10 @@ import SwiftUI
 /// `AsyncImage`'s three forms for an image the app stored itself with
 /// ``ImagePipeline/storeImageData(_:forKey:)`` (``ImageRequest/init(key:priority:targetSize:contentMode:options:processors:)``):
 /// shown from memory or disk, never downloaded. A key with nothing stored under it is a failure
-/// (``ImagePipeline/Error/notCached(_:)``), so the placeholder stays; `phase.retry()` (or a new
-/// view identity) reads the caches again once it is stored.
+/// (``ImagePipeline/Error/notCached(_:)``), so the placeholder stays. A view already on screen
+/// keeps what it shows when the key is stored (or replaced) later: give it a new identity,
+/// `.id(version)`, to read the caches again (or use
+/// `CachedAsyncImage(request: ImageRequest(key:), phaseContent:)` and `phase.retry()`).
 ///
 /// ```swift
 /// try pipeline.storeImageData(jpegData, forKey: "avatar-\(user.id)")

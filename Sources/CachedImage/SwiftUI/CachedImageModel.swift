@@ -29,11 +29,18 @@ import SwiftUI
 ///
 /// The guarantees are ``ImageLoader``'s, whatever order and number of `onAppear`,
 /// `onDisappear` and `.task` calls SwiftUI delivers: a memory hit is published from `onAppear`
-/// without a loading step, a success is never reloaded and a failure never retried by a re-render or a branch
-/// change, a view off screen drops its priority and then its load (``offscreenBehavior``), and
-/// a reused view never shows a previous request's image. Each change of ``phase`` publishes one
-/// `objectWillChange`, under ``transaction`` (faded when ``fadeDuration`` is set and the image
-/// came from disk or the network).
+/// without a loading step, a success is never reloaded and a failure never retried by a
+/// re-render or a branch change, and a view off screen drops its priority and then its load
+/// (``offscreenBehavior``). Each change of ``phase`` publishes one `objectWillChange`, under
+/// ``transaction`` (faded when ``fadeDuration`` is set and the image came from disk or the
+/// network).
+///
+/// - One model per view: two views sharing a model would replace each other's request.
+/// - When the URL changes, ``phase`` still describes the previous request until `.task(id:)`
+///   loads the new one, so the first frame after the change shows the previous image (unlike
+///   `CachedAsyncImage`, whose `body` looks the new request up itself). Where that frame
+///   matters (a reused row), give the view the URL as its identity, `.id(url)`: a new model
+///   starts empty.
 ///
 /// An `ObservableObject`, so it works from iOS 15. Every publication changes what the view
 /// shows (``phase``), so the `@Observable` macro's per-property tracking would save nothing.
@@ -48,8 +55,10 @@ public final class CachedImageModel: ObservableObject {
     public var fadeDuration: TimeInterval?
     /// Pixels per point of the image; `nil` (the default): ``ImageDisplayScale``'s rule.
     public var scale: CGFloat?
-    /// The screen's scale, from the environment when loaded with ``SwiftUI/View/loadImage(_:into:)``.
-    var displayScale: CGFloat = 1
+    /// The screen's pixels per point, for requests with a `targetSize`
+    /// (``ImageDisplayScale``): ``SwiftUI/View/loadImage(_:into:)`` sets the environment's on
+    /// every `body`; set it yourself when calling ``load(_:)`` directly. Default 1.
+    public var displayScale: CGFloat = 1
     /// The caller's request before the environment's defaults (it decides the layout size).
     private var ownRequest: ImageRequest?
     private var isConnected = false
@@ -62,12 +71,15 @@ public final class CachedImageModel: ObservableObject {
     // MARK: What to show
 
     /// The current request's phase: its image (or, with ``keepsPreviousImage``, the previous
-    /// request's image while this one loads), progress, error and a retry action.
+    /// request's image while this one loads), progress, error and a retry action. Reading it
+    /// changes nothing.
     public var phase: CachedImagePhase {
         guard let request = loader.request else {
             return CachedImagePhase(state: .empty, image: nil, response: nil, retry: {})
         }
-        return phase(for: request, ownRequest: ownRequest ?? request, scale: pointScale(for: ownRequest ?? request))
+        let own = ownRequest ?? request
+        let previous = loader.keepsPreviousImage ? loader.previousResponse : nil
+        return render(loader.phase, previous: previous, ownRequest: own, scale: pointScale(for: own))
     }
 
     /// The image to show, or `nil`: ``phase``'s image.
@@ -78,7 +90,8 @@ public final class CachedImageModel: ObservableObject {
 
     // MARK: Options
 
-    /// The pipeline ``load(_:)`` uses; ``SwiftUI/View/loadImage(_:into:)`` sets the environment's.
+    /// The pipeline ``load(_:)`` uses (from the next load on). ``SwiftUI/View/loadImage(_:into:)``
+    /// sets the environment's on every `body`: use `.imagePipeline(_:)` there instead.
     public var pipeline: ImagePipeline {
         get { loader.pipeline }
         set { loader.pipeline = newValue }
@@ -107,9 +120,7 @@ public final class CachedImageModel: ObservableObject {
     /// Shows the image for `request` (at once when it is in memory). The current request again
     /// changes nothing; another replaces it. ``SwiftUI/View/loadImage(_:into:)`` calls this.
     public func load(_ request: ImageRequest) {
-        connect()
-        ownRequest = request
-        loader.load(request)
+        load(request, ownRequest: request)
     }
 
     /// Shows the image at `url`; `nil` shows nothing and loads nothing, as `AsyncImage`.
@@ -117,7 +128,7 @@ public final class CachedImageModel: ObservableObject {
         load(ImageRequest(url: url))
     }
 
-    /// Loads the current request again after a failure, asking the server.
+    /// Loads the current request again after a failure (asking the server, for a URL).
     public func retry() { loader.retry() }
 
     /// Stops loading; the phase returns to `.empty` (an image already shown stays).
@@ -152,7 +163,8 @@ public final class CachedImageModel: ObservableObject {
         loader.keepsPreviousImage = keepsPreviousImage
         loader.disappearBehavior = disappearBehavior
         loader.reportsProgress = reportsProgress
-        attach(to: pipeline, displayScale: displayScale)
+        loader.pipeline = pipeline
+        connect()
     }
 
     /// Loads through `pipeline` on a screen of `displayScale`; safe to call from `body`.
@@ -160,14 +172,14 @@ public final class CachedImageModel: ObservableObject {
         connect()
         self.displayScale = displayScale
         loader.pipeline = pipeline
-        #if canImport(UIKit) && !os(watchOS)
-        AppLifecycleObserver.install(for: pipeline)
-        #endif
     }
 
     /// Loads `request`, the environment's defaults applied to `ownRequest`.
     func load(_ request: ImageRequest, ownRequest: ImageRequest) {
         connect()
+        #if canImport(UIKit) && !os(watchOS)
+        AppLifecycleObserver.install(for: loader.pipeline)
+        #endif
         self.ownRequest = ownRequest
         loader.load(request)
     }
@@ -186,12 +198,18 @@ public final class CachedImageModel: ObservableObject {
     /// `scale` pixels per point; an image decoded smaller than its source keeps its natural
     /// size when `ownRequest` (the caller's, before subtree defaults) asked for no size.
     func phase(for request: ImageRequest, ownRequest: ImageRequest, scale: CGFloat) -> CachedImagePhase {
-        let scaleOf = { (image: DecodedImage) in CGFloat(ImageDisplayScale.scale(Double(scale), for: image, request: ownRequest)) }
         let phase = loader.phase(for: request)
+        return render(phase, previous: loader.previousResponse(for: request), ownRequest: ownRequest, scale: scale)
+    }
+
+    /// `phase` (with `previous`, the image kept while it loads) ready for SwiftUI.
+    private func render(
+        _ phase: ImageLoader.Phase, previous: ImageResponse?, ownRequest: ImageRequest, scale: CGFloat
+    ) -> CachedImagePhase {
+        let scaleOf = { (image: DecodedImage) in CGFloat(ImageDisplayScale.scale(Double(scale), for: image, request: ownRequest)) }
         let retry: @MainActor () -> Void = { [weak self] in self?.loader.retry() }
         switch phase {
         case .empty, .loading:
-            let previous = loader.previousResponse(for: request)
             let state: CachedImagePhase.State = phase.progress.map { .loading($0) } ?? .empty
             return CachedImagePhase(state: state, image: previous.flatMap { $0.image.swiftUIImage(scale: scaleOf($0.image)) }, response: nil, retry: retry)
         case .success(let response):

@@ -55,13 +55,12 @@ struct SwiftUIDriver {
     let loader: ImageLoader
     let request: ImageRequest
     /// `CachedAsyncImage`'s body asks for the request's phase (a synchronous memory lookup); a
-    /// custom view over `CachedImageModel` reads the loader's current phase only.
+    /// custom view over `CachedImageModel` reads the loader's current phase, changing nothing.
     var rendersRequest = true
 
     @discardableResult
     func render() -> ImageLoader.Phase {
-        if rendersRequest { return loader.phase(for: request) }
-        return loader.request.map { loader.phase(for: $0) } ?? .empty
+        rendersRequest ? loader.phase(for: request) : loader.phase
     }
 
     /// The view is inserted: body, onAppear, then its task.
