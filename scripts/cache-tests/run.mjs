@@ -93,18 +93,28 @@ const proxy = http.createServer((req, res) => {
     res.writeHead(up.statusCode, up.statusMessage, headers)
     res.end(body)
   }
+  const declaredLength = up => up.headers['content-length'] === undefined ? Infinity : Number(up.headers['content-length'])
+  const received_ = () => parts.reduce((sum, part) => sum + part.length, 0)
+  let failed = false
   const upstream = http.request({ host: '127.0.0.1', port: originPort, path: req.url, method: req.method, headers: req.headers, agent: false }, up => {
     received = up
-    up.on('data', d => parts.push(d))
+    up.on('data', d => {
+      parts.push(d)
+      // After a parse error, the declared body is whole once its last byte is in.
+      if (failed && received_() >= declaredLength(up)) answer(up)
+    })
     up.on('end', () => answer(up))
   })
   // An origin that sends more than its `Content-Length` (a test that declares a shorter length)
-  // leaves bytes the parser rejects, reported before the declared body ends: that response is
-  // still delivered whole (as a browser reads it), so it is answered then. An error before any
-  // response, or a body that never ends, drops the connection.
+  // leaves bytes the parser rejects, reported before the declared body has been read: that
+  // response is still delivered whole (as a browser reads it), so it is answered as soon as its
+  // declared length is in. An error before any response drops the connection, and so does a
+  // declared body that never completes.
   upstream.on('error', () => {
     if (!received) return res.destroy()
-    setTimeout(() => { if (!answered) res.destroy() }, 1000)
+    failed = true
+    if (received_() >= declaredLength(received)) return answer(received)
+    setTimeout(() => { if (!answered) res.destroy() }, 5000)
   })
   req.pipe(upstream)
 })

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Accepted forms (all in GMT):
 /// - IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT` (the only form servers should send)
-/// - RFC 850: `Sunday, 06-Nov-94 08:49:37 GMT` (two-digit year, see ``parse(_:now:)``)
+/// - RFC 850: `Sunday, 06-Nov-94 08:49:37 GMT` (two-digit year, see ``parse(_:now:strict:)``)
 /// - asctime: `Sun Nov  6 08:49:37 1994`
 ///
 /// Parsing is lenient where it is harmless: names are case-insensitive, the weekday is not
