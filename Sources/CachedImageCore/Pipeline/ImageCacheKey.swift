@@ -38,10 +38,12 @@ public struct ImageCacheKey: Hashable, Sendable {
     // content mode as its `String` raw value (a second string hash per lookup); these compare
     // and hash the size and mode as plain integers.
 
+    /// Whether two keys name the same memory entry: every field equal.
     public static func == (lhs: ImageCacheKey, rhs: ImageCacheKey) -> Bool {
         lhs.shape == rhs.shape && lhs.cacheKey == rhs.cacheKey && lhs.processorIdentifiers == rhs.processorIdentifiers
     }
 
+    /// Hashes the cache key, the size and mode packed in one integer, and the processors' identifiers.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(cacheKey)
         let shape = self.shape
@@ -52,7 +54,7 @@ public struct ImageCacheKey: Hashable, Sendable {
     }
 
     /// ``targetSize`` and ``contentMode`` as integers, equal exactly when both are: the size
-    /// (zero when there is none) and flags (bit 0: a size; bits 1-2: no mode, fit, fill).
+    /// (zero when there is none) and flags (bit 0: a size; bit 1: fit; bit 2: fill).
     private var shape: (width: Int, height: Int, flags: UInt8) {
         let mode: UInt8
         switch contentMode {
