@@ -8,17 +8,19 @@
 struct MemoryCacheDropped<Value> {
     @usableFromInline var first: Value?
     @usableFromInline var others: [Value]?
+    /// Whether nothing was dropped. A flag rather than `first == nil`: every lookup checks it,
+    /// and comparing an optional `Value` with `nil` copies and destroys it, through the runtime's
+    /// generic value witnesses for a value holding an existential (a `DecodedImage`).
+    @usableFromInline var isEmpty = true
 
     @inlinable
     init() {}
 
     @inlinable
-    var isEmpty: Bool { first == nil }
-
-    @inlinable
     mutating func append(_ value: Value) {
-        if first == nil {
+        if isEmpty {
             first = value
+            isEmpty = false
         } else {
             appendOther(value)
         }

@@ -32,4 +32,37 @@ public struct ImageCacheKey: Hashable, Sendable {
             processorIdentifiers: request.processorChain.identifiers
         )
     }
+
+    // Written out rather than synthesized: every memory lookup hashes a key and compares it at
+    // least once. The synthesized versions go through `Optional`'s generic paths and hash the
+    // content mode as its `String` raw value (a second string hash per lookup); these compare
+    // and hash the size and mode as plain integers.
+
+    /// Whether two keys name the same memory entry: every field equal.
+    public static func == (lhs: ImageCacheKey, rhs: ImageCacheKey) -> Bool {
+        lhs.shape == rhs.shape && lhs.cacheKey == rhs.cacheKey && lhs.processorIdentifiers == rhs.processorIdentifiers
+    }
+
+    /// Hashes the cache key, the size and mode packed in one integer, and the processors' identifiers.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(cacheKey)
+        let shape = self.shape
+        hasher.combine(UInt(bitPattern: shape.width) &<< 32 ^ UInt(bitPattern: shape.height) &<< 3 ^ UInt(shape.flags))
+        if !processorIdentifiers.isEmpty {
+            hasher.combine(processorIdentifiers)
+        }
+    }
+
+    /// ``targetSize`` and ``contentMode`` as integers, equal exactly when both are: the size
+    /// (zero when there is none) and flags (bit 0: a size; bit 1: fit; bit 2: fill).
+    private var shape: (width: Int, height: Int, flags: UInt8) {
+        let mode: UInt8
+        switch contentMode {
+        case nil: mode = 0
+        case .aspectFit?: mode = 2
+        case .aspectFill?: mode = 4
+        }
+        guard let targetSize else { return (0, 0, mode) }
+        return (targetSize.width, targetSize.height, mode | 1)
+    }
 }

@@ -6,7 +6,7 @@ extension ImageJobs {
     /// The image for a view's first frame, where it came from and its response, or `nil` (load
     /// asynchronously).
     func firstFrameImage(for request: ImageRequest) -> DecodedResult? {
-        if let hit = memoryImage(for: resolver.keyed(request), counting: .hitsOnly) {
+        if let hit = resolver.withKeyed(request, { memoryImage(for: $0, counting: .hitsOnly) }) {
             return memoryResult(hit)
         }
         guard let policy = configurationSynchronousDiskRead, let budget = firstFrameBudget,

@@ -5,7 +5,7 @@ import Foundation
 extension ImageJobs {
     /// The memory cache's image for `request`, keyed as a task would key it (first frame).
     func cachedImage(for request: ImageRequest) -> DecodedImage? {
-        memoryImage(for: resolver.keyed(request), counting: .hitsOnly)?.image
+        resolver.withKeyed(request) { lookUpMemory(for: $0, counting: .hitsOnly) { image, _ in image } }
     }
 
     /// Removes what the caches hold for `request`: its image at its target size and at full
@@ -43,22 +43,36 @@ extension ImageJobs {
     /// only when it misses, the request's variant key if a response for this cache key varied
     /// (``MemoryVariants``).
     func memoryImage(for request: ImageRequest, counting: LookupCounting) -> MemoryHit? {
+        lookUpMemory(for: request, counting: counting) { MemoryHit(image: $0, key: $1) }
+    }
+
+    /// ``memoryImage(for:counting:)``'s lookup, handing the image found and its key to `found`
+    /// (inlined into each caller, so the first-frame probe builds no ``MemoryHit``). Each image
+    /// is moved, not copied: `DecodedImage` holds an existential, so every copy of an optional
+    /// one goes through the runtime's generic value witnesses.
+    @inline(__always)
+    private func lookUpMemory<Found>(
+        for request: ImageRequest, counting: LookupCounting, _ found: (consuming DecodedImage, consuming ImageCacheKey) -> Found
+    ) -> Found? {
         guard let memoryCache,
               request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringCachedData, .reloadRevalidatingCachedData]),
               !request.cacheDirectives.constrainsFreshness
         else {
             return nil
         }
-        var key = ImageCacheKey(request)
-        var image = memoryCache.value(forKey: key)
-        if image == nil, let variantKey = variants.lookupKey(for: request) {
-            key = variantKey
-            image = memoryCache.value(forKey: variantKey)
+        let key = ImageCacheKey(request)
+        if let image = memoryCache.value(forKey: key) {
+            instrumentation.record(.memoryLookup(hit: true))
+            return found(image, key)
         }
-        if image != nil || counting == .hitsAndMisses {
-            instrumentation.record(.memoryLookup(hit: image != nil))
+        if let variantKey = variants.lookupKey(for: request), let image = memoryCache.value(forKey: variantKey) {
+            instrumentation.record(.memoryLookup(hit: true))
+            return found(image, variantKey)
         }
-        return image.map { MemoryHit(image: $0, key: key) }
+        if counting == .hitsAndMisses {
+            instrumentation.record(.memoryLookup(hit: false))
+        }
+        return nil
     }
 
     /// A memory hit as a job's result, with the response recorded for it.

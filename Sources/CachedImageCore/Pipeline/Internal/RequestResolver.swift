@@ -48,6 +48,12 @@ struct RequestResolver: Sendable {
         return keyed
     }
 
+    /// Runs `body` on the request as the caches see it (``keyed(_:)``), without copying a
+    /// request made from a URL alone, which is keyed as it is (the memory hit path).
+    func withKeyed<T>(_ request: ImageRequest, _ body: (ImageRequest) -> T) -> T {
+        request.urlRequestIsPlain.value ? body(request) : body(keyed(request))
+    }
+
     /// The request to load and its URL.
     ///
     /// - Throws: ``ImagePipeline/Error/invalidURL(_:)`` for a missing URL or a disallowed scheme.
