@@ -22,6 +22,8 @@ struct CachedImageBench {
         }
         if options.runs("hitratio") { HitRatioBench(options: options).run() }
         if options.runs("disk") { try DiskCacheBench(options: options, root: root).run() }
+        if options.runs("diskwrite") { try DiskWriteBench(options: options, root: root).run() }
+        if options.runs("diskwriteloop") { try DiskWriteBench(options: options, root: root).loop() }
         if options.runs("e2e") { try await EndToEndBench(options: options, root: root).run() }
         if options.runs("diskhit") { try await DiskHitBench(options: options, root: root).run() }
         if options.runs("scaling") { try ScalingBench(options: options, root: root).run() }

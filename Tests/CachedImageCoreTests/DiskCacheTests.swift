@@ -590,6 +590,9 @@ struct DiskCacheTests {
         cache.flush()
         #expect(log.all.isEmpty)
         #expect(cache.entryCount == 1)
+        // The change count's file, kept open, is found deleted and written again (16 bytes).
+        let changeCount = dir.cache.appendingPathComponent("index/changes")
+        #expect((try? Data(contentsOf: changeCount))?.count == 16)
         let reopened = try DiskCache(directory: dir.cache)
         #expect(reopened.entry(forKey: "new")?.data == bytes(200))
     }

@@ -59,7 +59,8 @@ extension DiskCache {
         let header = Format.encodeHeader(
             key: key, metadata: job.staged.metadata, bodyLength: body.count, bodyChecksum: Format.bodyChecksum(body)
         )
-        let temporaryPath = temporaryDirectoryPath + "/" + name.fileName + "." + Self.processTag + "." + String(generation) + ".tmp"
+        // One interpolation (one buffer) rather than a chain of `+`, each a new string.
+        let temporaryPath = "\(temporaryDirectoryPath)/\(name.fileName).\(Self.processTag).\(generation).tmp"
         do {
             try writeCreatingDirectoriesIfNeeded {
                 try FileIO.writeEntry(

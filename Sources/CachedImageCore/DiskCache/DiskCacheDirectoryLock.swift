@@ -52,7 +52,7 @@ final class DiskCacheDirectoryLock: Sendable {
 
     deinit {
         close(descriptor)
-        changeCountFile.withLock { if $0 >= 0 { close($0) } }
+        changeCountFile.withLock { if $0.descriptor >= 0 { close($0.descriptor) } }
     }
 
     /// Runs `body` holding the directory's lock, then releases it. `body` receives `false` when
@@ -61,7 +61,11 @@ final class DiskCacheDirectoryLock: Sendable {
     /// temporary files that may be another process's).
     func withExclusiveAccess<T>(_ body: (_ isExclusive: Bool) throws -> T) rethrows -> T {
         let isExclusive = acquire()
-        defer { if isExclusive { flock(descriptor, LOCK_UN) } }
+        changeCountFile.withLock { $0.isInAccess = true; $0.isVerified = false }
+        defer {
+            changeCountFile.withLock { $0.isInAccess = false; $0.isVerified = false }
+            if isExclusive { flock(descriptor, LOCK_UN) }
+        }
         return try body(isExclusive)
     }
 
@@ -91,8 +95,9 @@ final class DiskCacheDirectoryLock: Sendable {
     /// The directory's change count: `0` when the file is missing or unreadable (a new or
     /// recreated directory).
     func readChangeCount() -> UInt64 {
-        changeCountFile.withLock { descriptor in
-            guard Self.reopenIfNeeded(&descriptor, path: changeCountPath) else { return 0 }
+        changeCountFile.withLock { file in
+            guard Self.reopenIfNeeded(&file, path: changeCountPath) else { return 0 }
+            let descriptor = file.descriptor
             var words: (UInt64, UInt64) = (0, 0)
             let count = withUnsafeMutableBytes(of: &words) { pread(descriptor, $0.baseAddress, 16, 0) }
             guard count == 16 else { return 0 }
@@ -107,24 +112,44 @@ final class DiskCacheDirectoryLock: Sendable {
     /// snapshot records and no cache expects.
     @discardableResult
     func writeChangeCount(_ value: UInt64) -> Bool {
-        changeCountFile.withLock { descriptor in
-            guard Self.reopenIfNeeded(&descriptor, path: changeCountPath) else { return false }
+        changeCountFile.withLock { file in
+            guard Self.reopenIfNeeded(&file, path: changeCountPath) else { return false }
+            let descriptor = file.descriptor
             var words = (value.littleEndian, (~value).littleEndian)
-            return withUnsafeBytes(of: &words) { pwrite(descriptor, $0.baseAddress, 16, 0) } == 16
+            let isWritten = withUnsafeBytes(of: &words) { pwrite(descriptor, $0.baseAddress, 16, 0) } == 16
+            if !isWritten { file.isVerified = false } // a retry checks the file again
+            return isWritten
         }
     }
 
-    /// The change count's file, kept open (two system calls per operation instead of seven):
-    /// `-1` until opened, reopened when it was deleted (with the directory) since.
-    private let changeCountFile = Locked<Int32>(-1)
+    /// The change count's file, kept open across operations.
+    private struct ChangeCountFile {
+        /// `-1` until opened; reopened when it was deleted (with the directory) since.
+        var descriptor: Int32 = -1
+        /// Whether a ``withExclusiveAccess(_:)`` is running.
+        var isInAccess = false
+        /// Whether `descriptor` was found still linked (or was opened) during the running
+        /// access: the write that follows the read in the same access skips the check, as if the
+        /// directory were deleted just after that write instead of between the two calls.
+        var isVerified = false
+    }
 
-    private static func reopenIfNeeded(_ descriptor: inout Int32, path: String) -> Bool {
-        if descriptor >= 0 {
+    private let changeCountFile = Locked(ChangeCountFile())
+
+    /// Opens the change count's file, or reopens it when it was deleted since it was opened (one
+    /// `fstat`, once per access).
+    private static func reopenIfNeeded(_ file: inout ChangeCountFile, path: String) -> Bool {
+        if file.descriptor >= 0 {
+            if file.isVerified { return true }
             var info = stat()
-            if fstat(descriptor, &info) == 0, info.st_nlink > 0 { return true }
-            close(descriptor)
+            if fstat(file.descriptor, &info) == 0, info.st_nlink > 0 {
+                file.isVerified = file.isInAccess
+                return true
+            }
+            close(file.descriptor)
         }
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        return descriptor >= 0
+        file.descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        file.isVerified = file.isInAccess && file.descriptor >= 0
+        return file.descriptor >= 0
     }
 }
