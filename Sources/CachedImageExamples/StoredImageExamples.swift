@@ -39,6 +39,16 @@ public struct StoredImageExamples: View {
                 }
             }
             .frame(height: 80)
+
+            // With CachedImagePhase: retry() reads the caches again once the image is stored.
+            CachedAsyncImage(key: "avatar-\(userID)") { phase in
+                if let image = phase.image {
+                    image.resizable().scaledToFit()
+                } else {
+                    Button("Reload") { phase.retry() }
+                }
+            }
+            .frame(height: 80)
         }
     }
 }

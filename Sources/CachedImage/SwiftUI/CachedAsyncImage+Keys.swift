@@ -7,8 +7,8 @@ import SwiftUI
 /// shown from memory or disk, never downloaded. A key with nothing stored under it is a failure
 /// (``ImagePipeline/Error/notCached(_:)``), so the placeholder stays. A view already on screen
 /// keeps what it shows when the key is stored (or replaced) later: give it a new identity,
-/// `.id(version)`, to read the caches again (or use
-/// `CachedAsyncImage(request: ImageRequest(key:), phaseContent:)` and `phase.retry()`).
+/// `.id(version)`, to read the caches again, or use ``init(key:scale:transaction:phaseContent:)``
+/// and `phase.retry()`.
 ///
 /// ```swift
 /// try pipeline.storeImageData(jpegData, forKey: "avatar-\(user.id)")
@@ -46,6 +46,32 @@ extension CachedAsyncImage {
         @ViewBuilder content: @escaping (AsyncImagePhase) -> Content
     ) {
         self.init(request: Self.request(forKey: key), scale: scale, transaction: transaction, content: content)
+    }
+
+    /// The image stored under `key` and a neutral placeholder until then (and when nothing is
+    /// stored), like ``init(url:scale:content:)``.
+    @_disfavoredOverload
+    public init<I: View>(
+        key: String?,
+        scale: CGFloat = 1,
+        @ViewBuilder content: @escaping (Image) -> I
+    ) where Content == _ConditionalContent<I, Color> {
+        self.init(request: Self.request(forKey: key), scale: scale, content: content)
+    }
+
+    /// Renders a ``CachedImagePhase`` of the image stored under `key`: its `retry()` reads the
+    /// caches again (once the app has stored the image, say).
+    ///
+    /// Disfavoured: a closure that also compiles with ``init(key:scale:transaction:content:)``
+    /// gets `AsyncImage`'s phase, as with a URL; one that calls `phase.retry()` lands here.
+    @_disfavoredOverload
+    public init(
+        key: String?,
+        scale: CGFloat = 1,
+        transaction: Transaction = Transaction(),
+        @ViewBuilder phaseContent: @escaping (CachedImagePhase) -> Content
+    ) {
+        self.init(request: Self.request(forKey: key), scale: scale, transaction: transaction, phaseContent: phaseContent)
     }
 
     private static func request(forKey key: String?) -> ImageRequest {
