@@ -78,8 +78,7 @@ public final class CachedImageModel: ObservableObject {
             return CachedImagePhase(state: .empty, image: nil, response: nil, retry: {})
         }
         let own = ownRequest ?? request
-        let previous = loader.keepsPreviousImage ? loader.previousResponse : nil
-        return render(loader.phase, previous: previous, ownRequest: own, scale: pointScale(for: own))
+        return render(loader.phase, previous: loader.previousResponse(for: request), ownRequest: own, scale: pointScale(for: own))
     }
 
     /// The image to show, or `nil`: ``phase``'s image.
@@ -118,7 +117,7 @@ public final class CachedImageModel: ObservableObject {
     // MARK: Actions
 
     /// Shows the image for `request` (at once when it is in memory). The current request again
-    /// changes nothing; another replaces it. ``SwiftUI/View/loadImage(_:into:)`` calls this.
+    /// changes nothing; another replaces it.
     public func load(_ request: ImageRequest) {
         load(request, ownRequest: request)
     }

@@ -56,7 +56,7 @@ extension ImagePipeline {
         }
         let info = try validateCustomImage(data, key: key)
         let cacheKey = Self.customCacheKey(key)
-        dropDecodedCopies(of: cacheKey)
+        jobs.dropCopies(of: cacheKey)
         let metadata = CachedResponseMetadata(
             contentType: info.format.mimeType,
             storedAt: configuration.clock.now,
@@ -70,46 +70,17 @@ extension ImagePipeline {
     /// The decoded image stored under `key`, from the memory cache only (synchronous, for a
     /// first frame); `nil` when it is not in memory.
     public func cachedImage(forKey key: String, targetSize: PixelSize? = nil) -> DecodedImage? {
-        memoryCache?.value(forKey: ImageCacheKey(cacheKey: Self.customCacheKey(key), targetSize: targetSize))
+        cachedImage(for: ImageRequest(key: key, targetSize: targetSize))
     }
 
-    /// The image stored under `key`: from memory, else from disk (validated again, decoded to fit
-    /// `targetSize`, then kept in memory). Never touches the network.
+    /// The image stored under `key`: from memory, else from disk (decoded to fit `targetSize`,
+    /// then kept in memory), through ``ImageRequest/init(key:priority:targetSize:contentMode:options:processors:)``.
+    /// Never touches the network.
     ///
     /// - Throws: ``Error/notCached(_:)`` when nothing (or nothing intact) is stored under `key`;
     ///   ``Error/decodingFailed(url:underlying:)`` with the decoder's error.
     public func image(forKey key: String, targetSize: PixelSize? = nil) async throws -> DecodedImage {
-        let cacheKey = Self.customCacheKey(key)
-        let memoryKey = ImageCacheKey(cacheKey: cacheKey, targetSize: targetSize)
-        if let image = memoryCache?.value(forKey: memoryKey) {
-            return image
-        }
-        let url = Self.customKeyURL(key)
-        guard let entry = diskCache?.entry(forKey: cacheKey) else {
-            throw Error.notCached(url)
-        }
-        let info: ImageInfo
-        do {
-            info = try validateCustomImage(entry.data, key: key)
-        } catch {
-            // Bytes that passed validation once but no longer do: never serve them.
-            diskCache?.removeEntry(forKey: cacheKey)
-            throw Error.notCached(url)
-        }
-        let image: DecodedImage
-        let decoder = configuration.decoderRegistry.decoder(for: info, fallback: configuration.decoder)
-        let limit = PixelLimit(maxPixelCount: configuration.maxPixelCount)
-        let target = try limit.limited(
-            DecodingTarget(size: targetSize, maximumSize: configuration.maximumDecodedPixelSize), for: info, decoder: decoder, url: url
-        )
-        do {
-            image = try decoder.decode(entry.data, info: info, target: target)
-        } catch {
-            throw Error.decodingFailed(url: url, underlying: error)
-        }
-        try limit.checkDecoded(image, info: info, url: url)
-        memoryCache?.setValue(image, forKey: memoryKey, cost: image.cost)
-        return image
+        try await image(for: ImageRequest(key: key, targetSize: targetSize)).image
     }
 
     /// Whether bytes are stored on disk under `key` (without reading them).
@@ -121,7 +92,7 @@ extension ImagePipeline {
     /// processed on disk).
     public func removeImage(forKey key: String) {
         let cacheKey = Self.customCacheKey(key)
-        dropDecodedCopies(of: cacheKey)
+        jobs.dropCopies(of: cacheKey)
         diskCache?.removeEntry(forKey: cacheKey)
     }
 
@@ -145,13 +116,5 @@ extension ImagePipeline {
         try ResponseValidator(
             maxPixelCount: configuration.maxPixelCount, registry: configuration.decoderRegistry, decoder: configuration.decoder
         ).validate(data, url: Self.customKeyURL(key), contentType: nil, expectedLength: nil, transfer: .mayBeCut)
-    }
-
-    /// Drops everything made from `cacheKey`'s old bytes: its decoded copies in memory at every
-    /// size, content mode and processor chain, and the processed copies kept on disk (their
-    /// version record goes, so none of them is served again).
-    private func dropDecodedCopies(of cacheKey: String) {
-        memoryCache?.removeValues { $0.cacheKey == cacheKey }
-        jobs.derivedImages?.removeDerivedImages(forKey: cacheKey)
     }
 }

@@ -138,8 +138,8 @@ public final class ImagePipeline: Sendable {
 
     // MARK: Cache management
 
-    /// Removes the image for `request` from the memory cache (for its target size and the full
-    /// size) and its bytes from the disk cache.
+    /// Removes the image for `request`: its bytes from the disk cache and every copy made from
+    /// them (decoded in memory at any size, mode or processor chain; processed on disk).
     public func removeCachedImage(for request: ImageRequest) {
         jobs.removeCachedImage(for: request)
     }

@@ -232,9 +232,12 @@ struct PipelineLoadingTests {
             fixture.servePNG("/r.png")
             let pipeline = fixture.makePipeline()
             let request = ImageRequest(url: fixture.url("/r.png"))
+            let fit = ImageRequest(url: fixture.url("/r.png"), targetSize: PixelSize(width: 8, height: 8), contentMode: .aspectFit)
             _ = try await pipeline.image(for: request)
+            _ = try await pipeline.image(for: fit)
             pipeline.removeCachedImage(for: request)
             #expect(pipeline.cachedImage(for: request) == nil)
+            #expect(pipeline.cachedImage(for: fit) == nil, "every size goes, not only the request's")
             #expect(try await pipeline.image(for: request).source == .network)
             #expect(fixture.server.requestCount(for: "/r.png") == 2)
         }

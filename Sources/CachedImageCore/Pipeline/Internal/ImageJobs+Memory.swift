@@ -8,20 +8,23 @@ extension ImageJobs {
         resolver.withKeyed(request) { lookUpMemory(for: $0, counting: .hitsOnly) { image, _ in image } }
     }
 
-    /// Removes what the caches hold for `request`: its image at its target size and at full
-    /// size, its bytes, and any failure remembered for it.
+    /// Removes what the caches hold for `request`: every copy made from its bytes, the bytes,
+    /// and any failure remembered for it.
     func removeCachedImage(for request: ImageRequest) {
         let request = resolver.keyed(request)
-        memoryCache?.removeValue(forKey: ImageCacheKey(request))
-        memoryCache?.removeValue(forKey: ImageCacheKey(cacheKey: request.cacheKey))
-        memoryCache?.removeValue(forKey: Self.animationBytesKey(request))
-        if let variantKey = variants.lookupKey(for: request) {
-            memoryCache?.removeValue(forKey: variantKey)
-        }
-        variants.forget(request.cacheKey)
+        dropCopies(of: request.cacheKey)
         resolver.diskCache?.removeEntry(forKey: request.cacheKey)
-        derivedImages?.removeDerivedImages(forKey: request.cacheKey)
         fetcher.forgetFailure(forKey: request.cacheKey)
+    }
+
+    /// Drops everything made from `cacheKey`'s bytes, so none of it answers again: decoded
+    /// images in memory at every size, content mode, processor chain and `Vary` variant (and an
+    /// animated view's bytes), and the processed copies on disk. A scan of the memory cache's
+    /// keys: for removals, never on a load.
+    func dropCopies(of cacheKey: String) {
+        memoryCache?.removeValues { $0.cacheKey == cacheKey || MemoryVariants.isVariant($0, of: cacheKey) }
+        variants.forget(cacheKey)
+        derivedImages?.removeDerivedImages(forKey: cacheKey)
     }
 
     /// What a memory lookup adds to the statistics: a task's first lookup counts its miss; the

@@ -58,12 +58,20 @@ final class MemoryVariants: Sendable {
         names.withLock { _ = $0.removeValue(forKey: cacheKey) }
     }
 
+    /// Whether `key` is a variant key of `cacheKey`'s responses.
+    static func isVariant(_ key: ImageCacheKey, of cacheKey: String) -> Bool {
+        key.cacheKey.hasPrefix(cacheKey + variantMarker)
+    }
+
+    /// Between a variant key's cache key and the hash of its values.
+    private static let variantMarker = "\u{1F}vary="
+
     private static func variantKey(_ plain: ImageCacheKey, values: [VaryField]) -> ImageCacheKey {
         let description = values.map { field in
             field.name + (field.value.map { "=" + $0 } ?? "") // Absent: no "=", so "" stays distinct.
         }.joined(separator: "\n")
         var key = plain
-        key.cacheKey += "\u{1F}vary=" + KeyHasher.fileName(for: description)
+        key.cacheKey += variantMarker + KeyHasher.fileName(for: description)
         return key
     }
 }
