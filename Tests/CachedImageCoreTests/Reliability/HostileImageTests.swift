@@ -47,6 +47,23 @@ struct HostileImageTests {
         }
     }
 
+    @Test("every input the fuzzer kept as a regression (Fuzz/Regressions/image-headers) gets a verdict, never a trap")
+    func fuzzRegressions() throws {
+        let folder = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/Regressions/image-headers", isDirectory: true)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(names.count >= 2)
+        for name in names {
+            let data = try Data(contentsOf: folder.appendingPathComponent(name))
+            _ = ImageInfo(data: data)
+            for format in ImageFormat.allCases {
+                _ = ImageInfo.containerCheck(data, format: format)
+            }
+            #expect(throws: ImagePipeline.Error.self, "\(name)") { try Self.validate(data, .mayBeCut) }
+        }
+    }
+
     @Test("an icon's entries sharing one PNG are walked once: work linear in the body, whatever the directory")
     func sharedPNGIsWalkedOnce() {
         for (entries, chunks) in [(10, 10), (2_600, 2_000), (10_000, 8_000)] {
