@@ -48,4 +48,42 @@ struct HostileInputTests {
         #expect(Policy.seconds(fromRetryAfter: digits, now: Date()) == .infinity)
         #expect(Policy(maxRetries: 1, maxDelay: .infinity).delay(beforeRetry: 1, retryAfter: digits, now: Date()) == .infinity)
     }
+
+    // MARK: A body trickled a byte at a time
+
+    /// A JPEG whose frame header (40,000 x 40,000) comes after `padding` empty APP1 segments,
+    /// followed by as many bytes of scan data.
+    private static func jpegWithLateFrameHeader(padding: Int) -> [UInt8] {
+        var bytes: [UInt8] = [0xFF, 0xD8]
+        for _ in 0..<padding { bytes += [0xFF, 0xE1, 0x00, 0x02] }
+        bytes += [0xFF, 0xC0, 0x00, 0x11, 0x08, 0x9C, 0x40, 0x9C, 0x40, 0x03]
+        bytes += [0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01]
+        bytes += [0xFF, 0xDA] + [UInt8](repeating: 0x55, count: bytes.count)
+        return bytes
+    }
+
+    @Test("a body trickled a byte at a time has its header looked for a logarithmic number of times, not once per byte")
+    func trickledBodyHeaderLooks() async throws {
+        let url = URL(string: "http://127.0.0.1:9/trickle.jpg")!
+        let jpeg = Self.jpegWithLateFrameHeader(padding: 16_384) // 64 KB before the frame header
+        let operation = DataLoadOperation(url: url, limits: DataLoadLimits(maxPixelCount: 64_000_000)) { _, _ in }
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: url) // never resumed: the bytes are fed by hand
+        await #expect {
+            _ = try await withCheckedThrowingContinuation { continuation in
+                #expect(operation.attach(task: task, continuation: continuation))
+                for byte in jpeg {
+                    operation.didReceive(Data([byte]), expectedLength: -1, responseURL: nil)
+                }
+                operation.complete(response: nil, error: URLError(.networkConnectionLost))
+            }
+        } throws: { error in
+            guard case .imageTooLarge(_, let size, _) = error as? ImagePipeline.Error else { return false }
+            return size == PixelSize(width: 40_000, height: 40_000)
+        }
+        // Once per doubling of the bytes: 18 looks to find it at byte 65,557 of single-byte
+        // chunks, where each chunk was a look (65,557 looks, each parsing everything so far).
+        #expect(operation.headerLookCount <= 20)
+    }
 }
