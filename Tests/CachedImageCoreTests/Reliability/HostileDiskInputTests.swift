@@ -1,0 +1,125 @@
+import Foundation
+import ImageFixtures
+import Testing
+@_spi(Benchmarks) @testable import CachedImageCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What another process that can write the cache directory may leave there: files of absurd
+/// declared sizes, a doctored snapshot. Each used to trap the process; now each is a miss or a
+/// listing.
+@Suite("Reliability: hostile files in the cache directory never trap")
+struct HostileDiskInputTests {
+    // MARK: Sizes another process declares in the cache directory
+
+    /// A cache directory on a file system that takes sparse files of 2^62 bytes (tmpfs), or
+    /// `nil` where none is at hand.
+    private static let sparseRoot: URL? = {
+        let root = URL(fileURLWithPath: "/dev/shm/CachedImageHostile-\(UUID().uuidString)", isDirectory: true)
+        guard (try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)) != nil else { return nil }
+        let probe = root.appendingPathComponent("probe").path
+        defer { unlink(probe) }
+        guard FileManager.default.createFile(atPath: probe, contents: nil), truncate(probe, 1 << 62) == 0 else {
+            try? FileManager.default.removeItem(at: root)
+            return nil
+        }
+        return root
+    }()
+
+    /// Plants an entry-named file of `size` bytes (a hole: nothing is written) in `directory`.
+    private static func plantSparseEntry(named key: String, size: Int, in directory: URL) throws {
+        let path = entryFile(for: key, in: directory).path
+        try #require(FileManager.default.createFile(atPath: path, contents: nil))
+        try #require(truncate(path, off_t(size)) == 0)
+    }
+
+    @Test(
+        "entry files planted with sizes of 2^62 bytes are deleted at open, not added up past Int.max",
+        .enabled(if: sparseRoot != nil, "needs a file system with sparse files of 2^62 bytes (tmpfs at /dev/shm)")
+    )
+    func plantedHugeFilesAtOpen() throws {
+        let directory = try #require(Self.sparseRoot).appendingPathComponent(UUID().uuidString, isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Self.plantSparseEntry(named: "planted-1", size: 1 << 62, in: directory)
+        try Self.plantSparseEntry(named: "planted-2", size: 1 << 62, in: directory)
+
+        let cache = try DiskCache(directory: directory, clock: DiskTestClock())
+        let png = ImageFixtures.png(width: 8, height: 8, seed: 1)
+        cache.store(png, metadata: bareMetadata, forKey: "real")
+        cache.flush()
+        #expect(cache.entry(forKey: "real")?.data == png)
+        #expect(cache.entry(forKey: "planted-1") == nil)
+        #expect(cache.entryCount == 1)
+        #expect(cache.totalSize == (try fileSize(entryFile(for: "real", in: directory))))
+        #expect(try entryFiles(in: directory).count == 1, "the planted files are deleted")
+    }
+
+    @Test(
+        "entry files of 2^62 bytes planted by another process stay out of the index when this one catches up",
+        .enabled(if: sparseRoot != nil, "needs a file system with sparse files of 2^62 bytes (tmpfs at /dev/shm)")
+    )
+    func plantedHugeFilesAtResync() throws {
+        let directory = try #require(Self.sparseRoot).appendingPathComponent(UUID().uuidString, isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try DiskCache(directory: directory, clock: DiskTestClock())
+        let png = ImageFixtures.png(width: 8, height: 8, seed: 2)
+        cache.store(png, metadata: bareMetadata, forKey: "first")
+        cache.flush()
+
+        // Another process plants the files and raises the change count, as every writer does.
+        try Self.plantSparseEntry(named: "planted-1", size: 1 << 62, in: directory)
+        try Self.plantSparseEntry(named: "planted-2", size: 1 << 62, in: directory)
+        let other = try DiskCacheDirectoryLock(
+            directoryPath: directory.path, changeCountPath: directory.appendingPathComponent("index/changes").path
+        )
+        #expect(other.writeChangeCount(cache.directoryLock.readChangeCount() &+ 1_000))
+
+        cache.store(png, metadata: bareMetadata, forKey: "second")
+        cache.flush()
+        #expect(cache.entry(forKey: "first")?.data == png)
+        #expect(cache.entry(forKey: "second")?.data == png)
+        #expect(cache.totalSize < 1 << 62)
+    }
+
+    @Test("a snapshot whose record sizes add up to Int.max - 1 is not trusted: the cache opens from a listing and keeps counting")
+    func snapshotSizesNearIntMax() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let clock = DiskTestClock()
+        let png = ImageFixtures.png(width: 8, height: 8, seed: 3)
+        var changeCount: UInt64 = 0
+        do {
+            let cache = try DiskCache(directory: dir.cache, sizeLimit: .max, clock: clock)
+            cache.store(png, metadata: bareMetadata, forKey: "a")
+            cache.store(png, metadata: bareMetadata, forKey: "b")
+            cache.flush()
+            changeCount = cache.directoryLock.readChangeCount()
+        }
+        // Another process rewrites the snapshot, intact and matching the directory, with sizes
+        // that each pass and together leave one byte below Int.max.
+        let snapshotURL = dir.cache.appendingPathComponent("index/snapshot")
+        let stamp = try #require(DiskCacheFileIO.directoryStamp(atPath: dir.cache.path))
+        let records = try #require(DiskCacheIndexSnapshot.decode(
+            [UInt8](Data(contentsOf: snapshotURL)), expecting: stamp, changeCount: changeCount, firstGeneration: 1
+        ))
+        #expect(records.count == 2)
+        let inflated = records.map { record in
+            var record = record
+            record.size = Int.max / 2
+            return record
+        }
+        try Data(DiskCacheIndexSnapshot.encode(inflated, stamp: stamp, changeCount: changeCount)).write(to: snapshotURL)
+
+        let reopened = try DiskCache(directory: dir.cache, sizeLimit: .max, clock: clock)
+        reopened.store(png, metadata: bareMetadata, forKey: "c")
+        reopened.flush()
+        #expect(reopened.indexSource == .listing)
+        #expect(reopened.entryCount == 3)
+        #expect(reopened.totalSize == 3 * (try fileSize(entryFile(for: "c", in: dir.cache))))
+        #expect(reopened.entry(forKey: "a")?.data == png)
+    }
+}
