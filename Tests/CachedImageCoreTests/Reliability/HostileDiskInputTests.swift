@@ -9,9 +9,10 @@ import Darwin
 #endif
 
 /// What another process that can write the cache directory may leave there: files of absurd
-/// declared sizes, a doctored snapshot. Each used to trap the process; now each is a miss or a
-/// listing.
-@Suite("Reliability: hostile files in the cache directory never trap")
+/// declared sizes, FIFOs, symbolic links, a doctored snapshot. Each used to trap the process,
+/// hang it, or make it write through a link; now each is a miss, a listing, or an error the
+/// cache reports.
+@Suite("Reliability: hostile files in the cache directory never trap, hang or redirect a write")
 struct HostileDiskInputTests {
     // MARK: Sizes another process declares in the cache directory
 
@@ -121,5 +122,80 @@ struct HostileDiskInputTests {
         #expect(reopened.entryCount == 3)
         #expect(reopened.totalSize == 3 * (try fileSize(entryFile(for: "c", in: dir.cache))))
         #expect(reopened.entry(forKey: "a")?.data == png)
+    }
+
+    // MARK: Files that are not regular files
+
+    @Test("a FIFO planted at an entry's path is a miss, not a read that waits forever for a writer")
+    func fifoAtEntryPath() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let cache = try DiskCache(directory: dir.cache, clock: DiskTestClock())
+        let png = ImageFixtures.png(width: 8, height: 8, seed: 4)
+        cache.store(png, metadata: bareMetadata, forKey: "real")
+        cache.flush()
+        try #require(mkfifo(entryFile(for: "planted", in: dir.cache).path, 0o644) == 0)
+        #expect(cache.entry(forKey: "planted") == nil)
+        #expect(cache.entry(forKey: "real")?.data == png)
+        // A fresh open (the index from a listing: the FIFO is not listed) reads it the same way.
+        let reopened = try DiskCache(directory: dir.cache, clock: DiskTestClock())
+        #expect(reopened.entry(forKey: "planted") == nil)
+        #expect(reopened.entry(forKey: "real")?.data == png)
+    }
+
+    @Test("a FIFO planted as the index snapshot is ignored: the cache opens from a listing")
+    func fifoAsSnapshot() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let png = ImageFixtures.png(width: 8, height: 8, seed: 5)
+        do {
+            let cache = try DiskCache(directory: dir.cache, clock: DiskTestClock())
+            cache.store(png, metadata: bareMetadata, forKey: "real")
+            cache.flush()
+        }
+        let snapshot = dir.cache.appendingPathComponent("index/snapshot").path
+        try #require(unlink(snapshot) == 0)
+        try #require(mkfifo(snapshot, 0o644) == 0)
+        let reopened = try DiskCache(directory: dir.cache, clock: DiskTestClock())
+        #expect(reopened.entryCount == 1)
+        #expect(reopened.indexSource == .listing)
+        #expect(reopened.entry(forKey: "real")?.data == png)
+    }
+
+    @Test("a symbolic link planted as the change count's file is not followed: the file it names is not overwritten")
+    func symlinkAsChangeCount() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let victim = dir.root.appendingPathComponent("precious.txt")
+        let precious = Data("a file the cache must never write".utf8)
+        try precious.write(to: victim)
+        try FileManager.default.createDirectory(at: dir.cache.appendingPathComponent("index"), withIntermediateDirectories: true)
+        try #require(symlink(victim.path, dir.cache.appendingPathComponent("index/changes").path) == 0)
+
+        let cache = try DiskCache(directory: dir.cache, clock: DiskTestClock())
+        let png = ImageFixtures.png(width: 8, height: 8, seed: 6)
+        cache.store(png, metadata: bareMetadata, forKey: "real")
+        cache.flush()
+        #expect(cache.entry(forKey: "real")?.data == png)
+        #expect(try Data(contentsOf: victim) == precious)
+    }
+
+    @Test("a symbolic link planted at the snapshot's predictable temporary name is not followed: the file it names is not overwritten")
+    func symlinkAtTemporaryName() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let victim = dir.root.appendingPathComponent("precious.txt")
+        let precious = Data("a file the cache must never write".utf8)
+        try precious.write(to: victim)
+        try FileManager.default.createDirectory(at: dir.cache.appendingPathComponent("index"), withIntermediateDirectories: true)
+        let temporary = dir.cache.appendingPathComponent("index/snapshot.\(DiskCache.processTag).tmp").path
+        try #require(symlink(victim.path, temporary) == 0)
+
+        let cache = try DiskCache(directory: dir.cache, clock: DiskTestClock())
+        let png = ImageFixtures.png(width: 8, height: 8, seed: 7)
+        cache.store(png, metadata: bareMetadata, forKey: "real")
+        cache.flush() // writes the snapshot
+        #expect(cache.entry(forKey: "real")?.data == png)
+        #expect(try Data(contentsOf: victim) == precious)
     }
 }
