@@ -183,7 +183,7 @@ enum DiskCacheFileIO {
     private static func size(of descriptor: Int32) -> Int? {
         var info = stat()
         guard fstat(descriptor, &info) == 0, isRegularFile(info) else { return nil }
-        return Int(info.st_size)
+        return Int(clamping: info.st_size) // `off_t` is 64 bits; `Int` may be 32 (watchOS).
     }
 
     private static func isMissing(_ code: Int32) -> Bool {
@@ -297,7 +297,7 @@ enum DiskCacheFileIO {
             if name == "." || name == ".." { continue }
             var info = stat()
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, isRegularFile(info) else { continue }
-            files.append(ListedFile(name: name, size: Int(info.st_size), modificationDate: modificationDate(info)))
+            files.append(ListedFile(name: name, size: Int(clamping: info.st_size), modificationDate: modificationDate(info)))
         }
         return files
     }
@@ -337,7 +337,7 @@ enum DiskCacheFileIO {
     /// Whether `path` is a regular file large enough to be an entry (what a listing would index).
     static func mayHoldEntry(atPath path: String) -> Bool {
         var info = stat()
-        return stat(path, &info) == 0 && isRegularFile(info) && Int(info.st_size) >= DiskCacheEntryFormat.minimumHeaderLength
+        return stat(path, &info) == 0 && isRegularFile(info) && Int(clamping: info.st_size) >= DiskCacheEntryFormat.minimumHeaderLength
     }
 
     /// Opens the directory at `path` for reading (`O_DIRECTORY`); `errno` is set on failure.
@@ -368,7 +368,9 @@ enum DiskCacheFileIO {
 
     private static func makeTimespec(_ date: Date) -> timespec {
         let seconds = date.timeIntervalSince1970
-        let whole = seconds.isFinite ? min(max(seconds.rounded(.down), -1e15), 1e15) : 0
+        // Within what `Int` holds (32 bits on watchOS): a date from a snapshot may be anything finite.
+        let bound = min(1e15, Double(Int.max))
+        let whole = seconds.isFinite ? min(max(seconds.rounded(.down), -bound), bound) : 0
         let nanoseconds = seconds.isFinite ? min(max(((seconds - whole) * 1_000_000_000).rounded(), 0), 999_999_999) : 0
         #if canImport(Darwin)
         return Darwin.timespec(tv_sec: Int(whole), tv_nsec: Int(nanoseconds))

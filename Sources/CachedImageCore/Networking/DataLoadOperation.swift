@@ -208,7 +208,7 @@ final class DataLoadOperation: Sendable {
                 // The connection closed before the declared length arrived: say so precisely
                 // instead of passing on a generic transport error.
                 continuation.resume(throwing: ImagePipeline.Error.truncatedResponse(
-                    url: url, received: data.count, expected: Int(response.expectedContentLength)
+                    url: url, received: data.count, expected: Int(exactly: response.expectedContentLength)
                 ))
             } else if let response, let url = response.url, Self.isConnectionDrop(error) {
                 // The head arrived, then the connection ended (FIN or RST) inside a body of

@@ -198,4 +198,44 @@ struct HostileDiskInputTests {
         #expect(cache.entry(forKey: "real")?.data == png)
         #expect(try Data(contentsOf: victim) == precious)
     }
+
+    // MARK: Lengths in an entry's header
+
+    @Test(
+        "an entry whose resealed header declares a length of 0xFFFFFFFF is a miss",
+        arguments: ["header length", "key length", "content type length"]
+    )
+    func entryLengthNearUInt32Max(field: String) throws {
+        // Such lengths do not fit a 32-bit `Int` (watchOS), where `Int(_:)` trapped; on 64 bits
+        // this pins the answer: a miss, and the file is dropped.
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let key = "entry"
+        let png = ImageFixtures.png(width: 8, height: 8, seed: 8)
+        do {
+            let cache = try DiskCache(directory: dir.cache, clock: DiskTestClock())
+            cache.store(png, metadata: sampleMetadata, forKey: key)
+            cache.flush()
+        }
+        let file = entryFile(for: key, in: dir.cache)
+        var bytes = try [UInt8](Data(contentsOf: file))
+        let headerLength = Int(bytes[8]) | Int(bytes[9]) << 8 | Int(bytes[10]) << 16 | Int(bytes[11]) << 24
+        // Offsets: header length 8, key length 28; the content type's length follows the key,
+        // the flags (2), storedAt and initialAge (16) and sampleMetadata's lifetime (8).
+        let offset = switch field {
+        case "header length": 8
+        case "key length": 28
+        default: 32 + key.utf8.count + 2 + 16 + 8
+        }
+        bytes.replaceSubrange(offset..<(offset + 4), with: [0xFF, 0xFF, 0xFF, 0xFF])
+        let end = headerLength - DiskCacheEntryFormat.checksumLength
+        let checksum = FastChecksum.checksum(Array(bytes[..<end]), seed: DiskCacheEntryFormat.headerSeed)
+        withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange(end..<headerLength, with: $0) }
+        try Data(bytes).write(to: file)
+
+        let reopened = try DiskCache(directory: dir.cache, clock: DiskTestClock())
+        #expect(reopened.entry(forKey: key) == nil)
+        reopened.flush()
+        #expect(reopened.entryCount == 0)
+    }
 }

@@ -86,4 +86,30 @@ struct HostileInputTests {
         // chunks, where each chunk was a look (65,557 looks, each parsing everything so far).
         #expect(operation.headerLookCount <= 20)
     }
+
+    // MARK: Animation tables
+
+    // Lengths of 2^31 and more do not fit a 32-bit `Int` (watchOS's arm64_32), where converting
+    // them with `Int(_:)` trapped; on 64 bits these pin the answer: not an animation.
+
+    @Test("an APNG chunk declaring 0xFFFFFFFF bytes is not an animation")
+    func apngChunkLengthNearUInt32Max() {
+        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        png += [0, 0, 0, 13] + Array("IHDR".utf8) + [0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0] + [0, 0, 0, 0]
+        png += [0, 0, 0, 8] + Array("acTL".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0] + [0, 0, 0, 0]
+        png += [0xFF, 0xFF, 0xFF, 0xFF] + Array("fdAT".utf8) + [UInt8](repeating: 0, count: 64)
+        #expect(ImageInfo(data: Data(png))?.format == .png)
+        #expect(AnimatedImageInfo(data: Data(png)) == nil)
+    }
+
+    @Test("a WebP chunk declaring 0xFFFFFFFF bytes is not an animation")
+    func webpChunkLengthNearUInt32Max() {
+        func le32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+        let vp8x: [UInt8] = Array("VP8X".utf8) + le32(10) + [0x02, 0, 0, 0] + [0, 0, 0] + [0, 0, 0]
+        let anmf: [UInt8] = Array("ANMF".utf8) + le32(0xFFFF_FFFF) + [UInt8](repeating: 0, count: 64)
+        let body = Array("WEBP".utf8) + vp8x + anmf
+        let webp = Array("RIFF".utf8) + le32(UInt32(body.count)) + body
+        #expect(ImageInfo(data: Data(webp))?.format == .webp)
+        #expect(AnimatedImageInfo(data: Data(webp)) == nil)
+    }
 }
