@@ -49,6 +49,39 @@ struct HostileInputTests {
         #expect(Policy(maxRetries: 1, maxDelay: .infinity).delay(beforeRetry: 1, retryAfter: digits, now: Date()) == .infinity)
     }
 
+    @Test("every freshness field at its most hostile in one loopback response: the image loads, and each stored duration is finite and bounded")
+    @available(macOS 14.0, *)
+    func hostileFreshnessFields() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = ImageFixtures.png(width: 16, height: 16, seed: 9)
+        let nines = String(repeating: "9", count: 400) // past Double's range as a number
+        fixture.server.serve("/hostile.png", .ok(png, contentType: "image/png", headers: [
+            "Cache-Control": "max-age=99999999999999999999, stale-while-revalidate=\(nines), stale-if-error=1e400, s-maxage=-1",
+            "Age": "99999999999999999999",
+            "Date": "Mon, 01 Jan 0001 00:00:00 GMT",
+            "Expires": "Fri, 31 Dec 9999 23:59:59 GMT",
+            "Last-Modified": "Sat, 01 Jan 0001 00:00:00 GMT",
+            "Vary": String(repeating: "x-a, ", count: 1_000) + "accept",
+        ]))
+        let url = fixture.url("/hostile.png")
+        let pipeline = fixture.makePipeline()
+        #expect(try await pipeline.image(for: url).image.data == png)
+        pipeline.diskCache?.flush()
+        let metadata = try #require(pipeline.diskCache?.entry(forKey: url.absoluteString)?.metadata)
+        let bound = 2 * CacheControl.maximumDeltaSeconds // Age (2^31) plus the response delay
+        for value in [metadata.initialAge, metadata.freshnessLifetime, metadata.staleWhileRevalidate, metadata.lastModifiedAge] {
+            let value = try #require(value)
+            #expect(value.isFinite && value >= 0 && value <= bound)
+        }
+        #expect(metadata.staleIfError == nil, "an invalid stale-if-error is ignored")
+        #expect(metadata.vary.map(\.name) == ["accept", "x-a"])
+        // Stale at once (an Age of 2^31 s is the whole lifetime), and within its
+        // stale-while-revalidate: served again, by this pipeline and after a relaunch.
+        #expect(try await pipeline.image(for: url).image.data == png)
+        #expect(try await fixture.makePipeline().image(for: url).image.data == png)
+        await fixture.tearDown()
+    }
+
     // MARK: A body trickled a byte at a time
 
     /// A JPEG whose frame header (40,000 x 40,000) comes after `padding` empty APP1 segments,
