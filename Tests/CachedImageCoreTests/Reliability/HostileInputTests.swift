@@ -82,6 +82,37 @@ struct HostileInputTests {
         await fixture.tearDown()
     }
 
+    @Test("a Content-Length with a sign, a list or too many digits vouches for nothing: the body may have been cut")
+    func malformedContentLengthVouchesForNothing() {
+        func transfer(_ length: String, received: Int) -> ResponseValidator.Transfer {
+            let url = URL(string: "https://example.com/a.png")!
+            let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": length])!
+            return ResponseValidator.Transfer(response, received: received)
+        }
+        #expect(transfer(" 100 ", received: 100) == .complete)
+        #expect(transfer("-5", received: 10) == .mayBeCut) // was .complete: every body "reaches" -5
+        #expect(transfer("+5", received: 10) == .mayBeCut)
+        #expect(transfer("5, 5", received: 10) == .mayBeCut)
+        #expect(transfer("99999999999999999999", received: 10) == .mayBeCut)
+    }
+
+    @Test("over a socket, a cut PNG whose Content-Length has a sign is not vouched for by it", arguments: ["+", "-"])
+    func signedContentLengthOverASocket(sign: String) async throws {
+        let png = ImageFixtures.Variant.pngWithoutIEND.data
+        let length = sign == "+" ? "+\(png.count)" : "-1"
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: \(length)\r\nConnection: close\r\n\r\n"
+        let server = try ConnectionDroppingServer(response: Data(head.utf8) + png, ending: .close)
+        defer { server.shutdown() }
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("CachedImageHostile-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pipeline = ImagePipeline.forTests(directory: directory, clock: ManualClock()) { _ in }
+        // `+N`: the session reads to the close, and the malformed length (ignored) vouches for
+        // nothing, so the PNG's missing IEND is a cut (it was accepted). `-1`: the session
+        // refuses the head itself.
+        await #expect(throws: ImagePipeline.Error.self) { try await pipeline.image(for: server.url("/image.png")) }
+    }
+
     // MARK: A body trickled a byte at a time
 
     /// A JPEG whose frame header (40,000 x 40,000) comes after `padding` empty APP1 segments,
