@@ -1,5 +1,8 @@
 import CachedImageCore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import ImageFixtures
 
 /// Table 9 (`--only parsers [--corpus DIR]`): the time the header and completeness checks take
@@ -26,7 +29,9 @@ struct ParserWorstCaseBench {
         }
         var timed: [(name: String, bytes: Int, seconds: Double)] = []
         for input in inputs {
-            timed.append((input.name, input.data.count, Self.secondsPerCheck(input.data, budget: options.pick(quick: 0.002, full: 0.02))))
+            // A fuzz corpus holds thousands of small inputs: a shorter budget each.
+            let budget = input.name.hasPrefix("corpus/") ? 0.002 : options.pick(quick: 0.002, full: 0.02)
+            timed.append((input.name, input.data.count, Self.secondsPerCheck(input.data, budget: budget)))
         }
         timed.sort { $0.seconds > $1.seconds }
         var table = Table(
@@ -40,7 +45,7 @@ struct ParserWorstCaseBench {
             ])
         }
         let worst = timed.first
-        table.print(note: "Release build; per input, the median of 5 batches of repeated checks. Ceiling: "
+        table.print(note: "Release build; per input, the median of 5 batches of repeated checks, in the thread's CPU time. Ceiling: "
             + "\(Self.describe(Self.ceiling)) for any input of at most 64 KB. Slowest: \(worst.map { "\($0.name), \(Self.describe($0.seconds))" } ?? "none")"
             + ((worst?.seconds ?? 0) <= Self.ceiling ? " (within the ceiling)." : " (OVER THE CEILING)."))
     }
@@ -57,14 +62,27 @@ struct ParserWorstCaseBench {
     /// Seconds per `check(data)`: the median of 5 batches, each repeating it for about `budget` seconds.
     static func secondsPerCheck(_ data: Data, budget: Double) -> Double {
         var sink = 0
-        let once = Stopwatch.time { sink &+= check(data) }
+        let once = cpuSeconds { sink &+= check(data) }
         let repeats = max(1, min(10_000, Int(budget / max(once, 1e-7))))
         var batches: [Double] = []
         for _ in 0..<5 {
-            batches.append(Stopwatch.time { for _ in 0..<repeats { sink &+= check(data) } } / Double(repeats))
+            batches.append(cpuSeconds { for _ in 0..<repeats { sink &+= check(data) } } / Double(repeats))
         }
         if sink == .min { print(sink) }
         return batches.sorted()[2]
+    }
+
+    /// The CPU time this thread spends in `body`: on a shared machine, wall-clock time also
+    /// counts the time other processes had the core.
+    static func cpuSeconds(_ body: () -> Void) -> Double {
+        func now() -> Double {
+            var time = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+            return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+        }
+        let start = now()
+        body()
+        return now() - start
     }
 
     static func describe(_ seconds: Double) -> String {
@@ -83,15 +101,15 @@ struct ParserWorstCaseBench {
         let jpegMarkers = Data([0xFF, 0xD8] + (0..<16_000).flatMap { _ in [0xFF, 0xFE, 0x00, 0x02] })
         return [
             ("icon: 2,600 entries sharing a PNG of 2,000 chunks", HostileImages.icoSharingOnePNG(entries: 2_600, emptyChunks: 2_000)),
-            ("icon: 4,000 entries sharing a PNG of 1,400 chunks", HostileImages.icoSharingOnePNG(entries: 4_000, emptyChunks: 1_400)),
+            ("icon: 3,300 entries sharing a PNG of 1,000 chunks", HostileImages.icoSharingOnePNG(entries: 3_300, emptyChunks: 1_000)),
             ("icon: bitmap rows that overflow", HostileImages.icoWithOverflowingBitmap),
             ("BigTIFF: directory count that overflows", HostileImages.bigTIFFWithOverflowingDirectory),
-            ("TIFF: 8,000 strips", ImageFixtures.tiffWithStripTablesLast(width: 4, height: 8_000, rowsPerStrip: 1)),
+            ("TIFF: 6,400 strips", ImageFixtures.tiffWithStripTablesLast(width: 2, height: 6_400, rowsPerStrip: 1)),
             ("PNG: 5,400 empty chunks", pngChunks),
             ("HEIF: 8,000 empty boxes", heifBoxes),
             ("GIF: 21,000 empty comment blocks", gifBlocks),
             ("JPEG: 16,000 empty comment segments", jpegMarkers),
-            ("PNG fixture 256x256", ImageFixtures.png(width: 256, height: 256, seed: 2)),
+            ("PNG fixture 128x128", ImageFixtures.png(width: 128, height: 128, seed: 2)),
             ("JPEG fixture 256x256", ImageFixtures.jpeg(width: 256, height: 256, seed: 2, detail: 4)),
         ]
     }

@@ -3,16 +3,22 @@ import Foundation
 /// A bounds-checked, zero-based view over image bytes for header parsing.
 ///
 /// Every read returns `nil` instead of trapping when it would go past the end (or before the
-/// start), so parsers built on it cannot crash on truncated or hostile input. Offsets are always
-/// relative to the first byte, even when `data` is a slice with a non-zero `startIndex`.
+/// start), so parsers built on it cannot crash on truncated or hostile input. It reads raw
+/// memory: `Data`'s own subscript makes a dynamic exclusivity check per byte, half of a
+/// parser's time. Make one with ``with(_:_:)``; it must not outlive that call.
 struct HeaderBytes {
-    let data: Data
+    let raw: UnsafeRawBufferPointer
 
-    init(_ data: Data) {
-        self.data = data
+    init(_ raw: UnsafeRawBufferPointer) {
+        self.raw = raw
     }
 
-    var count: Int { data.count }
+    /// Calls `body` with a view of `data`'s bytes, valid only during the call.
+    static func with<Result>(_ data: Data, _ body: (HeaderBytes) throws -> Result) rethrows -> Result {
+        try data.withUnsafeBytes { try body(HeaderBytes($0)) }
+    }
+
+    var count: Int { raw.count }
 
     /// `true` when `length` bytes starting at `offset` are all present.
     func contains(_ offset: Int, length: Int) -> Bool {
@@ -21,45 +27,32 @@ struct HeaderBytes {
 
     func u8(_ offset: Int) -> UInt8? {
         guard contains(offset, length: 1) else { return nil }
-        return data[data.startIndex + offset]
+        return raw[offset]
     }
 
     func u16be(_ offset: Int) -> UInt16? {
         guard contains(offset, length: 2) else { return nil }
-        let base = data.startIndex + offset
-        return UInt16(data[base]) << 8 | UInt16(data[base + 1])
+        return UInt16(raw[offset]) << 8 | UInt16(raw[offset + 1])
     }
 
     func u16le(_ offset: Int) -> UInt16? {
         guard contains(offset, length: 2) else { return nil }
-        let base = data.startIndex + offset
-        return UInt16(data[base + 1]) << 8 | UInt16(data[base])
+        return UInt16(raw[offset + 1]) << 8 | UInt16(raw[offset])
     }
 
     func u24le(_ offset: Int) -> UInt32? {
         guard contains(offset, length: 3) else { return nil }
-        let base = data.startIndex + offset
-        return UInt32(data[base + 2]) << 16 | UInt32(data[base + 1]) << 8 | UInt32(data[base])
+        return UInt32(raw[offset + 2]) << 16 | UInt32(raw[offset + 1]) << 8 | UInt32(raw[offset])
     }
 
     func u32be(_ offset: Int) -> UInt32? {
         guard contains(offset, length: 4) else { return nil }
-        let base = data.startIndex + offset
-        var value: UInt32 = 0
-        for index in base..<(base + 4) {
-            value = value << 8 | UInt32(data[index])
-        }
-        return value
+        return UInt32(raw[offset]) << 24 | UInt32(raw[offset + 1]) << 16 | UInt32(raw[offset + 2]) << 8 | UInt32(raw[offset + 3])
     }
 
     func u32le(_ offset: Int) -> UInt32? {
         guard contains(offset, length: 4) else { return nil }
-        let base = data.startIndex + offset
-        var value: UInt32 = 0
-        for index in (base..<(base + 4)).reversed() {
-            value = value << 8 | UInt32(data[index])
-        }
-        return value
+        return UInt32(raw[offset + 3]) << 24 | UInt32(raw[offset + 2]) << 16 | UInt32(raw[offset + 1]) << 8 | UInt32(raw[offset])
     }
 
     func u64be(_ offset: Int) -> UInt64? {
@@ -70,8 +63,7 @@ struct HeaderBytes {
     /// `true` when the bytes at `offset` equal `expected`.
     func matches(_ expected: [UInt8], at offset: Int) -> Bool {
         guard contains(offset, length: expected.count) else { return false }
-        let base = data.startIndex + offset
-        for (position, byte) in expected.enumerated() where data[base + position] != byte {
+        for (position, byte) in expected.enumerated() where raw[offset + position] != byte {
             return false
         }
         return true

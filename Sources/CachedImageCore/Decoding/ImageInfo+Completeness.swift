@@ -54,18 +54,22 @@ extension ImageInfo {
 
     /// The verdict behind ``isComplete(_:format:)``, with what is missing in words.
     static func containerCheck(_ data: Data, format: ImageFormat) -> ContainerCheck {
-        let bytes = HeaderBytes(data)
         switch format {
-        case .png: return pngContainerCheck(bytes)
         case .jpeg: return jpegContainerCheck(data)
-        case .gif: return gifContainerCheck(bytes)
-        case .webp: return webPContainerCheck(bytes)
-        case .heic, .avif: return isobmffContainerCheck(bytes)
-        case .bmp: return bmpContainerCheck(bytes)
-        case .ico: return icoContainerCheck(bytes)
-        case .tiff: return tiffContainerCheck(bytes)
         case .other:
             return platformDecoderIsComplete(data) ? .complete : .unterminated("the platform decoder reports it incomplete")
+        default:
+            return HeaderBytes.with(data) { bytes in
+                switch format {
+                case .png: pngContainerCheck(bytes)
+                case .gif: gifContainerCheck(bytes)
+                case .webp: webPContainerCheck(bytes)
+                case .heic, .avif: isobmffContainerCheck(bytes)
+                case .bmp: bmpContainerCheck(bytes)
+                case .ico: icoContainerCheck(bytes)
+                default: tiffContainerCheck(bytes)
+                }
+            }
         }
     }
 

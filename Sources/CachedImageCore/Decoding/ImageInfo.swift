@@ -101,16 +101,17 @@ public struct ImageInfo: Sendable, Hashable {
     /// recognised from its codec configuration property (`hvcC` means HEIC, `av1C` means AVIF);
     /// until that property has arrived, or when it is neither, the result is `nil`.
     public init?(data: Data) {
-        let bytes = HeaderBytes(data)
-        if let info = Self.sniffPNG(bytes)
-            ?? Self.sniffJPEG(bytes)
-            ?? Self.sniffGIF(bytes)
-            ?? Self.sniffWebP(bytes)
-            ?? Self.sniffISOBMFF(bytes)
-            ?? Self.sniffBMP(bytes)
-            ?? Self.sniffTIFF(bytes)
-            ?? Self.sniffICO(bytes)
-        {
+        let sniffed = HeaderBytes.with(data) { bytes in
+            Self.sniffPNG(bytes)
+                ?? Self.sniffJPEG(bytes)
+                ?? Self.sniffGIF(bytes)
+                ?? Self.sniffWebP(bytes)
+                ?? Self.sniffISOBMFF(bytes)
+                ?? Self.sniffBMP(bytes)
+                ?? Self.sniffTIFF(bytes)
+                ?? Self.sniffICO(bytes)
+        }
+        if let info = sniffed {
             self = info
         } else if let info = Self.sniffWithPlatformDecoder(data) {
             self = info
