@@ -243,6 +243,12 @@ public final class ImageLoader {
     /// Starts loading `request`; `extraOptions` apply to this load only.
     func start(_ request: ImageRequest, adding extraOptions: ImageRequest.Options = []) {
         let keep = keepsPreviousImage && !isCurrent(request) ? (phase.response ?? previousResponse) : nil
+        // Handover: the new task joins the shared work (the download a resize, a scale or a
+        // priority change still needs) before the outgoing one lets go of it, so the last
+        // subscriber never leaves a download another size is about to join.
+        let outgoing = task
+        task = nil
+        defer { outgoing?.cancel() }
         stopCurrentTask()
         adopt(request)
         addedOptions = extraOptions
