@@ -53,12 +53,14 @@ extension ImagePipeline {
     /// request's first frame; ``cachedImage(for:)`` stays memory-only.
     public func firstFrameImage(for request: ImageRequest) -> ImageResponse? {
         guard let result = jobs.firstFrameImage(for: request) else { return nil }
-        return ImageResponse(
+        var response = ImageResponse(
             image: result.image,
             request: request,
             source: result.source,
             metrics: TaskMetrics(startDate: configuration.clock.now, duration: 0, isCoalesced: false, bytesDownloaded: 0),
             httpResponse: result.httpResponse
         )
+        response.keepsForDisplay = result.keepsForDisplay
+        return response
     }
 }

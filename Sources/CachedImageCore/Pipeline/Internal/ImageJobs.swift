@@ -134,13 +134,15 @@ final class ImageJobs: Sendable {
             let duration = task.elapsedTime
             trace?.mark(.completed)
             instrumentation.record(.taskCompleted(id: task.id, url: url, source: result.source, duration: duration))
-            return ImageResponse(
+            var response = ImageResponse(
                 image: result.image,
                 request: request,
                 source: result.source,
                 metrics: TaskMetrics(startDate: task.startDate, duration: duration, isCoalesced: isCoalesced, bytesDownloaded: result.bytesDownloaded),
                 httpResponse: result.httpResponse
             )
+            response.keepsForDisplay = result.keepsForDisplay
+            return response
         } catch let error as ImagePipeline.Error {
             instrumentation.record(.taskFailed(id: task.id, url: url, error: error))
             throw error
@@ -301,10 +303,14 @@ final class ImageJobs: Sendable {
         }
         derivedImages?.originalDidLoad(data, image: image, request: request)
         keepInMemory(image, for: request, metadata: data.metadata, lifetime: data.memoryLifetime)
+        if data.source == .network {
+            // New bytes: an image shown from older ones is not shown again without revalidation.
+            memoryCache?.removeValue(forKey: Self.shownKey(ImageCacheKey(request)))
+        }
         trace?.mark(.memoryStored)
         return DecodedResult(
             image: image, source: data.source, bytesDownloaded: data.bytesDownloaded, isCoalesced: isCoalesced,
-            httpResponse: data.httpResponse
+            httpResponse: data.httpResponse, keepsForDisplay: Self.keepsForDisplay(data, request: request)
         )
     }
 }
@@ -367,4 +373,6 @@ struct DecodedResult: Sendable {
     var bytesDownloaded: Int
     var isCoalesced: Bool
     var httpResponse: CachedHTTPResponse?
+    /// See ``ImageResponse/keepsForDisplay``.
+    var keepsForDisplay = false
 }
