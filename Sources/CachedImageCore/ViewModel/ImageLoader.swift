@@ -13,10 +13,16 @@ import Foundation
 /// - A memory hit is answered synchronously: ``phase`` is `.success` when ``load(_:)`` returns,
 ///   with no `.empty` or `.loading` step in between (no placeholder flash).
 /// - **Idempotent**: ``load(_:)`` with the current request never restarts it, whatever its
-///   phase: a `.success` stays, and so does a `.failure` (no automatic retry, as with
-///   `AsyncImage`). Only three things load the current request again: ``retry()``, a
-///   ``cancel()`` followed by ``load(_:)``, and a new appearance after the view left the screen
-///   long enough for its load to be cancelled or its image let go (see ``DisappearBehavior``).
+///   phase: a `.success` stays, and so does a `.failure`. Only these load the current request
+///   again: ``retry()``, a ``cancel()`` followed by ``load(_:)``, a new appearance after the view
+///   left the screen long enough for its load to be cancelled or its image let go (see
+///   ``DisappearBehavior``), and a transient failure made stale (``FailureRecovery``: back
+///   after the grace period, the app in the foreground, the network back).
+/// - **An image once shown is shown again at once**: an image the view showed is kept for
+///   display whatever its HTTP freshness and comes back in the first frame, revalidated behind
+///   it (``isRevalidating``); the view changes only if the image did.
+/// - **Handover never restarts shared work**: a new request (a resize, a scale, a priority)
+///   joins the shared download before the outgoing one lets go of it.
 ///   So a view may call ``load(_:)``, ``didAppear()`` and ``didDisappear()`` as often and in any
 ///   order its framework does (SwiftUI re-runs `.task` and `onAppear` when a branch changes).
 /// - A request without a URL (`ImageRequest(url: nil)`) is `.empty` and starts nothing, as
