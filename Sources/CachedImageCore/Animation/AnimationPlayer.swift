@@ -87,6 +87,9 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     /// repeated `onAppear`s or `body` runs never restart an animation. `nil` clears the player.
     package func load(_ request: ImageRequest?, pipeline: ImagePipeline) {
         if request == self.request, pipeline === self.pipeline, request != nil { return }
+        // Handover (a resize, a content mode): the download in flight for the same bytes is
+        // held until the new load has joined it, so cancelling the old load never restarts it.
+        let held = tasks.load != nil && pipeline === self.pipeline ? request.flatMap { pipeline.jobs.holdDownload(for: $0) } : nil
         reset()
         self.request = request
         self.pipeline = pipeline
@@ -95,7 +98,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
             // A memory hit: the first frame before this method returns.
             phase = .firstFrame(first)
         }
-        startLoad(request, pipeline: pipeline)
+        startLoad(request, pipeline: pipeline, holding: held)
     }
 
     /// Loads the current request again (after a failure: a failure the pipeline remembers is
@@ -128,10 +131,11 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         onChange?()
     }
 
-    private func startLoad(_ request: ImageRequest, pipeline: ImagePipeline) {
+    private func startLoad(_ request: ImageRequest, pipeline: ImagePipeline, holding held: ImageJobs.DataSubscription? = nil) {
         let generation = loadGeneration
         let makeSource = self.makeSource
         tasks.load = Task { [weak self] in
+            defer { held?.cancel() } // the new load has joined the download (or ended): let go
             let result: Result<(AnimatedImageResponse, Source?), any Error>
             do {
                 let response = try await pipeline.animatedImage(for: request)

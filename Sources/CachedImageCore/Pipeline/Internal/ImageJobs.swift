@@ -259,6 +259,13 @@ final class ImageJobs: Sendable {
         return dataSubscription(request, url: url, priority: request.priority, lookup: nil, progress: nil)
     }
 
+    /// Joins the download in flight for `request`'s bytes, if any (nothing is started): a
+    /// handover holds it until the request replacing another one has joined it.
+    func holdDownload(for request: ImageRequest) -> DataSubscription? {
+        guard let (request, _) = try? resolver.resolve(request) else { return nil }
+        return dataJobs.join(DataTaskKey(request), priority: request.priority)
+    }
+
     func dataSubscription(
         _ request: ImageRequest,
         url: URL,
