@@ -32,8 +32,8 @@ final class AnimatedImagePlayer: ObservableObject {
     }
 
     /// The core player this object drives.
-    let core = AnimationPlayer<AnimatedFrameSource>(makeSource: { data, targetSize in
-        AnimatedFrameSource(data: data, targetSize: targetSize)
+    let core = AnimationPlayer<AnimatedFrameSource>(makeSource: { data, target in
+        AnimatedFrameSource(data: data, target: target)
     })
     private let notifications = NotificationTokens()
 

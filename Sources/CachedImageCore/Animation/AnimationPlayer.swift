@@ -42,7 +42,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     }
 
     private let clock: any AnimationClock
-    private let makeSource: @Sendable (Data, PixelSize?) -> Source?
+    private let makeSource: @Sendable (Data, DecodingTarget) -> Source?
     private weak var pipeline: ImagePipeline?
     private var decoder: SerialFrameDecoder<Source>?
     private var buffer = AnimationFrameBuffer<Source.Frame>(frameCount: 1, costLimit: 0)
@@ -62,9 +62,10 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
 
     /// - Parameters:
     ///   - clock: The time playback follows (tests pass a manual one).
-    ///   - makeSource: Makes the frame source for an animation's bytes and the request's target
-    ///     size (off the main actor); `nil` when the platform cannot decode them.
-    package init(clock: any AnimationClock = SystemAnimationClock(), makeSource: @escaping @Sendable (Data, PixelSize?) -> Source?) {
+    ///   - makeSource: Makes the frame source for an animation's bytes and the request's decoding
+    ///     target (its size and content mode, within the pipeline's cap: the first frame's rule),
+    ///     off the main actor; `nil` when the platform cannot decode them.
+    package init(clock: any AnimationClock = SystemAnimationClock(), makeSource: @escaping @Sendable (Data, DecodingTarget) -> Source?) {
         self.clock = clock
         self.makeSource = makeSource
     }
@@ -141,8 +142,9 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
                 let response = try await pipeline.animatedImage(for: request)
                 var source: Source?
                 if let data = response.data {
-                    let targetSize = request.targetSize
-                    source = try await pipeline.jobs.decodingQueue.run(bytes: 0) { makeSource(data, targetSize) }
+                    // The first frame's rule: the request's size and content mode, within the cap.
+                    let target = request.decodingTarget(maximumSize: pipeline.configuration.maximumDecodedPixelSize)
+                    source = try await pipeline.jobs.decodingQueue.run(bytes: 0) { makeSource(data, target) }
                 }
                 result = .success((response, source))
             } catch {
