@@ -97,7 +97,8 @@ public struct CachedAnimatedImage<Content: View>: View {
 
     private func phase(_ frame: CGImage?) -> CachedAnimatedImagePhase {
         if let frame {
-            return .success(Image(decorative: frame, scale: scale, orientation: .up))
+            return .success(Image(accessible: frame, scale: scale)) // VoiceOver reaches it, as AsyncImage's
+
         }
         if let failure = player.failure {
             return .failure(failure, retry: CachedAnimatedImageRetry { [player] in player.retry() })

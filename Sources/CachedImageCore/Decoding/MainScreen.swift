@@ -13,6 +13,27 @@ import CoreGraphics
 /// the main thread before that, it asks the main thread to record it and reports `nil` for now.
 enum MainScreen {
     private static let recorded = Locked<PixelSize?>(nil)
+    private static let recordedRate = Locked<Int?>(nil)
+
+    /// The main screen's highest refresh rate (120 on ProMotion), or `nil` where there is none
+    /// (Linux, macOS: the first-frame budget assumes 60 Hz) or not yet known. Read like ``pixelSize``.
+    static var maximumFramesPerSecond: Int? {
+        if let rate = recordedRate.withLock({ $0 }) { return rate }
+        #if os(iOS) || os(tvOS)
+        if Thread.isMainThread {
+            let rate = onMainThread(readUIKitRefreshRate)
+            recordedRate.withLock { $0 = rate }
+            return rate
+        }
+        DispatchQueue.main.async {
+            let rate = readUIKitRefreshRate()
+            recordedRate.withLock { $0 = rate }
+        }
+        return nil
+        #else
+        return nil
+        #endif
+    }
 
     /// Whether the platform has a screen whose size the decode cap follows.
     static var platformHasScreen: Bool {
@@ -56,6 +77,12 @@ enum MainScreen {
         return withoutActuallyEscaping(body) { body in
             unsafeBitCast(body, to: (() -> T).self)()
         }
+    }
+
+    @MainActor
+    private static func readUIKitRefreshRate() -> Int? {
+        let rate = UIScreen.main.maximumFramesPerSecond
+        return rate > 0 ? rate : nil
     }
 
     @MainActor
