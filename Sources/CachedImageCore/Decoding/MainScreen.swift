@@ -18,18 +18,8 @@ enum MainScreen {
     /// The main screen's highest refresh rate (120 on ProMotion), or `nil` where there is none
     /// (Linux, macOS: the first-frame budget assumes 60 Hz) or not yet known. Read like ``pixelSize``.
     static var maximumFramesPerSecond: Int? {
-        if let rate = recordedRate.withLock({ $0 }) { return rate }
         #if os(iOS) || os(tvOS)
-        if Thread.isMainThread {
-            let rate = onMainThread(readUIKitRefreshRate)
-            recordedRate.withLock { $0 = rate }
-            return rate
-        }
-        DispatchQueue.main.async {
-            let rate = readUIKitRefreshRate()
-            recordedRate.withLock { $0 = rate }
-        }
-        return nil
+        return recordedOnMainThread(recordedRate, readUIKitRefreshRate)
         #else
         return nil
         #endif
@@ -46,19 +36,10 @@ enum MainScreen {
 
     /// The main screen's size in pixels, or `nil` where there is none (Linux) or not yet known.
     static var pixelSize: PixelSize? {
-        if let size = recorded.withLock({ $0 }) { return size }
         #if os(iOS) || os(tvOS)
-        if Thread.isMainThread {
-            let size = onMainThread(readUIKitScreen)
-            recorded.withLock { $0 = size }
-            return size
-        }
-        DispatchQueue.main.async {
-            let size = readUIKitScreen()
-            recorded.withLock { $0 = size }
-        }
-        return nil
+        return recordedOnMainThread(recorded, readUIKitScreen)
         #elseif os(macOS)
+        if let size = recorded.withLock({ $0 }) { return size }
         guard let mode = CGDisplayCopyDisplayMode(CGMainDisplayID()) else { return nil }
         let size = PixelSize(width: mode.pixelWidth, height: mode.pixelHeight)
         recorded.withLock { $0 = size }
@@ -69,6 +50,22 @@ enum MainScreen {
     }
 
     #if os(iOS) || os(tvOS)
+    /// The value `read` recorded, else `read` now on the main thread (recorded for every
+    /// thread), else `nil` while the main thread is asked to record it.
+    private static func recordedOnMainThread<T: Sendable>(_ recorded: Locked<T?>, _ read: @escaping @MainActor @Sendable () -> T?) -> T? {
+        if let value = recorded.withLock({ $0 }) { return value }
+        if Thread.isMainThread {
+            let value = onMainThread(read)
+            recorded.withLock { $0 = value }
+            return value
+        }
+        DispatchQueue.main.async {
+            let value = read()
+            recorded.withLock { $0 = value }
+        }
+        return nil
+    }
+
     /// Calls a main-actor function from the main thread synchronously: what
     /// `MainActor.assumeIsolated` does on newer SDKs (the iOS 15/16 SDKs lack it). Only called
     /// after checking `Thread.isMainThread`.
@@ -86,7 +83,7 @@ enum MainScreen {
     }
 
     @MainActor
-    private static func readUIKitScreen() -> PixelSize {
+    private static func readUIKitScreen() -> PixelSize? {
         let bounds = UIScreen.main.nativeBounds
         return PixelSize(width: Int(bounds.width.rounded()), height: Int(bounds.height.rounded()))
     }
