@@ -72,7 +72,7 @@ extension ImagePipeline {
             metrics: TaskMetrics(startDate: configuration.clock.now, duration: 0, isCoalesced: false, bytesDownloaded: 0),
             httpResponse: result.httpResponse
         )
-        response.keepsForDisplay = result.keepsForDisplay
+        response.displayRetention = result.displayRetention
         return response
     }
 }

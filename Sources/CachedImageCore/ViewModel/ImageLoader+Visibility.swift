@@ -65,6 +65,7 @@ extension ImageLoader {
             pause = .suspended
             update(.empty)
         case .success:
+            releaseShownImage()
             stopCurrentTask() // a revalidation behind a kept image starts again with the view
             previousResponse = nil
             pause = .released

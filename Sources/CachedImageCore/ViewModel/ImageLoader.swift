@@ -181,6 +181,7 @@ public final class ImageLoader {
 
     /// Forgets the request and shows `.empty`.
     public func reset() {
+        releaseShownImage()
         stopCurrentTask()
         leaveFailure()
         request = nil
@@ -209,6 +210,7 @@ public final class ImageLoader {
             return phase
         }
         guard request.url != nil, let frame = firstFrame(for: request) else { return .empty }
+        releaseShownImage()
         stopCurrentTask()
         adopt(request)
         adoptSilently(frame)
@@ -291,6 +293,7 @@ public final class ImageLoader {
         task = nil
         revalidation = nil
         defer { outgoing?.cancel() }
+        if !isCurrent(request) { releaseShownImage() }
         stopCurrentTask()
         leaveFailure()
         adopt(request)
@@ -376,6 +379,12 @@ public final class ImageLoader {
         } else {
             failureIsStale = true
         }
+    }
+
+    /// The view lets go of the image it shows (off screen past its grace period, reused, another
+    /// request): it stays available for display (``ImagePipeline/keepShown(_:released:)``).
+    func releaseShownImage() {
+        if let response = phase.response { pipeline.keepShown(response, released: true) }
     }
 
     /// The phase leaves a failure (another load starts, or the loader is reset).

@@ -27,7 +27,7 @@ struct HandoverTests {
         if lowerPriorityOnReuse { controller.reuseBehavior = .lowerPriority(to: .low) }
         let recorder = ImageViewLoadingControllerTests.Recorder(controller)
         controller.setRequest(ImageRequest(url: fixture.url("/cell.png")), fittingWidth: 44, height: 44, scale: 3)
-        #expect(await eventually { fixture.server.requestCount(for: "/cell.png") == 1 })
+        try await waitFor { fixture.server.requestCount(for: "/cell.png") == 1 }
 
         controller.viewDidLayout(width: 200, height: 200, scale: 3)
         #expect(controller.request?.targetSize == PixelSize(width: 600, height: 600))
@@ -49,14 +49,14 @@ struct HandoverTests {
         _ = loader.phase(for: request)
         loader.didAppear()
         loader.load(request)
-        #expect(await eventually { fixture.server.requestCount(for: "/v.png") == 1 })
+        try await waitFor { fixture.server.requestCount(for: "/v.png") == 1 }
         request.targetSize = PixelSize(width: 300, height: 300)
         _ = loader.phase(for: request)
         loader.load(request)
         request.priority = .high
         loader.load(request)
         gate.open()
-        #expect(await eventuallyOnMain { loader.phase.response != nil })
+        try await waitFor { loader.phase.response != nil }
         #expect(loader.phase.response?.image.pixelSize == PixelSize(width: 300, height: 300))
         #expect(fixture.server.requestCount(for: "/v.png") == 1)
         await fixture.tearDown()
@@ -64,6 +64,12 @@ struct HandoverTests {
 }
 
 extension HandoverTests {
+    /// Waits (sleeping briefly, no timing assumptions: the suite's time limit ends a hang) until
+    /// the request reached the server.
+    private func waitFor(_ condition: () -> Bool) async throws {
+        while !condition() { try await Task.sleep(for: .milliseconds(2)) }
+    }
+
     @Test("an animated view resized mid-download makes 1 request")
     func animatedResize() async throws {
         try await withScriptedFixture { fixture in
@@ -77,7 +83,7 @@ extension HandoverTests {
             let player = AnimationPlayer<FakeFrameSource>(clock: ManualAnimationClock(), makeSource: { factory.make($0, $1) })
             let pipeline = fixture.makePipeline()
             player.load(ImageRequest(url: fixture.url("/a.gif"), targetSize: PixelSize(width: 44, height: 44)), pipeline: pipeline)
-            #expect(await eventually { fixture.server.requestCount(for: "/a.gif") == 1 })
+            try await waitFor { fixture.server.requestCount(for: "/a.gif") == 1 }
             player.load(ImageRequest(url: fixture.url("/a.gif"), targetSize: PixelSize(width: 200, height: 200)), pipeline: pipeline)
             gate.open()
             #expect(await waitUntil(player) { player.playback.animation != nil })

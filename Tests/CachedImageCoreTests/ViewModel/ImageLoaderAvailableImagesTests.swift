@@ -139,6 +139,23 @@ struct ImageLoaderAvailableImagesTests {
         }
     }
 
+    @Test("an image the memory cache keeps until an expiry is copied for display only once its view lets go of it")
+    func copiedWhenReleased() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/a.png", headers: ["Cache-Control": "max-age=60"])
+            let scheduler = ManualScheduler(clock: fixture.clock)
+            let loader = ImageLoader(pipeline: fixture.makePipeline(), scheduler: scheduler)
+            let recorder = PhaseRecorder(loader)
+            let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
+            view.appear()
+            await recorder.wait { $0.successPath == "/a.png" }
+            #expect(loader.pipeline.shownImage(for: view.request) == nil, "on screen and fresh in memory: held once")
+            loader.didDisappear()
+            scheduler.advance(by: 0.6)
+            #expect(loader.pipeline.shownImage(for: view.request) != nil, "let go: kept for display")
+        }
+    }
+
     @Test("removing the cached image removes the copy kept for display")
     func removalRemovesKeptCopy() async throws {
         try await withScriptedFixture { fixture throws in

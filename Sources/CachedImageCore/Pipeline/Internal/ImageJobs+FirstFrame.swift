@@ -54,7 +54,7 @@ extension ImageJobs {
         keepInMemory(image, for: resolved, metadata: data.metadata, lifetime: data.memoryLifetime)
         return DecodedResult(
             image: image, source: .disk, bytesDownloaded: 0, isCoalesced: false, httpResponse: data.httpResponse,
-            keepsForDisplay: Self.keepsForDisplay(data, request: resolved)
+            displayRetention: Self.displayRetention(data, request: resolved)
         )
     }
 }

@@ -141,7 +141,7 @@ final class ImageJobs: Sendable {
                 metrics: TaskMetrics(startDate: task.startDate, duration: duration, isCoalesced: isCoalesced, bytesDownloaded: result.bytesDownloaded),
                 httpResponse: result.httpResponse
             )
-            response.keepsForDisplay = result.keepsForDisplay
+            response.displayRetention = result.displayRetention
             return response
         } catch let error as ImagePipeline.Error {
             instrumentation.record(.taskFailed(id: task.id, url: url, error: error))
@@ -317,7 +317,7 @@ final class ImageJobs: Sendable {
         trace?.mark(.memoryStored)
         return DecodedResult(
             image: image, source: data.source, bytesDownloaded: data.bytesDownloaded, isCoalesced: isCoalesced,
-            httpResponse: data.httpResponse, keepsForDisplay: Self.keepsForDisplay(data, request: request)
+            httpResponse: data.httpResponse, displayRetention: Self.displayRetention(data, request: request)
         )
     }
 }
@@ -380,6 +380,6 @@ struct DecodedResult: Sendable {
     var bytesDownloaded: Int
     var isCoalesced: Bool
     var httpResponse: CachedHTTPResponse?
-    /// See ``ImageResponse/keepsForDisplay``.
-    var keepsForDisplay = false
+    /// See ``ImageResponse/displayRetention``.
+    var displayRetention = DisplayRetention.never
 }
