@@ -32,6 +32,14 @@ struct ImageLoaderAvailableImagesTests {
     /// A view that showed `/a.png` (served with `headers`), then left the screen past its grace
     /// period (and `away` more seconds): its image was let go.
     private func viewThatLeft(_ fixture: ScriptedFixture, headers: [String: String], away: TimeInterval = 0) async -> Setup {
+        let setup = await viewShowing(fixture, headers: headers)
+        setup.loader.didDisappear()
+        setup.scheduler.advance(by: 0.6 + away)
+        return setup
+    }
+
+    /// A view on screen showing `/a.png`, served with `headers`.
+    private func viewShowing(_ fixture: ScriptedFixture, headers: [String: String]) async -> Setup {
         fixture.servePNG("/a.png", headers: headers)
         let scheduler = ManualScheduler(clock: fixture.clock)
         let loader = ImageLoader(pipeline: fixture.makePipeline(), scheduler: scheduler)
@@ -39,8 +47,6 @@ struct ImageLoaderAvailableImagesTests {
         let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
         view.appear()
         await recorder.wait { $0.successPath == "/a.png" }
-        loader.didDisappear()
-        scheduler.advance(by: 0.6 + away)
         return Setup(loader: loader, scheduler: scheduler, recorder: recorder, view: view)
     }
 
@@ -142,17 +148,12 @@ struct ImageLoaderAvailableImagesTests {
     @Test("an image the memory cache keeps until an expiry is copied for display only once its view lets go of it")
     func copiedWhenReleased() async throws {
         try await withScriptedFixture { fixture throws in
-            fixture.servePNG("/a.png", headers: ["Cache-Control": "max-age=60"])
-            let scheduler = ManualScheduler(clock: fixture.clock)
-            let loader = ImageLoader(pipeline: fixture.makePipeline(), scheduler: scheduler)
-            let recorder = PhaseRecorder(loader)
-            let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
-            view.appear()
-            await recorder.wait { $0.successPath == "/a.png" }
-            #expect(loader.pipeline.shownImage(for: view.request) == nil, "on screen and fresh in memory: held once")
-            loader.didDisappear()
-            scheduler.advance(by: 0.6)
-            #expect(loader.pipeline.shownImage(for: view.request) != nil, "let go: kept for display")
+            let setup = await viewShowing(fixture, headers: ["Cache-Control": "max-age=60"])
+            let pipeline = setup.loader.pipeline
+            #expect(pipeline.shownImage(for: setup.view.request) == nil, "on screen and fresh in memory: held once")
+            setup.loader.didDisappear()
+            setup.scheduler.advance(by: 0.6)
+            #expect(pipeline.shownImage(for: setup.view.request) != nil, "let go: kept for display")
         }
     }
 
