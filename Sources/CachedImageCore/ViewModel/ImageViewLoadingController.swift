@@ -215,8 +215,8 @@ public final class ImageViewLoadingController {
         }
         if handingOff { handOffCurrentLoad() }
         if case .success(let response) = loader.phase(for: request) {
+            // (An image kept for display is revalidated behind it by the loader.)
             show(.image(response, animated: false))
-            loader.load(request) // an image kept for display revalidates behind it
             return
         }
         // The same row retargeted while its placeholder shows: nothing changes on screen.
