@@ -25,6 +25,20 @@ struct ImageRequestDefaultsTests {
             == PixelSize(width: 100, height: 100))
     }
 
+    @Test("a maximum pixel size is a maximum: a plain request decodes to fit inside it, never to fill it")
+    func maximumIsAFitCap() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/photo.png", width: 800, height: 600)
+            let pipeline = fixture.makePipeline { $0.maximumDecodedPixelSize = nil }
+            // A portrait screen's size in pixels, as the detail example sets it.
+            let defaults = ImageRequestDefaults(maximumPixelSize: PixelSize(width: 234, height: 506))
+            let request = defaults.applied(to: ImageRequest(url: fixture.url("/photo.png")))
+            #expect(request.contentMode == .aspectFit)
+            let image = try await pipeline.image(for: request).image
+            #expect(image.pixelSize == PixelSize(width: 234, height: 176), "fit, not filled to 675x506")
+        }
+    }
+
     @Test("target size, options, priority and constrained policy fill only what the request left unset")
     func fillsUnset() {
         let fallback = URL(string: "https://example.com/small.jpg")!

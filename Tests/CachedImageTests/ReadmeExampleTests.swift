@@ -81,7 +81,7 @@ struct ReadmeExampleTests {
         #expect(try examples(in: "README.md").map(\.path) == [
             "Sources/CachedImageExamples/AsyncImageStyleExamples.swift",
             "Sources/CachedImageExamples/PipelineSetupExamples.swift",
-            "Sources/CachedImageExamples/AvatarCell.swift",
+            "Sources/CachedImageExamples/OneLinerCell.swift",
         ])
     }
 

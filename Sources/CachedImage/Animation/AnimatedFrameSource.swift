@@ -13,7 +13,7 @@ final class AnimatedFrameSource: AnimationFrameSource, @unchecked Sendable {
     private let source: CGImageSource
     private let maxPixelSize: Int?
 
-    init?(data: Data, targetSize: PixelSize?) {
+    init?(data: Data, target: DecodingTarget) {
         guard let info = AnimatedImageInfo(data: data),
               let source = CGImageSourceCreateWithData(data as CFData, [kCGImageSourceShouldCache: false] as CFDictionary),
               CGImageSourceGetCount(source) >= info.frameCount
@@ -22,13 +22,8 @@ final class AnimatedFrameSource: AnimationFrameSource, @unchecked Sendable {
         }
         self.info = info
         self.source = source
-        let size = ImageInfo(data: data)?.pixelSize
-        if let targetSize, let size, size.fitted(into: targetSize) != size {
-            let fitted = size.fitted(into: targetSize)
-            maxPixelSize = max(fitted.width, fitted.height)
-        } else {
-            maxPixelSize = nil
-        }
+        // The first frame's size: the request's content mode and the pipeline's cap.
+        maxPixelSize = target.longestSide(forSource: ImageInfo(data: data)?.pixelSize)
     }
 
     /// Frame `index`, decoded now (on the player's decoding queue).

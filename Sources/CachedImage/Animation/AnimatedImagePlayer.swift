@@ -18,6 +18,9 @@ final class AnimatedImagePlayer: ObservableObject {
     /// The image to draw: the animation frame on screen, else the first frame; `nil` before
     /// either is available.
     @Published private(set) var frame: CGImage?
+    /// The pixel size of the image the frames were decoded from (the first frame's source),
+    /// for ``ImageDisplayScale``; `nil` until known.
+    private(set) var sourcePixelSize: PixelSize?
     /// Why the load failed, if it did (``retry()`` tries again).
     @Published private(set) var failure: (any Error)?
 
@@ -32,8 +35,8 @@ final class AnimatedImagePlayer: ObservableObject {
     }
 
     /// The core player this object drives.
-    let core = AnimationPlayer<AnimatedFrameSource>(makeSource: { data, targetSize in
-        AnimatedFrameSource(data: data, targetSize: targetSize)
+    let core = AnimationPlayer<AnimatedFrameSource>(makeSource: { data, target in
+        AnimatedFrameSource(data: data, target: target)
     })
     private let notifications = NotificationTokens()
 
@@ -98,6 +101,7 @@ final class AnimatedImagePlayer: ObservableObject {
     private func publish() {
         var image: CGImage?
         var error: (any Error)?
+        if case .firstFrame(let first) = core.phase { sourcePixelSize = first.sourcePixelSize } else { sourcePixelSize = nil }
         if let shown = core.displayedFrame {
             image = shown.cgImage
         } else {

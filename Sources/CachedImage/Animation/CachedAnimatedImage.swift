@@ -28,10 +28,12 @@ public struct CachedAnimatedImage<Content: View>: View {
     @Environment(\.imagePipeline) private var pipeline
     @Environment(\.imageRequestDefaults) private var requestDefaults
     @Environment(\.accessibilityReduceMotion) private var reduceMotion
+    @Environment(\.displayScale) private var displayScale
     @StateObject private var player = AnimatedImagePlayer()
 
     private let request: ImageRequest
-    private let scale: CGFloat
+    /// Pixels per point; `nil`: ``ImageDisplayScale``'s rule, as ``CachedAsyncImage``.
+    private let scale: CGFloat?
     private let isAnimating: Binding<Bool>?
     private var loopCount: Int?
     private var speed: Double = 1
@@ -44,7 +46,7 @@ public struct CachedAnimatedImage<Content: View>: View {
     ///   `false` when a finite animation finishes, so setting it to `true` plays it again.
     public init(
         request: ImageRequest,
-        scale: CGFloat = 1,
+        scale: CGFloat? = nil,
         isAnimating: Binding<Bool>? = nil,
         @ViewBuilder content: @escaping (CachedAnimatedImagePhase) -> Content
     ) {
@@ -72,11 +74,12 @@ public struct CachedAnimatedImage<Content: View>: View {
         let resolved = requestDefaults.applied(to: request)
         // The player's frame once it has one; before that, the memory cache's first frame,
         // looked up synchronously so a memory hit never shows the placeholder.
-        let frame = player.frame ?? pipeline.cachedImage(for: resolved)?.cgImage
+        let cached = player.frame == nil ? pipeline.cachedImage(for: resolved) : nil
+        let frame = player.frame ?? cached?.cgImage
         // A ZStack keeps one identity whatever `content` returns, so a phase change never
         // re-runs onAppear/onDisappear.
         ZStack {
-            content(phase(frame))
+            content(phase(frame, source: player.sourcePixelSize ?? cached?.sourcePixelSize))
         }
         .onAppear {
             applyControls()
@@ -95,9 +98,14 @@ public struct CachedAnimatedImage<Content: View>: View {
         .onAnimatedImageChange(of: speed) { player.core.setSpeed($0) }
     }
 
-    private func phase(_ frame: CGImage?) -> CachedAnimatedImagePhase {
+    private func phase(_ frame: CGImage?, source: PixelSize?) -> CachedAnimatedImagePhase {
         if let frame {
-            return .success(Image(decorative: frame, scale: scale, orientation: .up))
+            // One scale rule with CachedAsyncImage and the UIKit views (ImageDisplayScale).
+            let pointScale = ImageDisplayScale.scale(for: request, explicitScale: scale.map { Double($0) }, displayScale: Double(displayScale))
+            let frameScale = ImageDisplayScale.scale(
+                pointScale, decoded: PixelSize(width: frame.width, height: frame.height), source: source, request: request
+            )
+            return .success(Image(accessible: frame, scale: CGFloat(frameScale))) // VoiceOver reaches it, as AsyncImage's
         }
         if let failure = player.failure {
             return .failure(failure, retry: CachedAnimatedImageRetry { [player] in player.retry() })
@@ -169,7 +177,7 @@ extension CachedAnimatedImage {
     /// its first frame is available (and after a failure).
     public init<Placeholder: View>(
         request: ImageRequest,
-        scale: CGFloat = 1,
+        scale: CGFloat? = nil,
         contentMode: ContentMode = .fit,
         isAnimating: Binding<Bool>? = nil,
         @ViewBuilder placeholder: @escaping () -> Placeholder
@@ -183,7 +191,7 @@ extension CachedAnimatedImage {
     /// ``init(request:scale:contentMode:isAnimating:placeholder:)``.
     public init(
         url: URL?,
-        scale: CGFloat = 1,
+        scale: CGFloat? = nil,
         contentMode: ContentMode = .fit,
         isAnimating: Binding<Bool>? = nil
     ) where Content == CachedAnimatedImageContent<Color> {

@@ -25,6 +25,8 @@ import UIKit
 public final class CachedAnimatedImageView: UIImageView {
     private let player = AnimatedImagePlayer()
     private var request: ImageRequest?
+    /// The request as the caller gave it, before ``requestDefaults``: what the scale rule reads.
+    private var ownRequest: ImageRequest?
     private var pipeline: ImagePipeline = .shared
 
     /// The most bytes of decoded frames kept. Default: 16 MB.
@@ -70,7 +72,7 @@ public final class CachedAnimatedImageView: UIImageView {
     private func setUp() {
         player.onFrameChange = { [weak self] frame in
             guard let self else { return }
-            self.image = frame.map { UIImage(cgImage: $0, scale: self.traitCollection.displayScale, orientation: .up) }
+            self.image = frame.map { UIImage(cgImage: $0, scale: self.scale(of: $0), orientation: .up) }
         }
         player.onFailure = { [weak self] error in self?.onFailure?(error) }
         player.core.setReduceMotionEnabled(UIAccessibility.isReduceMotionEnabled)
@@ -83,6 +85,17 @@ public final class CachedAnimatedImageView: UIImageView {
         )
     }
 
+    /// Pixels per point for `frame`: ``ImageDisplayScale``'s rule, shared with
+    /// `CachedAsyncImage`, `CachedAnimatedImage` and `CachedImageViewLoader`.
+    private func scale(of frame: CGImage) -> CGFloat {
+        guard let ownRequest else { return traitCollection.displayScale }
+        let displayScale = traitCollection.displayScale > 0 ? Double(traitCollection.displayScale) : 1
+        let pointScale = ImageDisplayScale.scale(for: ownRequest, explicitScale: nil, displayScale: displayScale)
+        return CGFloat(ImageDisplayScale.scale(
+            pointScale, decoded: PixelSize(width: frame.width, height: frame.height), source: player.sourcePixelSize, request: ownRequest
+        ))
+    }
+
     @objc private func reduceMotionChanged() {
         player.core.setReduceMotionEnabled(UIAccessibility.isReduceMotionEnabled)
     }
@@ -93,6 +106,7 @@ public final class CachedAnimatedImageView: UIImageView {
         let resolved = request.map(requestDefaults.applied(to:))
         guard resolved != self.request || pipeline !== self.pipeline else { return }
         self.request = resolved
+        self.ownRequest = request
         self.pipeline = pipeline
         // A memory hit shows its first frame before this method returns.
         player.load(resolved, pipeline: pipeline)

@@ -6,6 +6,8 @@ import Foundation
 /// Looks after a pipeline's caches as the app comes and goes.
 ///
 /// - On `UIApplication.didReceiveMemoryWarningNotification` it empties the memory cache.
+/// - On `UIApplication.willEnterForegroundNotification` it tells ``FailureRecovery/shared``, so
+///   images on screen that failed for a passing reason are asked again.
 /// - On `UIApplication.didEnterBackgroundNotification` it trims the memory cache to a fraction of
 ///   its cost limit, so the app is less likely to be terminated in the background. It also
 ///   flushes the disk cache: writes still staged reach their files, and the index snapshot is
@@ -63,6 +65,10 @@ public final class AppLifecycleObserver {
         observers = [
             center.addObserver(forName: UIApplication.didReceiveMemoryWarningNotification, object: nil, queue: nil) { [weak pipeline] _ in
                 pipeline?.memoryCache?.trim(toCost: 0)
+            },
+            center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: nil) { _ in
+                // Transient failures on screen are asked again (FailureRecovery's one rule).
+                Task { @MainActor in FailureRecovery.shared.appDidEnterForeground() }
             },
             center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: nil) { [weak pipeline] _ in
                 guard let pipeline else { return }

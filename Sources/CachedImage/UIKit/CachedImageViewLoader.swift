@@ -22,10 +22,13 @@ import UIKit
 /// ```
 ///
 /// The decoded size follows the view: a request without a `targetSize` is decoded for the image
-/// view's bounds at its screen's scale. A view with no size yet (an Auto Layout cell configured
-/// in `cellForItemAt`) loads once it is laid out; when it grows (rotation, self-sizing) the
-/// image is loaded again at the new size while the current one stays on screen. The loader
-/// follows the view's bounds itself; call ``layoutDidChange()`` from `layoutSubviews` if the
+/// view's bounds at its screen's scale. A dimension of zero is unknown: a view with one known
+/// dimension fits the image to it; a view with no size (an Auto Layout cell configured in
+/// `cellForItemAt`) loads after its first layout, at the pipeline's cap when that layout gave
+/// no size (an image view sized by its image). When the view grows (rotation, self-sizing) or
+/// its scale changes (it joins a window) the image is loaded again at the new size while the
+/// current one stays on screen; a download in flight is joined, never restarted. The loader
+/// follows the view's bounds and scale itself; call ``layoutDidChange()`` from `layoutSubviews` if the
 /// view is resized some other way. Memory hits show in the same frame without a transition;
 /// images that arrive later cross-dissolve (``transitionDuration``). The decisions live in
 /// ``ImageViewLoadingController``.
@@ -47,6 +50,7 @@ public final class CachedImageViewLoader {
     public let controller: ImageViewLoadingController
 
     private var boundsObservation: NSKeyValueObservation?
+    private var scaleObservation: NSKeyValueObservation?
     /// The key of this loader's own cross-dissolve: only it is ever removed.
     private static let transitionKey = "CachedImageViewLoader.transition"
 
@@ -57,6 +61,9 @@ public final class CachedImageViewLoader {
         controller.onDisplay = { [weak self] display in self?.apply(display) }
         let layoutChanged = Self.onMainThread { [weak self] in self?.layoutDidChange() }
         boundsObservation = imageView.layer.observe(\.bounds, options: [.new]) { _, _ in layoutChanged() }
+        // UIKit sets the layer's scale when the view joins a window (or the screen changes): a
+        // view laid out before it had a window retargets from 1x like a resize.
+        scaleObservation = imageView.layer.observe(\.contentsScale, options: [.new]) { _, _ in layoutChanged() }
         AppLifecycleObserver.install(for: pipeline)
     }
 

@@ -42,7 +42,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     }
 
     private let clock: any AnimationClock
-    private let makeSource: @Sendable (Data, PixelSize?) -> Source?
+    private let makeSource: @Sendable (Data, DecodingTarget) -> Source?
     private weak var pipeline: ImagePipeline?
     private var decoder: SerialFrameDecoder<Source>?
     private var buffer = AnimationFrameBuffer<Source.Frame>(frameCount: 1, costLimit: 0)
@@ -62,9 +62,10 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
 
     /// - Parameters:
     ///   - clock: The time playback follows (tests pass a manual one).
-    ///   - makeSource: Makes the frame source for an animation's bytes and the request's target
-    ///     size (off the main actor); `nil` when the platform cannot decode them.
-    package init(clock: any AnimationClock = SystemAnimationClock(), makeSource: @escaping @Sendable (Data, PixelSize?) -> Source?) {
+    ///   - makeSource: Makes the frame source for an animation's bytes and the request's decoding
+    ///     target (its size and content mode, within the pipeline's cap: the first frame's rule),
+    ///     off the main actor; `nil` when the platform cannot decode them.
+    package init(clock: any AnimationClock = SystemAnimationClock(), makeSource: @escaping @Sendable (Data, DecodingTarget) -> Source?) {
         self.clock = clock
         self.makeSource = makeSource
     }
@@ -87,6 +88,9 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     /// repeated `onAppear`s or `body` runs never restart an animation. `nil` clears the player.
     package func load(_ request: ImageRequest?, pipeline: ImagePipeline) {
         if request == self.request, pipeline === self.pipeline, request != nil { return }
+        // Handover (a resize, a content mode): the download in flight for the same bytes is
+        // held until the new load has joined it, so cancelling the old load never restarts it.
+        let held = tasks.load != nil && pipeline === self.pipeline ? request.flatMap { pipeline.jobs.holdDownload(for: $0) } : nil
         reset()
         self.request = request
         self.pipeline = pipeline
@@ -95,7 +99,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
             // A memory hit: the first frame before this method returns.
             phase = .firstFrame(first)
         }
-        startLoad(request, pipeline: pipeline)
+        startLoad(request, pipeline: pipeline, holding: held)
     }
 
     /// Loads the current request again (after a failure: a failure the pipeline remembers is
@@ -128,17 +132,19 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         onChange?()
     }
 
-    private func startLoad(_ request: ImageRequest, pipeline: ImagePipeline) {
+    private func startLoad(_ request: ImageRequest, pipeline: ImagePipeline, holding held: ImageJobs.DataSubscription? = nil) {
         let generation = loadGeneration
         let makeSource = self.makeSource
         tasks.load = Task { [weak self] in
+            defer { held?.cancel() } // the new load has joined the download (or ended): let go
             let result: Result<(AnimatedImageResponse, Source?), any Error>
             do {
                 let response = try await pipeline.animatedImage(for: request)
                 var source: Source?
                 if let data = response.data {
-                    let targetSize = request.targetSize
-                    source = try await pipeline.jobs.decodingQueue.run(bytes: 0) { makeSource(data, targetSize) }
+                    // The first frame's rule: the request's size and content mode, within the cap.
+                    let target = request.decodingTarget(maximumSize: pipeline.configuration.maximumDecodedPixelSize)
+                    source = try await pipeline.jobs.decodingQueue.run(bytes: 0) { makeSource(data, target) }
                 }
                 result = .success((response, source))
             } catch {

@@ -60,6 +60,19 @@ public struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
         return source.map { decodedSize(of: $0) }
     }
 
+    /// The longest side of the decode of an image of `source` pixels (``decodedSize(of:)``), as
+    /// ImageIO's thumbnail API takes it; `nil` when the image keeps its size (never upscaled) or
+    /// nothing bounds the decode. The first frame and an animation's frames share it.
+    public func longestSide(forSource source: PixelSize?) -> Int? {
+        guard !isUnbounded else { return nil }
+        guard let source else {
+            return fittingBounds(for: nil).map { max($0.width, $0.height) }
+        }
+        let decoded = decodedSize(of: source)
+        guard decoded != source else { return nil }
+        return max(decoded.width, decoded.height)
+    }
+
     public var description: String {
         let base = size.map { "\($0),\(contentMode.rawValue)" } ?? "full"
         return maximumSize.map { base + ",max \($0)" } ?? base

@@ -87,13 +87,7 @@ public struct ImageIODecoder: ImageDecoding {
     /// The longest side of the decoded image (``DecodingTarget/decodedSize(of:)`` of the
     /// oriented image); `nil` when the image already has that size (never upscale).
     static func maxPixelSize(target: DecodingTarget, size: PixelSize?) -> Int? {
-        guard !target.isUnbounded else { return nil }
-        guard let size else {
-            return target.fittingBounds(for: nil).map { max($0.width, $0.height) }
-        }
-        let decoded = target.decodedSize(of: size)
-        guard decoded != size else { return nil }
-        return max(decoded.width, decoded.height)
+        target.longestSide(forSource: size)
     }
 
     /// The image's size as displayed (EXIF orientations 5-8 swap width and height) and its orientation.

@@ -13,6 +13,17 @@ import CoreGraphics
 /// the main thread before that, it asks the main thread to record it and reports `nil` for now.
 enum MainScreen {
     private static let recorded = Locked<PixelSize?>(nil)
+    private static let recordedRate = Locked<Int?>(nil)
+
+    /// The main screen's highest refresh rate (120 on ProMotion), or `nil` where there is none
+    /// (Linux, macOS: the first-frame budget assumes 60 Hz) or not yet known. Read like ``pixelSize``.
+    static var maximumFramesPerSecond: Int? {
+        #if os(iOS) || os(tvOS)
+        return recordedOnMainThread(recordedRate, readUIKitRefreshRate)
+        #else
+        return nil
+        #endif
+    }
 
     /// Whether the platform has a screen whose size the decode cap follows.
     static var platformHasScreen: Bool {
@@ -25,19 +36,10 @@ enum MainScreen {
 
     /// The main screen's size in pixels, or `nil` where there is none (Linux) or not yet known.
     static var pixelSize: PixelSize? {
-        if let size = recorded.withLock({ $0 }) { return size }
         #if os(iOS) || os(tvOS)
-        if Thread.isMainThread {
-            let size = onMainThread(readUIKitScreen)
-            recorded.withLock { $0 = size }
-            return size
-        }
-        DispatchQueue.main.async {
-            let size = readUIKitScreen()
-            recorded.withLock { $0 = size }
-        }
-        return nil
+        return recordedOnMainThread(recorded, readUIKitScreen)
         #elseif os(macOS)
+        if let size = recorded.withLock({ $0 }) { return size }
         guard let mode = CGDisplayCopyDisplayMode(CGMainDisplayID()) else { return nil }
         let size = PixelSize(width: mode.pixelWidth, height: mode.pixelHeight)
         recorded.withLock { $0 = size }
@@ -48,6 +50,22 @@ enum MainScreen {
     }
 
     #if os(iOS) || os(tvOS)
+    /// The value `read` recorded, else `read` now on the main thread (recorded for every
+    /// thread), else `nil` while the main thread is asked to record it.
+    private static func recordedOnMainThread<T: Sendable>(_ recorded: Locked<T?>, _ read: @escaping @MainActor @Sendable () -> T?) -> T? {
+        if let value = recorded.withLock({ $0 }) { return value }
+        if Thread.isMainThread {
+            let value = onMainThread(read)
+            recorded.withLock { $0 = value }
+            return value
+        }
+        DispatchQueue.main.async {
+            let value = read()
+            recorded.withLock { $0 = value }
+        }
+        return nil
+    }
+
     /// Calls a main-actor function from the main thread synchronously: what
     /// `MainActor.assumeIsolated` does on newer SDKs (the iOS 15/16 SDKs lack it). Only called
     /// after checking `Thread.isMainThread`.
@@ -59,7 +77,13 @@ enum MainScreen {
     }
 
     @MainActor
-    private static func readUIKitScreen() -> PixelSize {
+    private static func readUIKitRefreshRate() -> Int? {
+        let rate = UIScreen.main.maximumFramesPerSecond
+        return rate > 0 ? rate : nil
+    }
+
+    @MainActor
+    private static func readUIKitScreen() -> PixelSize? {
         let bounds = UIScreen.main.nativeBounds
         return PixelSize(width: Int(bounds.width.rounded()), height: Int(bounds.height.rounded()))
     }

@@ -27,14 +27,17 @@ public final class NetworkMonitor: Sendable {
         public var isConstrained: Bool
         /// The path is expensive: cellular or a personal hotspot (`NWPath.isExpensive`).
         public var isExpensive: Bool
+        /// The network is reachable (`NWPath.status == .satisfied`). Default `true`.
+        public var isReachable: Bool
 
-        public init(isConstrained: Bool = false, isExpensive: Bool = false) {
+        public init(isConstrained: Bool = false, isExpensive: Bool = false, isReachable: Bool = true) {
             self.isConstrained = isConstrained
             self.isExpensive = isExpensive
+            self.isReachable = isReachable
         }
 
         public var description: String {
-            "Conditions(constrained: \(isConstrained), expensive: \(isExpensive))"
+            "Conditions(constrained: \(isConstrained), expensive: \(isExpensive), reachable: \(isReachable))"
         }
     }
 
@@ -50,6 +53,7 @@ public final class NetworkMonitor: Sendable {
     }()
 
     private let state: Locked<Conditions>
+    private let reachabilityObservers = Locked<[@Sendable () -> Void]>([])
     #if canImport(Network)
     private let pathMonitor = Locked<NWPathMonitor?>(nil)
     #endif
@@ -71,9 +75,21 @@ public final class NetworkMonitor: Sendable {
     /// The network is expensive (cellular, hotspot).
     public var isExpensive: Bool { conditions.isExpensive }
 
-    /// Replaces the conditions (what the system monitor does on every path change).
+    /// Replaces the conditions (what the system monitor does on every path change). When the
+    /// network becomes reachable again, the observers of ``onReachabilityRestored(_:)`` are called.
     public func update(_ conditions: Conditions) {
-        state.withLock { $0 = conditions }
+        let restored = state.withLock { state in
+            defer { state = conditions }
+            return !state.isReachable && conditions.isReachable
+        }
+        guard restored else { return }
+        for observer in reachabilityObservers.withLock({ $0 }) { observer() }
+    }
+
+    /// Calls `observer` (on the thread that reports it) every time the network becomes
+    /// reachable after it was not (``FailureRecovery`` asks failed images again then).
+    public func onReachabilityRestored(_ observer: @escaping @Sendable () -> Void) {
+        reachabilityObservers.withLock { $0.append(observer) }
     }
 
     #if canImport(Network)
@@ -84,7 +100,9 @@ public final class NetworkMonitor: Sendable {
             guard existing == nil else { return }
             let monitor = NWPathMonitor()
             monitor.pathUpdateHandler = { [weak self] path in
-                self?.update(Conditions(isConstrained: path.isConstrained, isExpensive: path.isExpensive))
+                self?.update(Conditions(
+                    isConstrained: path.isConstrained, isExpensive: path.isExpensive, isReachable: path.status == .satisfied
+                ))
             }
             monitor.start(queue: DispatchQueue(label: "CachedImage.NetworkMonitor", qos: .utility))
             existing = monitor

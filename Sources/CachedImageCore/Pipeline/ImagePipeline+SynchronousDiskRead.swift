@@ -22,9 +22,10 @@ extension ImagePipeline {
         public var maximumEntryBytes: Int
         /// The largest decoded image produced synchronously. Default: 1 MB (512x512 pixels).
         public var maximumDecodedBytes: Int
-        /// The time synchronous reads may take in one frame. Default: 4 ms.
+        /// The time synchronous reads may take in one frame. Default: 4 ms (a quarter of a
+        /// 60 Hz frame); ``default`` follows the screen (2 ms at 120 Hz).
         public var timePerFrame: TimeInterval
-        /// The length of a frame. Default: 1/60 s.
+        /// The length of a frame. Default: 1/60 s; ``default`` follows the screen (1/120 s on ProMotion).
         public var frameInterval: TimeInterval
 
         public init(
@@ -39,8 +40,19 @@ extension ImagePipeline {
             self.frameInterval = frameInterval
         }
 
-        /// The defaults above.
-        public static let `default` = SynchronousDiskRead()
+        /// The defaults above, with the frame of the main screen's refresh rate
+        /// (``forDisplay(framesPerSecond:)``): 120 Hz on ProMotion, 60 Hz where unknown.
+        public static var `default`: SynchronousDiskRead {
+            forDisplay(framesPerSecond: MainScreen.maximumFramesPerSecond ?? 60)
+        }
+
+        /// The budget for a display refreshing `framesPerSecond` times a second: frames of
+        /// `1 / framesPerSecond`, of which synchronous reads take the same share as 4 ms of a
+        /// 60 Hz frame (2 ms at 120 Hz), so the first frame never misses a faster display's deadline.
+        public static func forDisplay(framesPerSecond: Int) -> SynchronousDiskRead {
+            let rate = Double(min(max(framesPerSecond, 1), 1_000))
+            return SynchronousDiskRead(timePerFrame: 0.004 * (60 / rate), frameInterval: 1.0 / rate)
+        }
     }
 
     /// The image for `request` for a view's first frame, without waiting: the memory cache's
@@ -53,12 +65,14 @@ extension ImagePipeline {
     /// request's first frame; ``cachedImage(for:)`` stays memory-only.
     public func firstFrameImage(for request: ImageRequest) -> ImageResponse? {
         guard let result = jobs.firstFrameImage(for: request) else { return nil }
-        return ImageResponse(
+        var response = ImageResponse(
             image: result.image,
             request: request,
             source: result.source,
             metrics: TaskMetrics(startDate: configuration.clock.now, duration: 0, isCoalesced: false, bytesDownloaded: 0),
             httpResponse: result.httpResponse
         )
+        response.displayRetention = result.displayRetention
+        return response
     }
 }

@@ -17,6 +17,9 @@ public struct ImageResponse: Sendable {
     /// `HTTPURLResponse`, entries stored by versions that did not keep the response, and memory
     /// hits whose response record was dropped (the memory cache keeps a bounded number).
     public var httpResponse: CachedHTTPResponse? = nil
+    /// When a view showing this image keeps it available for display whatever its freshness
+    /// (the memory cache will not serve it once stale; `no-store` responses never are).
+    var displayRetention = DisplayRetention.never
 
     /// Where a response's bytes came from.
     public enum Source: String, Sendable, Hashable, Codable, CaseIterable {

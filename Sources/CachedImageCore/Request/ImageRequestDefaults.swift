@@ -12,9 +12,11 @@ public struct ImageRequestDefaults: Sendable, Hashable {
     /// The target size for requests that have none.
     public var targetSize: PixelSize?
 
-    /// The most any request decodes: a request's target size (or ``targetSize``) is capped to it
-    /// side by side, and a request with no target size gets this one. Set it to the screen's size
-    /// in pixels and no image decodes larger than the screen.
+    /// The most any request decodes, as a maximum (aspect fit), never a size to fill: a request
+    /// with no target size (and no ``targetSize``) decodes to fit inside it (a 4000x3000 photo
+    /// under a 1170x2532 maximum decodes to 1170x878); a request's own target size is capped to
+    /// it side by side. Set it to the screen's size in pixels and no image decodes larger than
+    /// the screen. Fill targets come only from a request's (or a view's) own size.
     public var maximumPixelSize: PixelSize?
 
     /// Options added to every request's own.
@@ -54,9 +56,13 @@ public struct ImageRequestDefaults: Sendable, Hashable {
         var request = request
         var size = request.targetSize ?? targetSize
         if let maximumPixelSize {
-            size = size.map {
-                PixelSize(width: min($0.width, maximumPixelSize.width), height: min($0.height, maximumPixelSize.height))
-            } ?? maximumPixelSize
+            if let target = size {
+                size = PixelSize(width: min(target.width, maximumPixelSize.width), height: min(target.height, maximumPixelSize.height))
+            } else {
+                // A maximum, not a size to fill: fit inside it.
+                size = maximumPixelSize
+                request.contentMode = .aspectFit
+            }
         }
         request.targetSize = size
         request.options.formUnion(options)

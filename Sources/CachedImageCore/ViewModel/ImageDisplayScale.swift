@@ -1,5 +1,6 @@
-/// How many pixels of a loaded image make one point on screen: the rule `CachedAsyncImage` and
-/// `CachedImageViewLoader` share, so an image lays out at the same size in SwiftUI and UIKit.
+/// How many pixels of a loaded image make one point on screen: the rule `CachedAsyncImage`,
+/// `CachedImageViewLoader`, `CachedAnimatedImage` and `CachedAnimatedImageView` share, so an
+/// image lays out at the same size in SwiftUI and UIKit, still or animated.
 ///
 /// - An explicit scale (`CachedAsyncImage(url:scale:)`, an `@2x` asset) wins: pixels divided by
 ///   it, as with `AsyncImage`.
@@ -18,9 +19,17 @@ public enum ImageDisplayScale {
     /// ImageDisplayScale.scale(1, for: image, request: ImageRequest(url: url))  // 0.5
     /// ```
     public static func scale(_ pointScale: Double, for image: DecodedImage, request: ImageRequest) -> Double {
-        guard request.targetSize == nil, let source = image.sourcePixelSize else { return pointScale }
+        scale(pointScale, decoded: image.pixelSize, source: image.sourcePixelSize, request: request)
+    }
+
+    /// ``scale(_:for:request:)`` for a bitmap of `decoded` pixels made from an image of `source`
+    /// pixels (`nil`: unknown): an animation's frames share their first frame's source, so
+    /// `CachedAnimatedImage` and `CachedAnimatedImageView` lay them out as `CachedAsyncImage`
+    /// lays out a still image.
+    public static func scale(_ pointScale: Double, decoded decodedSize: PixelSize, source: PixelSize?, request: ImageRequest) -> Double {
+        guard request.targetSize == nil, let source else { return pointScale }
         // Longer sides: ImageIO applies EXIF orientation to the bitmap, not to the header's size.
-        let decoded = max(image.pixelSize.width, image.pixelSize.height)
+        let decoded = max(decodedSize.width, decodedSize.height)
         let original = max(source.width, source.height)
         guard decoded > 0, original > decoded else { return pointScale }
         return pointScale * Double(decoded) / Double(original)

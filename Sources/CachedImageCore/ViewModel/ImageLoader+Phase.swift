@@ -10,8 +10,9 @@ extension ImageLoader {
         case loading(Progress)
         /// The image, and where it came from (`.memory` for a synchronous hit).
         case success(ImageResponse)
-        /// Loading failed: usually an ``ImagePipeline/Error``. It stays until ``ImageLoader/retry()``
-        /// or another request: nothing reloads a failure automatically, as with `AsyncImage`.
+        /// Loading failed: usually an ``ImagePipeline/Error``. It stays until ``ImageLoader/retry()``,
+        /// another request, or, for a transient failure, a reason to ask again
+        /// (``FailureRecovery``); never on a re-render or a quick return.
         case failure(any Error)
 
         /// The response when the phase is `.success`.

@@ -6,8 +6,10 @@ extension ImageLoader {
     public var isOnScreen: Bool { visibility.isOnScreen }
 
     /// The view (or one of its branches) appeared. The load gets its own priority back; a load
-    /// cancelled off screen starts again, and an image let go off screen comes back (from the
-    /// memory cache synchronously when it is there). Calls are counted against ``didDisappear()``.
+    /// cancelled off screen starts again, an image let go off screen comes back (from the
+    /// memory cache synchronously when it is there), and a transient failure is asked again
+    /// if the view was away past its grace period (or the app or the network came back since:
+    /// ``FailureRecovery``). Calls are counted against ``didDisappear()``.
     public func didAppear() {
         visibility.appear()
         offscreenCheckToken += 1 // a pending off-screen check finds the view back
@@ -19,7 +21,11 @@ extension ImageLoader {
             if pause == .suspended || pause == .released {
                 start(request, adding: addedOptions)
             }
-        case .success, .failure:
+        case .failure:
+            // A transient failure asked again after the view was away past its grace period,
+            // or the app or the network came back meanwhile (FailureRecovery).
+            if failureIsStale { start(request) }
+        case .success:
             break
         }
     }
@@ -59,13 +65,18 @@ extension ImageLoader {
             pause = .suspended
             update(.empty)
         case .success:
+            releaseShownImage()
+            stopCurrentTask() // a revalidation behind a kept image starts again with the view
             previousResponse = nil
             pause = .released
             update(.empty)
         case .empty where previousResponse != nil:
             previousResponse = nil
             update(.empty)
-        case .empty, .failure:
+        case .failure(let error):
+            // Away long enough: a transient failure is asked again when the view returns.
+            if FailureRecovery.isTransient(error) { failureIsStale = true }
+        case .empty:
             break
         }
     }

@@ -13,10 +13,16 @@ import Foundation
 /// - A memory hit is answered synchronously: ``phase`` is `.success` when ``load(_:)`` returns,
 ///   with no `.empty` or `.loading` step in between (no placeholder flash).
 /// - **Idempotent**: ``load(_:)`` with the current request never restarts it, whatever its
-///   phase: a `.success` stays, and so does a `.failure` (no automatic retry, as with
-///   `AsyncImage`). Only three things load the current request again: ``retry()``, a
-///   ``cancel()`` followed by ``load(_:)``, and a new appearance after the view left the screen
-///   long enough for its load to be cancelled or its image let go (see ``DisappearBehavior``).
+///   phase: a `.success` stays, and so does a `.failure`. Only these load the current request
+///   again: ``retry()``, a ``cancel()`` followed by ``load(_:)``, a new appearance after the view
+///   left the screen long enough for its load to be cancelled or its image let go (see
+///   ``DisappearBehavior``), and a transient failure made stale (``FailureRecovery``: back
+///   after the grace period, the app in the foreground, the network back).
+/// - **An image once shown is shown again at once**: an image the view showed is kept for
+///   display whatever its HTTP freshness and comes back in the first frame, revalidated behind
+///   it (``isRevalidating``); the view changes only if the image did.
+/// - **Handover never restarts shared work**: a new request (a resize, a scale, a priority)
+///   joins the shared download before the outgoing one lets go of it.
 ///   So a view may call ``load(_:)``, ``didAppear()`` and ``didDisappear()`` as often and in any
 ///   order its framework does (SwiftUI re-runs `.task` and `onAppear` when a branch changes).
 /// - A request without a URL (`ImageRequest(url: nil)`) is `.empty` and starts nothing, as
@@ -53,6 +59,10 @@ public final class ImageLoader {
     /// Start, success, failure and progress callbacks, each fired once per event.
     public var callbacks = Callbacks()
 
+    /// What asks a transient failure again (the app returning to the foreground, the network
+    /// coming back). `nil`, the default: ``FailureRecovery/shared``.
+    public var failureRecovery: FailureRecovery?
+
     /// What to show now.
     public internal(set) var phase: Phase = .empty
 
@@ -65,6 +75,8 @@ public final class ImageLoader {
 
     /// Identifies the current load; results of older loads are dropped.
     var generation = 0
+    /// The revalidation behind an image kept for display (see ``ImageLoader/revalidate()``).
+    var revalidation: ImageTask?
     /// The pipeline task of the current load (tests read its priority, and
     /// ``ImageViewLoadingController`` hands it over on reuse).
     var task: ImageTask?
@@ -76,6 +88,11 @@ public final class ImageLoader {
     var loadedPipeline: ObjectIdentifier?
     /// Appearances minus disappearances.
     var visibility = ViewVisibility()
+    /// The current transient failure is waiting in a ``FailureRecovery`` for a reason to ask again.
+    var isWaitingForRecovery = false
+    /// The current failure is transient and something happened since that makes it worth asking
+    /// again (see ``FailureRecovery``): the view's next appearance does.
+    var failureIsStale = false
     /// Voids every off-screen check armed before it changed.
     var offscreenCheckToken = 0
     /// The current load's progress on its way to the main actor.
@@ -86,7 +103,7 @@ public final class ImageLoader {
     /// The request ``Callbacks/onSuccess`` was last called for.
     var reportedSuccess: ImageRequest?
     let scheduler: any ViewModelScheduler
-    private var work: [Int: Task<Void, Never>] = [:]
+    var work: [Int: Task<Void, Never>] = [:]
     /// The last request whose first-frame lookup missed memory and disk (and its pipeline), so
     /// that `body` running again before the load starts reads memory only, not the disk again.
     private var firstFrameMiss: (request: ImageRequest, pipeline: ObjectIdentifier)?
@@ -164,7 +181,9 @@ public final class ImageLoader {
 
     /// Forgets the request and shows `.empty`.
     public func reset() {
+        releaseShownImage()
         stopCurrentTask()
+        leaveFailure()
         request = nil
         pause = nil
         previousResponse = nil
@@ -180,17 +199,21 @@ public final class ImageLoader {
     /// a miss is `.empty` and changes nothing (call ``load(_:)`` to start).
     public func phase(for request: ImageRequest) -> Phase {
         if isCurrent(request) {
-            if case .empty = phase, pause == .released || pause == .suspended, visibility.isOnScreen,
-               let response = memoryResponse(for: request) {
-                adoptSilently(response)
+            // The first `body` after a return (before `onAppear`) already takes back an image let
+            // go off screen: from memory, or the image the view showed, revalidated behind it.
+            if case .empty = phase, pause == .released || pause == .suspended, let frame = firstFrame(for: request) {
+                stopCurrentTask()
+                adoptSilently(frame)
                 reportSuccessLater()
+                armOffscreenCheckIfHidden()
             }
             return phase
         }
-        guard request.url != nil, let response = memoryResponse(for: request) else { return .empty }
+        guard request.url != nil, let frame = firstFrame(for: request) else { return .empty }
+        releaseShownImage()
         stopCurrentTask()
         adopt(request)
-        adoptSilently(response)
+        adoptSilently(frame)
         reportSuccessLater()
         armOffscreenCheckIfHidden() // a row rendered off screen does not keep its image
         return phase
@@ -216,12 +239,28 @@ public final class ImageLoader {
         loadedPipeline = ObjectIdentifier(pipeline)
     }
 
-    /// A memory hit for the current request becomes the state without a change being published.
-    private func adoptSilently(_ response: ImageResponse) {
+    /// A first frame for the current request becomes the state without a change being
+    /// published; an image kept for display is revalidated behind it.
+    private func adoptSilently(_ frame: FirstFrame) {
         pause = nil
         addedOptions = []
         previousResponse = nil
-        phase = .success(response)
+        phase = .success(frame.response)
+        if frame.isKeptForDisplay { revalidate() }
+    }
+
+    /// An image for the first frame, and whether it is one kept for display (stale, maybe).
+    struct FirstFrame {
+        var response: ImageResponse
+        var isKeptForDisplay = false
+    }
+
+    private func firstFrame(for request: ImageRequest) -> FirstFrame? {
+        if let response = memoryResponse(for: request) { return FirstFrame(response: response) }
+        // HTML's list of available images: what a view showed since launch, whatever its
+        // freshness, shown at once and revalidated behind it.
+        guard let image = pipeline.shownImage(for: request) else { return nil }
+        return FirstFrame(response: Self.memoryResponse(image, for: request, pipeline: pipeline), isKeptForDisplay: true)
     }
 
     private func memoryResponse(for request: ImageRequest) -> ImageResponse? {
@@ -230,20 +269,33 @@ public final class ImageLoader {
         let pipelineID = ObjectIdentifier(pipeline)
         if let miss = firstFrameMiss, miss.request == request, miss.pipeline == pipelineID {
             guard let image = pipeline.cachedImage(for: request) else { return nil }
-            return ImageResponse(
-                image: image, request: request, source: .memory,
-                metrics: TaskMetrics(startDate: pipeline.configuration.clock.now, duration: 0, isCoalesced: false, bytesDownloaded: 0)
-            )
+            return Self.memoryResponse(image, for: request, pipeline: pipeline)
         }
         let response = pipeline.firstFrameImage(for: request)
         firstFrameMiss = response == nil ? (request, pipelineID) : nil
         return response
     }
 
+    private static func memoryResponse(_ image: DecodedImage, for request: ImageRequest, pipeline: ImagePipeline) -> ImageResponse {
+        ImageResponse(
+            image: image, request: request, source: .memory,
+            metrics: TaskMetrics(startDate: pipeline.configuration.clock.now, duration: 0, isCoalesced: false, bytesDownloaded: 0)
+        )
+    }
+
     /// Starts loading `request`; `extraOptions` apply to this load only.
     func start(_ request: ImageRequest, adding extraOptions: ImageRequest.Options = []) {
         let keep = keepsPreviousImage && !isCurrent(request) ? (phase.response ?? previousResponse) : nil
+        // Handover: the new task joins the shared work (the download a resize, a scale or a
+        // priority change still needs) before the outgoing one lets go of it, so the last
+        // subscriber never leaves a download another size is about to join.
+        let outgoing = task ?? revalidation
+        task = nil
+        revalidation = nil
+        defer { outgoing?.cancel() }
+        if !isCurrent(request) { releaseShownImage() }
         stopCurrentTask()
+        leaveFailure()
         adopt(request)
         addedOptions = extraOptions
         pause = nil
@@ -255,12 +307,14 @@ public final class ImageLoader {
             return
         }
 
-        // First frame: a synchronous memory hit, with no intermediate state.
-        if let response = memoryResponse(for: request) {
+        // First frame: a synchronous memory hit (or the image the view showed, revalidated
+        // behind it), with no intermediate state.
+        if let frame = firstFrame(for: request) {
             previousResponse = nil
             addedOptions = []
-            update(.success(response))
-            reportSuccess(response)
+            update(.success(frame.response))
+            reportSuccess(frame.response)
+            if frame.isKeptForDisplay { revalidate() }
             armOffscreenCheckIfHidden()
             return
         }
@@ -298,6 +352,7 @@ public final class ImageLoader {
         switch result {
         case .success(let response):
             addedOptions = []
+            pipeline.keepShown(response)
             update(.success(response))
             reportSuccess(response)
         case .failure(let error) where error is CancellationError:
@@ -306,7 +361,38 @@ public final class ImageLoader {
             update(.empty)
         case .failure(let error):
             update(.failure(error))
+            if FailureRecovery.isTransient(error) {
+                isWaitingForRecovery = true
+                (failureRecovery ?? .shared).register(self)
+            }
             callbacks.onFailure?(error)
+        }
+    }
+
+    /// A reason to ask a transient failure again arrived (``FailureRecovery``): ask now if the
+    /// view is on screen, else on its next appearance.
+    func failureBecameStale() {
+        isWaitingForRecovery = false
+        guard case .failure(let error) = phase, FailureRecovery.isTransient(error), let request else { return }
+        if visibility.isOnScreen {
+            start(request)
+        } else {
+            failureIsStale = true
+        }
+    }
+
+    /// The view lets go of the image it shows (off screen past its grace period, reused, another
+    /// request): it stays available for display (``ImagePipeline/keepShown(_:released:)``).
+    func releaseShownImage() {
+        if let response = phase.response { pipeline.keepShown(response, released: true) }
+    }
+
+    /// The phase leaves a failure (another load starts, or the loader is reset).
+    private func leaveFailure() {
+        failureIsStale = false
+        if isWaitingForRecovery {
+            isWaitingForRecovery = false
+            (failureRecovery ?? .shared).unregister(self)
         }
     }
 
@@ -315,6 +401,8 @@ public final class ImageLoader {
         generation += 1
         task?.cancel()
         task = nil
+        revalidation?.cancel()
+        revalidation = nil
         progressInbox = nil
         isProgressFlushScheduled = false
     }

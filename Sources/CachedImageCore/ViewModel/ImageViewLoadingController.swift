@@ -29,6 +29,11 @@ public final class ImageViewLoadingController {
         case image(ImageResponse, animated: Bool)
         /// The load failed: the failure image.
         case failure(any Error)
+
+        var isPlaceholder: Bool {
+            if case .placeholder = self { return true }
+            return false
+        }
     }
 
     /// What happens to a load in flight when the view is reused for another request.
@@ -57,81 +62,105 @@ public final class ImageViewLoadingController {
     /// Loads handed off at a lower priority on reuse, until they finish.
     private(set) var handedOff: [Int: ImageTask] = [:]
 
-    /// A request the controller sizes for the view: the caller's request and the target size
-    /// chosen for it (`nil` until the view has a size).
+    /// A request the controller sizes for the view: the caller's request and the size its
+    /// layout gave (`nil` until a layout gives one).
     private struct Sizing {
         var base: ImageRequest
-        var target: PixelSize?
+        var layout: LayoutTarget?
+        /// Loading (or shown) at the pipeline's cap: no layout gave a size after the first one.
+        var isAtCap = false
     }
 
     private var sizing: Sizing?
+    /// Voids an end-of-turn check armed for an earlier request.
+    private var sizingToken = 0
     /// A larger size is loading while the current image stays on screen.
     private var isResizing = false
 
     /// Creates a controller loading through `pipeline`.
-    public init(pipeline: ImagePipeline = .shared) {
-        loader = ImageLoader(pipeline: pipeline, disappearBehavior: .lowerPriority(to: .low))
+    public convenience init(pipeline: ImagePipeline = .shared) {
+        self.init(pipeline: pipeline, scheduler: SystemViewModelScheduler())
+    }
+
+    /// Creates a controller whose end-of-layout checks run on `scheduler` (tests pass one over
+    /// their own clock).
+    package init(pipeline: ImagePipeline, scheduler: any ViewModelScheduler) {
+        loader = ImageLoader(pipeline: pipeline, disappearBehavior: .lowerPriority(to: .low), scheduler: scheduler)
         loader.onChange = { [weak self] phase in self?.loaderDidChange(phase) }
     }
 
     /// Shows `request` (`nil`: the placeholder, nothing loads). A memory hit is displayed at
     /// once; otherwise the placeholder is displayed before this returns and the image follows.
-    /// Setting the request already shown does nothing (a failure stays until ``retry()``).
+    /// Setting the request already shown does nothing, except after a failure: a cell
+    /// configured again (`reconfigureRows`) asks again.
     public func setRequest(_ request: ImageRequest?) {
         sizing = nil
+        sizingToken += 1
         present(request)
     }
 
     /// Like ``setRequest(_:)``, decoding for a view of `width` x `height` points at `scale`
     /// pixels per point when the request has no target size of its own.
     ///
-    /// A view with no size yet (an Auto Layout cell configured before its first layout) loads
-    /// nothing: the placeholder shows until ``viewDidLayout(width:height:scale:)`` reports a
-    /// size, so the image is never decoded at full size for want of one. Setting the same
-    /// request again with another size is a layout change.
+    /// A dimension of zero (or not finite) is unknown, never a reason to wait forever: with one
+    /// dimension known, the image is decoded to fit it (a 320x0 view loads 320 points wide);
+    /// with neither, the controller waits for the view's first layout (the end of the current
+    /// main-actor turn, or ``viewDidLayout(width:height:scale:)``), then loads at the
+    /// pipeline's cap and lets the image size the view (`UITableViewCell.imageView`, an
+    /// arranged subview sized by its image). Setting the same request again with another size
+    /// is a layout change.
     public func setRequest(_ request: ImageRequest, fittingWidth width: Double, height: Double, scale: Double) {
         guard request.targetSize == nil else {
             setRequest(request)
             return
         }
         if let sizing, sizing.base == request {
+            askAgainAfterFailure()
             viewDidLayout(width: width, height: height, scale: scale)
             return
         }
-        let target = Self.targetSize(width: width, height: height, scale: scale)
-        sizing = Sizing(base: request, target: target)
-        guard let target else {
-            // Not laid out yet: wait for a size rather than decode at full size.
+        sizingToken += 1
+        let layout = LayoutTarget(width: width, height: height, scale: scale, unknownSide: unknownSide)
+        sizing = Sizing(base: request, layout: layout)
+        guard let layout else {
+            // No size yet: wait for the layout that may give one, then load at the cap.
             handOffCurrentLoad()
             isResizing = false
             loader.reset()
             show(.placeholder)
+            let token = sizingToken
+            loader.scheduler.schedule(after: 0) { [weak self] in
+                guard let self, token == self.sizingToken else { return }
+                self.loadAtCapIfUnsized()
+            }
             return
         }
-        var sized = request
-        sized.targetSize = target
-        present(sized)
+        present(layout.applied(to: request))
     }
 
-    /// The view's size changed (its `layoutSubviews` ran). For a request sized by
-    /// ``setRequest(_:fittingWidth:height:scale:)``: the first size starts the load; a larger
-    /// size loads the image again at that size while the current image stays on screen (no
-    /// placeholder flash; the sharper image replaces it without a transition); a size the
-    /// current image already covers loads nothing.
+    /// The view's size or scale changed (its `layoutSubviews` ran, it joined a window). For a
+    /// request sized by ``setRequest(_:fittingWidth:height:scale:)``: the first size starts the
+    /// load (a layout with no size at all loads at the pipeline's cap); a larger size or scale
+    /// loads the image again while the current image stays on screen (no placeholder flash;
+    /// the sharper image replaces it without a transition); a size the current image already
+    /// covers loads nothing. A load still in flight is retargeted: the new size joins its
+    /// download, which is never restarted.
     public func viewDidLayout(width: Double, height: Double, scale: Double) {
-        guard var sizing, let target = Self.targetSize(width: width, height: height, scale: scale),
-              target != sizing.target
-        else { return }
-        let isFirstSize = sizing.target == nil
-        sizing.target = target
-        self.sizing = sizing
-        var sized = sizing.base
-        sized.targetSize = target
-        guard !isFirstSize, case .image = display, let loaded = loader.request?.targetSize else {
-            present(sized)
+        guard var sizing else { return }
+        guard let layout = LayoutTarget(width: width, height: height, scale: scale, unknownSide: unknownSide) else {
+            loadAtCapIfUnsized()
             return
         }
-        if target.width <= loaded.width, target.height <= loaded.height { return }
+        guard layout != sizing.layout else { return }
+        let wasSized = sizing.layout != nil || sizing.isAtCap
+        sizing.layout = layout
+        self.sizing = sizing
+        let sized = layout.applied(to: sizing.base)
+        guard wasSized, case .image(let shown, _) = display else {
+            present(sized, handingOff: false)
+            return
+        }
+        if Self.covers(shown, sized, cap: loader.pipeline.configuration.maximumDecodedPixelSize) { return }
         if case .success(let response) = loader.phase(for: sized) {
             isResizing = false
             show(.image(response, animated: false))
@@ -140,12 +169,12 @@ public final class ImageViewLoadingController {
         isResizing = true
         loader.load(sized)
     }
-
     /// The view is about to show another row: stop (or demote) the load and display the
     /// placeholder, so nothing of the previous row stays visible.
     public func prepareForReuse() {
         handOffCurrentLoad()
         sizing = nil
+        sizingToken += 1
         isResizing = false
         loader.reset()
         show(.placeholder)
@@ -156,19 +185,20 @@ public final class ImageViewLoadingController {
         loader.retry()
     }
 
-    /// The pixel size of a `width` x `height` point view at `scale`, rounded up; `nil` for an
-    /// empty view (not laid out yet: decode at full size rather than at zero).
+    /// The pixel size of a `width` x `height` point view at `scale`, rounded up; `nil` when
+    /// either dimension is unknown (zero or not finite). See
+    /// ``setRequest(_:fittingWidth:height:scale:)`` for what a view with one unknown dimension loads.
     public static func targetSize(width: Double, height: Double, scale: Double) -> PixelSize? {
-        guard width > 0, height > 0, scale > 0, width.isFinite, height.isFinite, scale.isFinite else { return nil }
-        let w = (width * scale).rounded(.up)
-        let h = (height * scale).rounded(.up)
-        guard w < Double(Int32.max), h < Double(Int32.max) else { return nil }
-        return PixelSize(width: Int(w), height: Int(h))
+        guard let w = LayoutTarget.pixels(width, scale), let h = LayoutTarget.pixels(height, scale) else { return nil }
+        return PixelSize(width: w, height: h)
     }
 
     // MARK: Internals
 
-    private func present(_ request: ImageRequest?) {
+    /// Shows `request`; `handingOff`: a load in flight for another row is handed off as
+    /// ``reuseBehavior`` says (a resize of the same row hands nothing off: its new size joins
+    /// the download).
+    private func present(_ request: ImageRequest?, handingOff: Bool = true) {
         isResizing = false
         guard let request else {
             handOffCurrentLoad()
@@ -176,16 +206,58 @@ public final class ImageViewLoadingController {
             show(.placeholder)
             return
         }
-        if loader.isCurrent(request), loader.phase.isLoading || loader.phase.response != nil || loader.phase.error != nil {
-            return
+        if loader.isCurrent(request) {
+            if loader.phase.error != nil {
+                askAgainAfterFailure()
+                return
+            }
+            if loader.phase.isLoading || loader.phase.response != nil { return }
         }
-        handOffCurrentLoad()
+        if handingOff { handOffCurrentLoad() }
         if case .success(let response) = loader.phase(for: request) {
+            // (An image kept for display is revalidated behind it by the loader.)
             show(.image(response, animated: false))
             return
         }
-        show(.placeholder)
+        // The same row retargeted while its placeholder shows: nothing changes on screen.
+        if handingOff || !display.isPlaceholder { show(.placeholder) }
         loader.load(request)
+    }
+
+    /// The cell was configured again with the request that failed: ask again (a failure the
+    /// pipeline remembers, such as a `404`, answers again without a request).
+    private func askAgainAfterFailure() {
+        guard loader.phase.error != nil, let request = loader.request else { return }
+        loader.start(request)
+    }
+
+    /// No layout gave a size: load at the pipeline's cap (the request as is) and let the image
+    /// size the view. Once per request.
+    private func loadAtCapIfUnsized() {
+        guard var sizing, sizing.layout == nil, !sizing.isAtCap else { return }
+        sizing.isAtCap = true
+        self.sizing = sizing
+        present(sizing.base, handingOff: false)
+    }
+
+    /// The side, in pixels, of a dimension the layout does not give: the cap's longer side
+    /// (the cap bounds the decode anyway), or no bound at all.
+    private var unknownSide: Int {
+        loader.pipeline.configuration.maximumDecodedPixelSize.map { max($0.width, $0.height) } ?? LayoutTarget.unbounded
+    }
+
+    /// Whether `shown` is already as sharp as a decode for `request` would be: the decode
+    /// would be no larger in either dimension (an image at its source size, or at the cap,
+    /// covers every view).
+    static func covers(_ shown: ImageResponse, _ request: ImageRequest, cap: PixelSize?) -> Bool {
+        let shownTarget = shown.request.targetSize
+        guard let target = request.targetSize else { return shownTarget == nil }
+        guard let source = shown.image.sourcePixelSize else {
+            guard let shownTarget else { return true }
+            return target.width <= shownTarget.width && target.height <= shownTarget.height
+        }
+        let wanted = request.decodingTarget(maximumSize: cap).decodedSize(of: source)
+        return wanted.width <= shown.image.pixelSize.width && wanted.height <= shown.image.pixelSize.height
     }
 
     private func handOffCurrentLoad() {

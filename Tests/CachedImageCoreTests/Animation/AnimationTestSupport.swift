@@ -139,8 +139,12 @@ final class FakeSourceFactory: Sendable {
     }
 
     var sources: [FakeFrameSource] { made.withLock { $0 } }
+    /// The decoding targets sources were made for, in order.
+    var targets: [DecodingTarget] { targetsMade.withLock { $0 } }
+    private let targetsMade = Locked<[DecodingTarget]>([])
 
-    func make(_ data: Data, _ targetSize: PixelSize?) -> FakeFrameSource? {
+    func make(_ data: Data, _ target: DecodingTarget) -> FakeFrameSource? {
+        targetsMade.withLock { $0.append(target) }
         guard let info = AnimatedImageInfo(data: data) else { return nil }
         let source = FakeFrameSource(info: info, frameCost: frameCost, hold: hold)
         made.withLock { $0.append(source) }

@@ -89,6 +89,18 @@ struct ImageViewSizingTests {
         #expect(ImageDisplayScale.scale(for: sized, explicitScale: .nan, displayScale: 2) == 2)
     }
 
+    @Test("one scale rule for animated frames: a capped frame keeps its source's natural size; a sized request the display's scale")
+    func animatedFrameScale() {
+        let plain = ImageRequest(url: URL(string: "https://example.com/a.gif"))
+        var sized = plain
+        sized.targetSize = PixelSize(width: 300, height: 300)
+        let frame = PixelSize(width: 100, height: 75)
+        #expect(ImageDisplayScale.scale(1, decoded: frame, source: PixelSize(width: 400, height: 300), request: plain) == 0.25)
+        #expect(ImageDisplayScale.scale(1, decoded: frame, source: nil, request: plain) == 1, "source unknown: as decoded")
+        let pointScale = ImageDisplayScale.scale(for: sized, explicitScale: nil, displayScale: 3)
+        #expect(ImageDisplayScale.scale(pointScale, decoded: frame, source: PixelSize(width: 400, height: 300), request: sized) == 3)
+    }
+
     @Test("a capped decode keeps the image's natural point size when the view asked for no size, as AsyncImage lays it out")
     func capKeepsNaturalSize() async throws {
         try await withScriptedFixture { fixture throws in

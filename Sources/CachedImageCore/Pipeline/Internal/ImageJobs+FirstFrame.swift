@@ -52,6 +52,9 @@ extension ImageJobs {
             revalidateInBackground(resolved, url: url, entry: staleEntry, data: data)
         }
         keepInMemory(image, for: resolved, metadata: data.metadata, lifetime: data.memoryLifetime)
-        return DecodedResult(image: image, source: .disk, bytesDownloaded: 0, isCoalesced: false, httpResponse: data.httpResponse)
+        return DecodedResult(
+            image: image, source: .disk, bytesDownloaded: 0, isCoalesced: false, httpResponse: data.httpResponse,
+            displayRetention: Self.displayRetention(data, request: resolved)
+        )
     }
 }

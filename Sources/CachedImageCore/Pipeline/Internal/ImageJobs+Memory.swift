@@ -78,11 +78,13 @@ extension ImageJobs {
         return nil
     }
 
-    /// A memory hit as a job's result, with the response recorded for it.
+    /// A memory hit as a job's result, with the response recorded for it. An image kept from an
+    /// HTTP response may expire from memory: a view letting go of it keeps it for display.
     func memoryResult(_ hit: MemoryHit) -> DecodedResult {
-        DecodedResult(
+        let httpResponse = responseRecords.response(forKey: hit.key, at: clock.now)
+        return DecodedResult(
             image: hit.image, source: .memory, bytesDownloaded: 0, isCoalesced: false,
-            httpResponse: responseRecords.response(forKey: hit.key, at: clock.now)
+            httpResponse: httpResponse, displayRetention: httpResponse == nil ? .never : .whenReleased
         )
     }
 

@@ -134,13 +134,15 @@ final class ImageJobs: Sendable {
             let duration = task.elapsedTime
             trace?.mark(.completed)
             instrumentation.record(.taskCompleted(id: task.id, url: url, source: result.source, duration: duration))
-            return ImageResponse(
+            var response = ImageResponse(
                 image: result.image,
                 request: request,
                 source: result.source,
                 metrics: TaskMetrics(startDate: task.startDate, duration: duration, isCoalesced: isCoalesced, bytesDownloaded: result.bytesDownloaded),
                 httpResponse: result.httpResponse
             )
+            response.displayRetention = result.displayRetention
+            return response
         } catch let error as ImagePipeline.Error {
             instrumentation.record(.taskFailed(id: task.id, url: url, error: error))
             throw error
@@ -257,6 +259,13 @@ final class ImageJobs: Sendable {
         return dataSubscription(request, url: url, priority: request.priority, lookup: nil, progress: nil)
     }
 
+    /// Joins the download in flight for `request`'s bytes, if any (nothing is started): a
+    /// handover holds it until the request replacing another one has joined it.
+    func holdDownload(for request: ImageRequest) -> DataSubscription? {
+        guard let (request, _) = try? resolver.resolve(request) else { return nil }
+        return dataJobs.join(DataTaskKey(request), priority: request.priority)
+    }
+
     func dataSubscription(
         _ request: ImageRequest,
         url: URL,
@@ -301,10 +310,14 @@ final class ImageJobs: Sendable {
         }
         derivedImages?.originalDidLoad(data, image: image, request: request)
         keepInMemory(image, for: request, metadata: data.metadata, lifetime: data.memoryLifetime)
+        if data.source == .network {
+            // New bytes: an image shown from older ones is not shown again without revalidation.
+            memoryCache?.removeValue(forKey: Self.shownKey(ImageCacheKey(request)))
+        }
         trace?.mark(.memoryStored)
         return DecodedResult(
             image: image, source: data.source, bytesDownloaded: data.bytesDownloaded, isCoalesced: isCoalesced,
-            httpResponse: data.httpResponse
+            httpResponse: data.httpResponse, displayRetention: Self.displayRetention(data, request: request)
         )
     }
 }
@@ -367,4 +380,6 @@ struct DecodedResult: Sendable {
     var bytesDownloaded: Int
     var isCoalesced: Bool
     var httpResponse: CachedHTTPResponse?
+    /// See ``ImageResponse/displayRetention``.
+    var displayRetention = DisplayRetention.never
 }

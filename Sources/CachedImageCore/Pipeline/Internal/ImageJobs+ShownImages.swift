@@ -1,0 +1,86 @@
+import Foundation
+
+/// The images views have shown since launch, kept for display whatever their HTTP freshness:
+/// HTML's "list of available images", a display rule above the HTTP cache. An image whose
+/// response the memory cache may not serve (`no-cache`, `max-age=0`, or expired) is still shown
+/// again at once when its view returns, and revalidated behind it (``ImageLoader``); a load
+/// through ``ImagePipeline/image(for:)`` never reads these copies, so the pipeline's RFC 9111
+/// semantics are unchanged. `no-store` responses are never kept.
+///
+/// The copies live in the memory cache under a key of their own (evicted, trimmed on memory
+/// warnings and removed by ``ImagePipeline/removeCachedImage(for:)`` with every other copy),
+/// and only when the memory cache itself will not answer: an image it does not keep at all
+/// (`no-cache`, `max-age=0`) is kept once shown; an image it keeps until an expiry is kept once
+/// its view lets go of it (off screen past the grace period, reused, replaced), so an image on
+/// screen is never counted twice; an image without an expiry never needs a copy.
+extension ImageJobs {
+    /// Keeps `response`'s image available for display, if a view may show it again whatever
+    /// its freshness: `released` when the view is letting go of it.
+    func keepShown(_ response: ImageResponse, released: Bool) {
+        switch response.displayRetention {
+        case .never: return
+        case .whenReleased: if !released { return }
+        case .whenShown: break
+        }
+        guard let memoryCache else { return }
+        memoryCache.setValue(response.image, forKey: Self.shownKey(ImageCacheKey(response.request)), cost: response.image.cost)
+    }
+
+    /// The image a view showed for `request` earlier, kept for display (stale or not); `nil`
+    /// when there is none or the request asks not to read memory.
+    func shownImage(for request: ImageRequest) -> DecodedImage? {
+        guard let memoryCache,
+              request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringCachedData]),
+              !request.cacheDirectives.noStore
+        else {
+            return nil
+        }
+        return resolver.withKeyed(request) { memoryCache.value(forKey: Self.shownKey(ImageCacheKey($0))) }
+    }
+
+    /// When an image decoded for `request` from `data` is kept for display: never for a
+    /// response that may not be stored (`no-store`, `Vary: *`) or one the memory cache keeps
+    /// without an expiry; once shown when the memory cache does not keep it; once its view lets
+    /// go of it when the memory cache keeps it until an expiry.
+    static func displayRetention(_ data: ImageDataResponse, request: ImageRequest) -> DisplayRetention {
+        guard data.metadata != nil, !request.options.contains(.skipMemoryCache), !request.cacheDirectives.noStore else { return .never }
+        switch data.memoryLifetime {
+        case .unlimited: return .never
+        case .doNotKeep: return .whenShown
+        case .until: return .whenReleased
+        }
+    }
+
+    /// The key a shown image is kept under: its memory key, marked.
+    static func shownKey(_ key: ImageCacheKey) -> ImageCacheKey {
+        var key = key
+        key.processorIdentifiers.append(shownMarker)
+        return key
+    }
+
+    private static let shownMarker = "cachedimage.shown"
+}
+
+/// When a view's image is kept for display (``ImageJobs/keepShown(_:released:)``).
+enum DisplayRetention: Sendable, Hashable {
+    case never
+    /// The memory cache does not keep it: kept as soon as a view shows it.
+    case whenShown
+    /// The memory cache keeps it until an expiry: kept when its view lets go of it.
+    case whenReleased
+}
+
+extension ImagePipeline {
+    /// Keeps the image of `response`, which a view shows (or, `released`, is letting go of),
+    /// available for display (see ``ImageLoader``): shown again at once when the view returns,
+    /// whatever its freshness.
+    package func keepShown(_ response: ImageResponse, released: Bool = false) {
+        jobs.keepShown(response, released: released)
+    }
+
+    /// The image a view showed for `request` since launch, stale or not, for display only
+    /// (revalidate it behind it); never what ``image(for:)`` answers.
+    package func shownImage(for request: ImageRequest) -> DecodedImage? {
+        jobs.shownImage(for: request)
+    }
+}

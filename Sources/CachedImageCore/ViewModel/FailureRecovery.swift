@@ -1,0 +1,84 @@
+import Foundation
+
+/// Asks again for images that failed for a passing reason, at the moments a user expects an
+/// app to try again: the app returns to the foreground, or the network comes back.
+///
+/// One rule, applied by every ``ImageLoader`` (and so by `CachedAsyncImage`,
+/// `CachedImageViewLoader` and the UIKit one-liner):
+/// - Only a **transient** failure is asked again (``ImagePipeline/Error/isTransient``: a dropped
+///   connection, a timeout, a `5xx`); a `404` or an undecodable body stays a failure (and a
+///   failure the pipeline remembers answers again without a request).
+/// - A transient failure becomes **stale** when the app returns to the foreground, when the
+///   network comes back, or when its view stays off screen past its grace period
+///   (``ImageLoader/DisappearBehavior``). A stale failure is asked again as soon as its view is
+///   on screen: at once for a view on screen, on its next appearance otherwise.
+/// - Nothing else asks again: branch swaps and quick re-appearances never do, and a failure
+///   that comes back from the request it caused waits for the next such moment (no loop).
+///
+/// `CachedImage` reports the foreground to ``shared``, which follows ``NetworkMonitor/shared``
+/// for connectivity. Report your own events to it, or give a loader a recovery of its own.
+@MainActor
+public final class FailureRecovery {
+    /// The recovery every loader uses unless given another.
+    public static let shared: FailureRecovery = {
+        let recovery = FailureRecovery()
+        recovery.follow(.shared)
+        return recovery
+    }()
+
+    private struct Entry {
+        weak var loader: ImageLoader?
+    }
+
+    /// Loaders showing a transient failure.
+    private var failed: [ObjectIdentifier: Entry] = [:]
+    private var followed: [ObjectIdentifier] = []
+
+    public init() {}
+
+    /// The app returned to the foreground: every transient failure becomes stale.
+    public func appDidEnterForeground() {
+        makeFailuresStale()
+    }
+
+    /// The network is reachable again after it was not: every transient failure becomes stale.
+    public func networkDidBecomeAvailable() {
+        makeFailuresStale()
+    }
+
+    /// Calls ``networkDidBecomeAvailable()`` whenever `monitor` reports the network reachable
+    /// after it was not. Following the same monitor twice does nothing.
+    public func follow(_ monitor: NetworkMonitor) {
+        let id = ObjectIdentifier(monitor)
+        guard !followed.contains(id) else { return }
+        followed.append(id)
+        monitor.onReachabilityRestored { [weak self] in
+            Task { @MainActor in self?.networkDidBecomeAvailable() }
+        }
+    }
+
+    /// The number of loaders waiting for a reason to ask again (for tests).
+    var waitingCount: Int {
+        failed = failed.filter { $0.value.loader != nil }
+        return failed.count
+    }
+
+    func register(_ loader: ImageLoader) {
+        failed[ObjectIdentifier(loader)] = Entry(loader: loader)
+    }
+
+    func unregister(_ loader: ImageLoader) {
+        failed[ObjectIdentifier(loader)] = nil
+    }
+
+    private func makeFailuresStale() {
+        let loaders = failed.values.compactMap(\.loader)
+        failed = [:]
+        for loader in loaders { loader.failureBecameStale() }
+    }
+
+    /// Whether `error` is worth asking again once things change.
+    nonisolated static func isTransient(_ error: any Error) -> Bool {
+        (error as? ImagePipeline.Error)?.isTransient ?? false
+    }
+}
