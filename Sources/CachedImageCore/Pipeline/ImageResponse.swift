@@ -17,6 +17,10 @@ public struct ImageResponse: Sendable {
     /// `HTTPURLResponse`, entries stored by versions that did not keep the response, and memory
     /// hits whose response record was dropped (the memory cache keeps a bounded number).
     public var httpResponse: CachedHTTPResponse? = nil
+    /// `true` for a preview of a progressive JPEG still downloading
+    /// (``ImageRequest/Options/progressivePreviews``): shown until the final image, never cached.
+    /// `false` for the final image.
+    public var isPreview = false
 
     /// Where a response's bytes came from.
     public enum Source: String, Sendable, Hashable, Codable, CaseIterable {
