@@ -14,8 +14,8 @@ final class ProgressivePreviewer: Sendable {
         var isFinished = false
     }
 
-    /// Decodes a prefix that ends after a complete scan (the decode's own errors are dropped:
-    /// a preview that fails is no preview).
+    /// Decodes a prefix that ends after a complete scan, before the marker that follows it (the
+    /// decode's own errors are dropped: a preview that fails is no preview).
     typealias Decode = @Sendable (_ prefix: Data) async throws -> DecodedImage
     typealias Deliver = @Sendable (DecodedImage) -> Void
 
@@ -50,9 +50,7 @@ final class ProgressivePreviewer: Sendable {
                   state.schedule.shouldPreview(completedScans: scans, isFinal: state.detector.isFinished, now: now) else { return nil }
             state.schedule.didPreview(scans: scans, at: now)
             state.isDecoding = true
-            var prefix = state.buffer.prefix(state.detector.completePrefixLength)
-            prefix.append(contentsOf: [0xFF, 0xD9]) // EOI: the prefix as a whole image
-            return prefix
+            return state.buffer.prefix(state.detector.completePrefixLength)
         }
         guard let prefix else { return }
         let task = Task { [self] in

@@ -83,6 +83,8 @@ public final class ImageLoader {
     /// When progress (or the load's first `.loading`) was last published, on the scheduler's clock.
     var lastProgressDate: Date?
     var isProgressFlushScheduled = false
+    /// The latest progressive preview of the current load and its number (``ImageLoader+Preview``).
+    var previewState: (response: ImageResponse, number: Int)?
     /// The request ``Callbacks/onSuccess`` was last called for.
     var reportedSuccess: ImageRequest?
     let scheduler: any ViewModelScheduler
@@ -272,7 +274,9 @@ public final class ImageLoader {
         if !visibility.isOnScreen, let priority = disappearBehavior.offscreenPriority {
             taskRequest.priority = min(priority, request.priority)
         }
-        let task = pipeline.imageTask(with: taskRequest, progress: progressHandler(generation: generation))
+        let task = pipeline.imageTask(
+            with: taskRequest, progress: progressHandler(generation: generation), preview: previewHandler(generation: generation)
+        )
         self.task = task
         lastProgressDate = scheduler.clock.now
         update(.loading(Progress(completed: 0, total: nil)))
@@ -295,6 +299,7 @@ public final class ImageLoader {
         task = nil
         progressInbox = nil
         previousResponse = nil
+        previewState = nil // the final image (or the failure) replaces the preview in this update
         switch result {
         case .success(let response):
             addedOptions = []
@@ -316,6 +321,7 @@ public final class ImageLoader {
         task?.cancel()
         task = nil
         progressInbox = nil
+        previewState = nil
         isProgressFlushScheduled = false
     }
 

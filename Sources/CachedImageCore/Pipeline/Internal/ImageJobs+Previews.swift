@@ -11,22 +11,45 @@ extension ImageJobs {
         context: TaskCoalescer<ImageTaskKey, DecodedResult>.JobContext
     ) -> ProgressivePreviewer? {
         guard request.options.contains(.progressivePreviews), progressivePreviewPolicy.maximumPreviewCount > 0 else { return nil }
+        let incremental = incrementalDecoder()
         return ProgressivePreviewer(
             policy: progressivePreviewPolicy,
             clock: clock,
-            decode: { [self] prefix in try await decodePreview(prefix, request: request, url: url) },
+            decode: { [self] prefix in try await decodePreview(prefix, request: request, url: url, incremental: incremental) },
             deliver: { image in context.report(.preview(image)) }
         )
     }
 
+    /// The incremental decoder for one image's previews, where the pipeline's decoder has one
+    /// (ImageIO's); `nil` elsewhere.
+    private func incrementalDecoder() -> (any IncrementalPreviewDecoding)? {
+        #if canImport(ImageIO)
+        if decoder is ImageIODecoder { return ImageIOIncrementalDecoder() }
+        #endif
+        return nil
+    }
+
     /// Decodes a prefix ending after a complete scan as the final image would be decoded (the
     /// decoder for its format, the request's target within the pixel limit, on the decoding
-    /// queue under its memory budget, then the processors), keeping it nowhere.
-    func decodePreview(_ prefix: Data, request: ImageRequest, url: URL) async throws -> DecodedImage {
-        guard let info = ImageInfo(data: prefix) else { throw ImagePipeline.Error.invalidImage(url: url, format: .jpeg, reason: "the received part has no readable header") }
+    /// queue under its memory budget, then the processors), keeping it nowhere. `incremental`
+    /// (when the format's decoder is the pipeline's own) is fed the prefix as it is; any other
+    /// decoder gets it closed with `EOI`, a whole image.
+    func decodePreview(
+        _ prefix: Data, request: ImageRequest, url: URL, incremental: (any IncrementalPreviewDecoding)?
+    ) async throws -> DecodedImage {
+        var closed = prefix
+        closed.append(contentsOf: [0xFF, 0xD9])
+        guard let info = ImageInfo(data: closed) else { throw ImagePipeline.Error.invalidImage(url: url, format: .jpeg, reason: "the received part has no readable header") }
         let decoder = decoderRegistry.decoder(for: info, fallback: self.decoder)
         let target = try pixelLimit.limited(request.decodingTarget(maximumSize: maximumDecodedPixelSize), for: info, decoder: decoder, url: url)
-        var image = try await decodeImage(prefix, info: info, target: target, decoder: decoder)
+        var image: DecodedImage
+        if let incremental, type(of: decoder) == type(of: self.decoder) {
+            image = try await decodingQueue.run(bytes: decodingBytes(info: info, target: target)) {
+                try incremental.decodePreview(prefix, info: info, target: target)
+            }
+        } else {
+            image = try await decodeImage(closed, info: info, target: target, decoder: decoder)
+        }
         try pixelLimit.checkDecoded(image, info: info, url: url)
         image.sourcePixelSize = request.processorChain.isEmpty ? info.pixelSize : nil
         if !request.processorChain.isEmpty {
