@@ -30,14 +30,14 @@ public struct BlurHash: Sendable, Hashable {
     ///   ``PlaceholderHashError/invalidCharacter(_:offset:)``,
     ///   ``PlaceholderHashError/invalidComponentCount`` or
     ///   ``PlaceholderHashError/lengthMismatch(length:expected:)``.
-    public init(_ string: String) throws(PlaceholderHashError) {
+    public init(_ string: String) throws {
         let length = string.count
-        guard length >= 6 else { throw .tooShort(length: length, minimum: 6) }
+        guard length >= 6 else { throw PlaceholderHashError.tooShort(length: length, minimum: 6) }
         var digits = [Int]()
         digits.reserveCapacity(length)
         for (offset, character) in string.enumerated() {
             guard let ascii = character.asciiValue, let digit = Self.digit(ascii) else {
-                throw .invalidCharacter(character, offset: offset)
+                throw PlaceholderHashError.invalidCharacter(character, offset: offset)
             }
             digits.append(digit)
         }
@@ -45,18 +45,17 @@ public struct BlurHash: Sendable, Hashable {
         let sizeFlag = digits[0]
         let componentsY = sizeFlag / 9 + 1
         let componentsX = sizeFlag % 9 + 1
-        guard componentsY <= 9 else { throw .invalidComponentCount }
+        guard componentsY <= 9 else { throw PlaceholderHashError.invalidComponentCount }
         let expected = 4 + 2 * componentsX * componentsY
-        guard digits.count == expected else { throw .lengthMismatch(length: digits.count, expected: expected) }
+        guard digits.count == expected else { throw PlaceholderHashError.lengthMismatch(length: digits.count, expected: expected) }
 
-        func value(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 83 + digits[$1] } }
         let maximum = Double(digits[1] + 1) / 166
         var components = [SIMD3<Double>]()
         components.reserveCapacity(componentsX * componentsY)
-        let dc = value(2..<6)
+        let dc = Self.value(digits, 2..<6)
         components.append(SIMD3(Self.linear(dc >> 16), Self.linear((dc >> 8) & 255), Self.linear(dc & 255)))
         for index in 1..<(componentsX * componentsY) {
-            let ac = value((4 + index * 2)..<(6 + index * 2))
+            let ac = Self.value(digits, (4 + index * 2)..<(6 + index * 2))
             let quantized = SIMD3(Double(ac / (19 * 19)), Double((ac / 19) % 19), Double(ac % 19))
             let unit = (quantized - 9) / 9
             components.append(SIMD3(Self.signSquare(unit.x), Self.signSquare(unit.y), Self.signSquare(unit.z)) * maximum)
@@ -123,6 +122,13 @@ public struct BlurHash: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(string) }
 
     // MARK: - The format's arithmetic
+
+    /// The Base83 number the digits in `range` spell.
+    private static func value(_ digits: [Int], _ range: Range<Int>) -> Int {
+        var value = 0
+        for index in range { value = value * 83 + digits[index] }
+        return value
+    }
 
     /// The Base83 digit of an ASCII character, `nil` for any other.
     private static func digit(_ character: UInt8) -> Int? {

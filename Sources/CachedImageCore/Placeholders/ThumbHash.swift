@@ -24,7 +24,7 @@ public struct ThumbHash: Sendable, Hashable {
     /// - Throws: ``PlaceholderHashError/tooShort(length:minimum:)``,
     ///   ``PlaceholderHashError/lengthMismatch(length:expected:)`` or
     ///   ``PlaceholderHashError/invalidComponentCount``.
-    public init(bytes: some Sequence<UInt8>) throws(PlaceholderHashError) {
+    public init(bytes: some Sequence<UInt8>) throws {
         let bytes = Array(bytes)
         self.header = try Header(bytes)
         self.bytes = bytes
@@ -34,12 +34,12 @@ public struct ThumbHash: Sendable, Hashable {
     /// padding).
     ///
     /// - Throws: ``PlaceholderHashError/invalidBase64``, or what ``init(bytes:)`` throws.
-    public init(base64 string: String) throws(PlaceholderHashError) {
+    public init(base64 string: String) throws {
         var normalized = String(string.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
         let remainder = normalized.utf8.count % 4
-        if remainder == 1 { throw .invalidBase64 }
+        if remainder == 1 { throw PlaceholderHashError.invalidBase64 }
         if remainder != 0 { normalized += String(repeating: "=", count: 4 - remainder) }
-        guard let data = Data(base64Encoded: normalized) else { throw .invalidBase64 }
+        guard let data = Data(base64Encoded: normalized) else { throw PlaceholderHashError.invalidBase64 }
         try self.init(bytes: data)
     }
 
@@ -163,8 +163,8 @@ extension ThumbHash {
         /// The aspect ratio's terms, as the header stores them.
         let ratioX, ratioY: Int
 
-        init(_ hash: [UInt8]) throws(PlaceholderHashError) {
-            guard hash.count >= 5 else { throw .tooShort(length: hash.count, minimum: 5) }
+        init(_ hash: [UInt8]) throws {
+            guard hash.count >= 5 else { throw PlaceholderHashError.tooShort(length: hash.count, minimum: 5) }
             let header24 = Int(hash[0]) | Int(hash[1]) << 8 | Int(hash[2]) << 16
             let header16 = Int(hash[3]) | Int(hash[4]) << 8
             hasAlpha = header24 >> 23 != 0
@@ -172,14 +172,14 @@ extension ThumbHash {
             ratioX = isLandscape ? (hasAlpha ? 5 : 7) : header16 & 7
             ratioY = isLandscape ? header16 & 7 : (hasAlpha ? 5 : 7)
             // Encoders write at least one component along each side.
-            guard ratioX > 0, ratioY > 0 else { throw .invalidComponentCount }
+            guard ratioX > 0, ratioY > 0 else { throw PlaceholderHashError.invalidComponentCount }
             lx = max(3, ratioX)
             ly = max(3, ratioY)
             let start = hasAlpha ? 6 : 5
-            guard hash.count >= start else { throw .tooShort(length: hash.count, minimum: start) }
+            guard hash.count >= start else { throw PlaceholderHashError.tooShort(length: hash.count, minimum: start) }
             let count = Self.acCount(nx: lx, ny: ly) + 2 * Self.acCount(nx: 3, ny: 3) + (hasAlpha ? Self.acCount(nx: 5, ny: 5) : 0)
             let expected = start + (count + 1) / 2
-            guard hash.count == expected else { throw .lengthMismatch(length: hash.count, expected: expected) }
+            guard hash.count == expected else { throw PlaceholderHashError.lengthMismatch(length: hash.count, expected: expected) }
 
             lDC = Double(header24 & 63) / 63
             pDC = Double((header24 >> 6) & 63) / 31.5 - 1
