@@ -1,12 +1,12 @@
 /// Command-line options: `--quick` shrinks every workload so the whole run takes under two
 /// minutes; `--only a,b` runs selected sections (memory, firstframe, hitratio, disk, diskwrite, e2e, diskhit,
-/// scaling, thumbnails, decodememory, firstdisk, animation; `memloop` and `diskwriteloop`, loops for instruction and
+/// scaling, thumbnails, decodememory, firstdisk, animation, placeholders, progressive; `memloop` and `diskwriteloop`, loops for instruction and
 /// system call counts, run only when named).
 struct BenchOptions {
     var quick = false
     var sections: Set<String> = BenchOptions.allSections
 
-    static let allSections: Set<String> = ["memory", "firstframe", "hitratio", "disk", "diskwrite", "e2e", "diskhit", "scaling", "thumbnails", "decodememory", "firstdisk", "animation"]
+    static let allSections: Set<String> = ["memory", "firstframe", "hitratio", "disk", "diskwrite", "e2e", "diskhit", "scaling", "thumbnails", "decodememory", "firstdisk", "animation", "placeholders", "progressive"]
 
     init(arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -19,7 +19,7 @@ struct BenchOptions {
                     sections = Set(list.split(separator: ",").map(String.init))
                 }
             default:
-                print("usage: cachedimage-bench [--quick] [--only memory,memloop,firstframe,hitratio,disk,diskwrite,diskwriteloop,e2e,diskhit,scaling,thumbnails,decodememory,firstdisk,animation]")
+                print("usage: cachedimage-bench [--quick] [--only memory,memloop,firstframe,hitratio,disk,diskwrite,diskwriteloop,e2e,diskhit,scaling,thumbnails,decodememory,firstdisk,animation,placeholders,progressive]")
             }
         }
     }
