@@ -71,8 +71,13 @@ public protocol DataLoading: Sendable {
     /// the method the pipeline calls.
     ///
     /// - Parameters:
+    ///   - request: The request to send, including any conditional headers the pipeline added.
+    ///   - limits: Size, pixel and redirect limits to enforce as early as the loader can.
+    ///   - priority: The load's priority now and as it changes.
+    ///   - progress: Called as bytes arrive with the bytes received so far and the expected total.
     ///   - received: Called with each new chunk of the body; keep it short (the pipeline copies
     ///     the chunk and returns).
+    /// - Returns: The body, the final response and the redirect hops.
     func load(
         _ request: URLRequest,
         limits: DataLoadLimits,

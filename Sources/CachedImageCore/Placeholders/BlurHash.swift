@@ -74,8 +74,11 @@ public struct BlurHash: Sendable, Hashable {
 
     /// Decodes the preview at `width` by `height` pixels (opaque RGBA).
     ///
-    /// - Parameter punch: Scales the contrast of the components (the reference's parameter);
-    ///   1 decodes the hash as encoded.
+    /// - Parameters:
+    ///   - width: The width in pixels (32 is plenty: the view stretches it).
+    ///   - height: The height in pixels.
+    ///   - punch: Scales the contrast of the components (the reference's parameter); 1 decodes
+    ///     the hash as encoded.
     public func image(width: Int = 32, height: Int = 32, punch: Double = 1) -> PlaceholderImage {
         let width = max(0, width), height = max(0, height)
         let nx = componentsX, ny = componentsY
