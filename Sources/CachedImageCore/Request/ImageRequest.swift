@@ -220,7 +220,9 @@ extension ImageRequest {
         /// processors, when ``ImagePipeline/Configuration/progressivePreviewPolicy`` says, then
         /// the final image. Baseline JPEGs and other formats get none; previews are never
         /// cached. Off by default; set it for a screen with ``ImageRequestDefaults/options``.
-        /// Requests with and without it share the download, not the decode.
+        /// Requests with and without it share the download, not the decode; a request that
+        /// joins a download already under way, started without previews, gets none from it (the
+        /// scans before it joined are gone).
         public static let progressivePreviews = Options(rawValue: 1 << 6)
     }
 

@@ -138,4 +138,33 @@ struct ProgressivePreviewLoadingTests {
         for seen in previews { #expect(seen.response.image.pixelSize == PixelSize(width: 120, height: 80)) }
         #expect(processed.values.count >= previews.count + 1) // a preview overtaken by the end is decoded, not shown
     }
+
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
+    @Test("a request without previews joins the download of one with them: one request, both images, the previews")
+    func sharedDownloadAndDefaults() async throws {
+        let fixture = try await PipelineFixture.start()
+        defer { Task { await fixture.tearDown() } }
+        let jpeg = try ProgressiveFixtures.progressive()
+        let gate = Gate()
+        fixture.server.serve("/shared.jpg") { _ in
+            await gate.wait()
+            return LoopbackResponse(headers: ["Content-Type": "image/jpeg"], body: jpeg, chunkSize: 1_000, chunkDelay: .milliseconds(3))
+        }
+        let pipeline = fixture.makePipeline { $0.progressivePreviewPolicy = ProgressivePreviewPolicy(maximumPreviewCount: 10, minimumInterval: 0) }
+        // A subtree default turns previews on.
+        let withPreviews = ImageRequestDefaults(options: [.progressivePreviews]).applied(to: ImageRequest(url: fixture.url("/shared.jpg")))
+        #expect(withPreviews.options.contains(.progressivePreviews))
+
+        let previews = Recorder<Int>()
+        let previewing = pipeline.imageTask(with: withPreviews, preview: { previews.append($0.image.data?.count ?? 0) })
+        // The request is at the server: the previewing job's download is under way; the other joins it.
+        #expect(await eventually { fixture.server.requestCount(for: "/shared.jpg") == 1 })
+        let plain = pipeline.imageTask(with: request(fixture.url("/shared.jpg"), previews: false))
+        gate.open()
+        let (a, b) = (try await plain.response, try await previewing.response)
+
+        #expect(a.image.data == jpeg && b.image.data == jpeg)
+        #expect(!previews.values.isEmpty)
+        #expect(fixture.server.requestCount(for: "/shared.jpg") == 1)
+    }
 }
