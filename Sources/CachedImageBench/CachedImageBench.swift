@@ -32,6 +32,8 @@ struct CachedImageBench {
         if options.runs("thumbnails") { try await ThumbnailRelaunchBench(options: options, root: root).run() }
         if options.runs("animation") { try await AnimationMemoryBench(options: options).run(root: root) }
         if options.runs("parsers") { try ParserWorstCaseBench(options: options).run() }
+        if options.runs("placeholders") { try PlaceholderDecodeBench(options: options).run() }
+        if options.runs("progressive") { try await ProgressivePreviewBench(options: options, root: root).run() }
         print("\nTotal time: \(Format.number(Double(Stopwatch.nanos() - start) / 1e9, 1)) s")
     }
 

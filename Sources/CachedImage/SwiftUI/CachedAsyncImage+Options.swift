@@ -8,12 +8,19 @@ struct CachedAsyncImageOptions {
     var priority: ImageRequest.Priority?
     var processors: [any ImageProcessing]?
     var callbacks = ImageLoader.Callbacks()
+    /// `.placeholder(thumbHash:)` / `.placeholder(blurHash:)` (`CachedAsyncImage+Placeholders`).
+    var hashPlaceholder: HashPlaceholder?
+    /// `.progressivePreviews(_:)`: `nil` leaves the request's option as it is.
+    var progressivePreviews: Bool?
 
-    /// `request` with the chained priority and processors.
+    /// `request` with the chained priority, processors and preview option.
     func applied(to request: ImageRequest) -> ImageRequest {
         var request = request
         if let priority { request.priority = priority }
         if let processors { request.processors = processors }
+        if let progressivePreviews {
+            if progressivePreviews { request.options.insert(.progressivePreviews) } else { request.options.remove(.progressivePreviews) }
+        }
         return request
     }
 }

@@ -281,7 +281,9 @@ public struct CachedAsyncImage<Content: View>: View {
         // One stable container carries the lifecycle modifiers: on a `Group` they would apply
         // to each child, so a branch change would re-run them.
         return ZStack {
-            if showsDefaultPlaceholder && phase.image == nil {
+            if let hashPlaceholder = hashPlaceholderImage(for: phase) {
+                hashPlaceholder
+            } else if showsDefaultPlaceholder && phase.image == nil {
                 Self.defaultPlaceholder
             } else {
                 content(phase)

@@ -205,6 +205,7 @@ public final class CachedImageModel: ObservableObject {
     private func render(
         _ phase: ImageLoader.Phase, previous: ImageResponse?, ownRequest: ImageRequest, scale: CGFloat
     ) -> CachedImagePhase {
+        let phase = loader.shownPhase(phase) // a preview shows as a success
         let scaleOf = { (image: DecodedImage) in CGFloat(ImageDisplayScale.scale(Double(scale), for: image, request: ownRequest)) }
         let retry: @MainActor () -> Void = { [weak self] in self?.loader.retry() }
         switch phase {

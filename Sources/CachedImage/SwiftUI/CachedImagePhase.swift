@@ -50,6 +50,14 @@ public struct CachedImagePhase {
         return nil
     }
 
+    /// `true` while ``state`` is `.success` with a preview of a progressive JPEG still
+    /// downloading (``ImageResponse/isPreview``); the final image follows.
+    public var isPreview: Bool { response?.isPreview ?? false }
+
+    /// Whether a placeholder is due: no image to show (not even a preview or the previous
+    /// request's) and no failure.
+    public var showsPlaceholder: Bool { image == nil && error == nil }
+
     /// The download's progress while loading.
     public var progress: ImageLoader.Progress? {
         if case .loading(let progress) = state { return progress }

@@ -40,6 +40,12 @@ public final class CachedImageViewLoader {
     /// Shown while loading and when there is no request. Default: `nil` (an empty view).
     public var placeholder: UIImage?
 
+    /// A ThumbHash or BlurHash that came with the image's URL, painted (stretched as the view's
+    /// `contentMode` says) instead of ``placeholder`` while the image loads, until the image or
+    /// its first progressive preview arrives; a memory hit never shows it. Set it before
+    /// ``load(_:)``, and again (or `nil`) for each row. Default `nil`.
+    public var placeholderHash: HashPlaceholder?
+
     /// Shown when loading fails. Default: `nil` (the placeholder).
     public var failureImage: UIImage?
 
@@ -134,7 +140,7 @@ public final class CachedImageViewLoader {
         imageView.layer.removeAnimation(forKey: Self.transitionKey)
         switch display {
         case .placeholder:
-            imageView.image = placeholder
+            imageView.image = placeholderHash?.image?.platformImage ?? placeholder
         case .failure:
             imageView.image = failureImage ?? placeholder
         case .image(let response, let animated):

@@ -36,15 +36,18 @@ final class DataLoadOperation: Sendable {
     private let url: URL
     private let limits: DataLoadLimits
     private let progress: @Sendable (_ received: Int64, _ expected: Int64?) -> Void
+    private let received: @Sendable (_ chunk: Data) -> Void
 
     init(
         url: URL,
         limits: DataLoadLimits = DataLoadLimits(),
-        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void,
+        received: @escaping @Sendable (_ chunk: Data) -> Void = { _ in }
     ) {
         self.url = url
         self.limits = limits
         self.progress = progress
+        self.received = received
         state.withLock { $0.visits[url.absoluteString] = 1 }
     }
 
@@ -175,6 +178,7 @@ final class DataLoadOperation: Sendable {
         case .progress(let received):
             // A length the body has already outgrown (for example a compressed length) is no total.
             let expected: Int64? = expectedLength >= received ? expectedLength : nil
+            self.received(chunk)
             progress(received, expected)
         }
     }

@@ -16,6 +16,9 @@ import FoundationNetworking
 /// implementation calls `loadData` and checks the body size once the load has finished.
 /// Implement ``load(_:limits:priority:progress:)`` to follow priority changes while a transfer
 /// runs; the default implementation ignores them and calls `load(_:limits:progress:)`.
+/// Implement ``load(_:limits:priority:progress:received:)`` to hand the pipeline the body's
+/// chunks as they arrive (progressive JPEG previews need them); the default implementation
+/// hands none, and requests through such a loader get no previews.
 public protocol DataLoading: Sendable {
     /// Loads the response body for `request`.
     ///
@@ -62,6 +65,26 @@ public protocol DataLoading: Sendable {
         priority: DataLoadPriority,
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
     ) async throws -> DataLoadResponse
+
+    /// Loads like ``load(_:limits:priority:progress:)``, also calling `received` with each chunk
+    /// of the final response's body, in order, as it arrives (never a redirect's body). This is
+    /// the method the pipeline calls.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send, including any conditional headers the pipeline added.
+    ///   - limits: Size, pixel and redirect limits to enforce as early as the loader can.
+    ///   - priority: The load's priority now and as it changes.
+    ///   - progress: Called as bytes arrive with the bytes received so far and the expected total.
+    ///   - received: Called with each new chunk of the body; keep it short (the pipeline copies
+    ///     the chunk and returns).
+    /// - Returns: The body, the final response and the redirect hops.
+    func load(
+        _ request: URLRequest,
+        limits: DataLoadLimits,
+        priority: DataLoadPriority,
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void,
+        received: @escaping @Sendable (_ chunk: Data) -> Void
+    ) async throws -> DataLoadResponse
 }
 
 extension DataLoading {
@@ -89,5 +112,17 @@ extension DataLoading {
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
     ) async throws -> DataLoadResponse {
         try await load(request, limits: limits, progress: progress)
+    }
+
+    /// Hands no chunks (a loader that only returns whole bodies) and calls
+    /// ``load(_:limits:priority:progress:)``.
+    public func load(
+        _ request: URLRequest,
+        limits: DataLoadLimits,
+        priority: DataLoadPriority,
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void,
+        received: @escaping @Sendable (_ chunk: Data) -> Void
+    ) async throws -> DataLoadResponse {
+        try await load(request, limits: limits, priority: priority, progress: progress)
     }
 }

@@ -127,8 +127,22 @@ public final class URLSessionDataLoader: DataLoading {
         priority: DataLoadPriority,
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
     ) async throws -> DataLoadResponse {
+        try await load(request, limits: limits, priority: priority, progress: progress, received: { _ in })
+    }
+
+    /// Loads like ``load(_:limits:priority:progress:)``, handing each chunk of the body to
+    /// `received` as the session delivers it.
+    ///
+    /// - Throws: The same errors as ``load(_:limits:progress:)``.
+    public func load(
+        _ request: URLRequest,
+        limits: DataLoadLimits,
+        priority: DataLoadPriority,
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void,
+        received: @escaping @Sendable (_ chunk: Data) -> Void
+    ) async throws -> DataLoadResponse {
         let operation = DataLoadOperation(
-            url: request.url ?? URL(fileURLWithPath: "/"), limits: limits, progress: progress
+            url: request.url ?? URL(fileURLWithPath: "/"), limits: limits, progress: progress, received: received
         )
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

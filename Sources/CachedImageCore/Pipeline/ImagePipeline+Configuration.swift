@@ -161,6 +161,11 @@ extension ImagePipeline {
         /// Linux). ``useNetworkMonitor(_:treatingExpensiveAsConstrained:)`` also counts cellular.
         public var isNetworkConstrained: @Sendable () -> Bool = { NetworkMonitor.shared.isConstrained }
 
+        /// When requests with ``ImageRequest/Options/progressivePreviews`` get a preview of a
+        /// progressive JPEG still downloading: at most 3 per image, 0.2 s apart at least, by
+        /// default (``clock`` keeps the time).
+        public var progressivePreviewPolicy = ProgressivePreviewPolicy()
+
         /// The clock used for HTTP freshness, memory lifetimes and disk access order.
         public var clock: any CacheClock = SystemClock()
 

@@ -110,12 +110,16 @@ public final class ImagePipeline: Sendable {
     /// - Parameters:
     ///   - request: What to load.
     ///   - progress: Called with bytes received and expected while downloading.
+    ///   - preview: With ``ImageRequest/Options/progressivePreviews``, called with each preview
+    ///     of a progressive JPEG while it downloads (``ImageResponse/isPreview``), never after
+    ///     the final image; keep it short (hand the image to your own actor or queue).
     public func imageTask(
         with request: ImageRequest,
-        progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil
+        progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil,
+        preview: (@Sendable (_ preview: ImageResponse) -> Void)? = nil
     ) -> ImageTask {
         let task = ImageTask(request: request, startDate: configuration.clock.now)
-        let start = jobs.begin(task, progress: progress)
+        let start = jobs.begin(task, progress: progress, preview: preview)
         task.start { [jobs] in try await jobs.complete(task, start) }
         return task
     }

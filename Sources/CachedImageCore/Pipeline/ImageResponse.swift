@@ -20,6 +20,10 @@ public struct ImageResponse: Sendable {
     /// When a view showing this image keeps it available for display whatever its freshness
     /// (the memory cache will not serve it once stale; `no-store` responses never are).
     var displayRetention = DisplayRetention.never
+    /// `true` for a preview of a progressive JPEG still downloading
+    /// (``ImageRequest/Options/progressivePreviews``): shown until the final image, never cached.
+    /// `false` for the final image.
+    public var isPreview = false
 
     /// Where a response's bytes came from.
     public enum Source: String, Sendable, Hashable, Codable, CaseIterable {

@@ -214,6 +214,16 @@ extension ImageRequest {
         /// pipeline otherwise answers a recently failed URL with the same error for a short
         /// while; see ``ImagePipeline/Configuration/failureCachePolicy``).
         public static let retryingFailure = Options(rawValue: 1 << 5)
+
+        /// Show a progressive JPEG scan by scan while it downloads: the task's observers get
+        /// previews (``ImageResponse/isPreview``) decoded at the request's target size with its
+        /// processors, when ``ImagePipeline/Configuration/progressivePreviewPolicy`` says, then
+        /// the final image. Baseline JPEGs and other formats get none; previews are never
+        /// cached. Off by default; set it for a screen with ``ImageRequestDefaults/options``.
+        /// Requests with and without it share the download, not the decode; a request that
+        /// joins a download already under way, started without previews, gets none from it (the
+        /// scans before it joined are gone).
+        public static let progressivePreviews = Options(rawValue: 1 << 6)
     }
 
     /// What to load when the system says the network is constrained (Low Data Mode).

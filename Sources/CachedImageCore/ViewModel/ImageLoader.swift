@@ -100,6 +100,8 @@ public final class ImageLoader {
     /// When progress (or the load's first `.loading`) was last published, on the scheduler's clock.
     var lastProgressDate: Date?
     var isProgressFlushScheduled = false
+    /// The latest progressive preview of the current load and its number (``ImageLoader+Preview``).
+    var previewState: (response: ImageResponse, number: Int)?
     /// The request ``Callbacks/onSuccess`` was last called for.
     var reportedSuccess: ImageRequest?
     let scheduler: any ViewModelScheduler
@@ -326,7 +328,9 @@ public final class ImageLoader {
         if !visibility.isOnScreen, let priority = disappearBehavior.offscreenPriority {
             taskRequest.priority = min(priority, request.priority)
         }
-        let task = pipeline.imageTask(with: taskRequest, progress: progressHandler(generation: generation))
+        let task = pipeline.imageTask(
+            with: taskRequest, progress: progressHandler(generation: generation), preview: previewHandler(generation: generation)
+        )
         self.task = task
         lastProgressDate = scheduler.clock.now
         update(.loading(Progress(completed: 0, total: nil)))
@@ -349,6 +353,7 @@ public final class ImageLoader {
         task = nil
         progressInbox = nil
         previousResponse = nil
+        previewState = nil // the final image (or the failure) replaces the preview in this update
         switch result {
         case .success(let response):
             addedOptions = []
@@ -404,6 +409,7 @@ public final class ImageLoader {
         revalidation?.cancel()
         revalidation = nil
         progressInbox = nil
+        previewState = nil
         isProgressFlushScheduled = false
     }
 

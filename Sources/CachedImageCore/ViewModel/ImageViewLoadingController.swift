@@ -277,14 +277,17 @@ public final class ImageViewLoadingController {
     }
 
     private func loaderDidChange(_ phase: ImageLoader.Phase) {
-        switch phase {
+        switch loader.shownPhase(phase) {
         case .empty, .loading:
             if isResizing { return } // the current image stays while the larger one loads
             if case .placeholder = display { return } // progress ticks change nothing on screen
             show(.placeholder)
+        case .success(let response) where response.isPreview && isResizing:
+            return // a preview is blurrier than the image on screen
         case .success(let response):
-            // A resize shows the same picture, sharper: no transition.
-            let animated = !isResizing && response.source != .memory
+            // A resize shows the same picture, sharper: no transition; nor does a preview
+            // (``ImageLoader/preview``), which shows as soon as it arrives.
+            let animated = !isResizing && response.source != .memory && !response.isPreview
             isResizing = false
             show(.image(response, animated: animated))
         case .failure(let error):

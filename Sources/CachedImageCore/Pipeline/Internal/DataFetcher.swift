@@ -341,7 +341,7 @@ struct DataTaskKey: Hashable, Sendable {
     init(_ request: ImageRequest) {
         cacheKey = request.cacheKey
         directives = request.cacheDirectives
-        // Memory options do not change what the data job does.
-        options = request.options.subtracting(.skipMemoryCache)
+        // Memory and preview options do not change what the data job does.
+        options = request.options.subtracting([.skipMemoryCache, .progressivePreviews])
     }
 }

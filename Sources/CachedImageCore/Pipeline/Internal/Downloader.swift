@@ -80,9 +80,11 @@ final class Downloader: Sendable {
             instrumentation.record(.networkRequest(url: url, isConditional: isConditional))
             let requestTime = clock.now
             do {
-                let loaded = try await loader.load(urlRequest, limits: limits, priority: loadPriority) { received, expected in
-                    context.reportProgress(received, expected)
-                }
+                let loaded = try await loader.load(
+                    urlRequest, limits: limits, priority: loadPriority,
+                    progress: { received, expected in context.reportProgress(received, expected) },
+                    received: { chunk in context.report(.bytes(chunk)) }
+                )
                 instrumentation.record(.bytesReceived(loaded.data.count))
                 return Response(
                     data: loaded.data,

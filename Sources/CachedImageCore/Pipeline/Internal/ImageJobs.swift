@@ -39,6 +39,8 @@ final class ImageJobs: Sendable {
     let variants = MemoryVariants()
     let responseRecords = MemoryResponseRecords()
     let clock: any CacheClock
+    /// When requests with `.progressivePreviews` get a preview (``ImageJobs+Previews``).
+    let progressivePreviewPolicy: ProgressivePreviewPolicy
     /// Time the first frame's synchronous disk reads take per frame (``ImagePipeline/Configuration/synchronousDiskRead``).
     let firstFrameBudget: FrameTimeBudget?
     /// Which entries the first frame reads synchronously.
@@ -73,6 +75,7 @@ final class ImageJobs: Sendable {
         self.trace = configuration.stageTrace
         self.derivedImages = DerivedImageStore(configuration: configuration, diskCache: diskCache)
         self.clock = configuration.clock
+        self.progressivePreviewPolicy = configuration.progressivePreviewPolicy
     }
 
     /// Downloads waiting for a slot in the download queue.
@@ -82,7 +85,11 @@ final class ImageJobs: Sendable {
 
     /// Resolves the task's request, answers from memory, or joins (or creates) its image job,
     /// synchronously, so shared work is joined before the caller goes on.
-    func begin(_ task: ImageTask, progress: (@Sendable (Int64, Int64?) -> Void)?) -> Start {
+    func begin(
+        _ task: ImageTask,
+        progress: (@Sendable (Int64, Int64?) -> Void)?,
+        preview: (@Sendable (ImageResponse) -> Void)? = nil
+    ) -> Start {
         trace?.mark(.started)
         instrumentation.record(.taskStarted(id: task.id, url: task.request.url))
         let request: ImageRequest
@@ -97,7 +104,10 @@ final class ImageJobs: Sendable {
         }
         trace?.mark(.memoryMissed)
         let priority = task.priority
-        let subscription = imageJobs.subscribe(to: ImageTaskKey(request), priority: priority, progress: progress)
+        let subscription = imageJobs.subscribe(
+            to: ImageTaskKey(request), priority: priority, progress: progress,
+            updates: preview.map { previewUpdates(for: task, request: request, deliver: $0) }
+        )
         if subscription.isCoalesced { instrumentation.record(.coalesced) }
         let heldDownload = subscription.isOwner ? dataJobs.join(DataTaskKey(request), priority: priority) : nil
         task.bind(to: subscription, subscribedAt: priority)
@@ -225,19 +235,25 @@ final class ImageJobs: Sendable {
         let reportProgress: @Sendable (Int64, Int64?) -> Void = { received, expected in
             context.reportProgress(received, expected)
         }
+        let previewer = makePreviewer(request, url: url, context: context)
+        defer { previewer?.finish() }
+        let bytes = previewer?.bodyChunks
         let data: DataSubscription
         if let heldDownload {
             // The download joined when the job began (it may have finished since: its value
             // is kept for this subscriber).
             heldDownload.setProgress(reportProgress)
+            heldDownload.setUpdates(bytes)
             heldDownload.setPriority(priority)
             instrumentation.record(.coalesced)
             data = heldDownload
         } else {
-            data = dataSubscription(request, url: url, priority: priority, lookup: lookup, progress: reportProgress)
+            data = dataSubscription(request, url: url, priority: priority, lookup: lookup, progress: reportProgress, updates: bytes)
         }
         context.onPriorityChange(after: priority) { data.setPriority($0) }
         let response = try await data.value()
+        // No preview from here on: the final image is next.
+        previewer?.finish()
         trace?.mark(.dataDelivered)
         try Task.checkCancellation()
         return try await decode(response, request: request, url: url, isCoalesced: data.isCoalesced)
@@ -271,9 +287,10 @@ final class ImageJobs: Sendable {
         url: URL,
         priority: ImageRequest.Priority,
         lookup: DataFetcher.Lookup?,
-        progress: (@Sendable (Int64, Int64?) -> Void)?
+        progress: (@Sendable (Int64, Int64?) -> Void)?,
+        updates: (@Sendable (JobUpdate) -> Void)? = nil
     ) -> DataSubscription {
-        let subscription = dataJobs.subscribe(to: DataTaskKey(request), priority: priority, progress: progress)
+        let subscription = dataJobs.subscribe(to: DataTaskKey(request), priority: priority, progress: progress, updates: updates)
         if subscription.isCoalesced {
             instrumentation.record(.coalesced)
         } else {

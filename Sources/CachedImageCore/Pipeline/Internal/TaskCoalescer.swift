@@ -13,6 +13,8 @@ import Foundation
 final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     typealias Priority = ImageRequest.Priority
     typealias ProgressHandler = @Sendable (_ received: Int64, _ expected: Int64?) -> Void
+    /// Receives what a job has before its value: body chunks (data jobs), previews (image jobs).
+    typealias UpdateHandler = @Sendable (JobUpdate) -> Void
     typealias Work = @Sendable (JobContext) async throws -> Value
 
     /// Internal for tests (`isLocked`); nothing outside this file takes it.
@@ -41,16 +43,16 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
     /// once, either finish it on the spot with ``Subscription/complete(with:)`` (work that needs
     /// no suspension, such as a disk hit) or hand it to a task with ``Subscription/start(_:)``.
     /// Other callers asking for the same key meanwhile join it.
-    func subscribe(to key: Key, priority: Priority, progress: ProgressHandler? = nil) -> Subscription {
+    func subscribe(to key: Key, priority: Priority, progress: ProgressHandler? = nil, updates: UpdateHandler? = nil) -> Subscription {
         // Never nil: a missing job is created.
-        addSubscriber(to: key, priority: priority, progress: progress, creatingJob: true)!
+        addSubscriber(to: key, priority: priority, progress: progress, updates: updates, creatingJob: true)!
     }
 
     /// Subscribes to the job for `key` only if one is in flight; `nil` otherwise (nothing is
     /// created). Holds a job another caller may be about to leave until this caller decides
     /// whether it needs it.
     func join(_ key: Key, priority: Priority) -> Subscription? {
-        addSubscriber(to: key, priority: priority, progress: nil, creatingJob: false)
+        addSubscriber(to: key, priority: priority, progress: nil, updates: nil, creatingJob: false)
     }
 
     /// Adds a subscriber to the job for `key` (created first if `creatingJob`), raising the
@@ -59,6 +61,7 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         to key: Key,
         priority: Priority,
         progress: ProgressHandler?,
+        updates: UpdateHandler?,
         creatingJob: Bool
     ) -> Subscription? {
         let added: (job: Job, id: Int, isNew: Bool, isRaised: Bool)? = lock.withLock {
@@ -75,7 +78,7 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
             }
             let id = job.nextSubscriberID
             job.nextSubscriberID += 1
-            job.subscribers[id] = Subscriber(priority: priority, progress: progress)
+            job.subscribers[id] = Subscriber(priority: priority, progress: progress, updates: updates)
             let isRaised = priority > job.priority
             if isRaised { job.priority = priority }
             return (job, id, isNew, isRaised)
@@ -222,6 +225,15 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         lock.withLock { job.subscribers[id]?.progress = progress }
     }
 
+    fileprivate func setUpdates(_ updates: UpdateHandler?, of job: Job, id: Int) {
+        lock.withLock { job.subscribers[id]?.updates = updates }
+    }
+
+    fileprivate func report(_ update: JobUpdate, of job: Job) {
+        let handlers = lock.withLock { job.subscribers.values.compactMap(\.updates) }
+        for handler in handlers { handler(update) }
+    }
+
     fileprivate func reportProgress(_ received: Int64, _ expected: Int64?, of job: Job) {
         let handlers = lock.withLock { job.subscribers.values.compactMap(\.progress) }
         for handler in handlers { handler(received, expected) }
@@ -277,6 +289,11 @@ extension TaskCoalescer {
             coalescer.setProgress(progress, of: job, id: id)
         }
 
+        /// Replaces the update handler this subscriber was given (see ``setProgress(_:)``).
+        func setUpdates(_ updates: UpdateHandler?) {
+            coalescer.setUpdates(updates, of: job, id: id)
+        }
+
         /// Leaves the job (throwing `CancellationError` to a pending ``value()``).
         func cancel() {
             coalescer.unsubscribe(job, id: id)
@@ -305,11 +322,17 @@ extension TaskCoalescer {
         func reportProgress(_ received: Int64, _ expected: Int64?) {
             coalescer.reportProgress(received, expected, of: job)
         }
+
+        /// Forwards a body chunk or a preview to every subscriber that takes updates.
+        func report(_ update: JobUpdate) {
+            coalescer.report(update, of: job)
+        }
     }
 
     fileprivate struct Subscriber {
         var priority: Priority
         var progress: ProgressHandler?
+        var updates: UpdateHandler?
     }
 
     /// A job's mutable state; guarded by the coalescer's lock.
@@ -334,4 +357,12 @@ extension TaskCoalescer {
             self.priority = priority
         }
     }
+}
+
+/// What a job hands its subscribers before its value.
+enum JobUpdate: Sendable {
+    /// The next chunk of a body as it arrives from the network (data jobs).
+    case bytes(Data)
+    /// A preview decoded from the part of a progressive JPEG received so far (image jobs).
+    case preview(DecodedImage)
 }

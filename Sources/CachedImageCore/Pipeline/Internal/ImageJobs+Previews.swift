@@ -1,0 +1,79 @@
+import Foundation
+
+/// Progressive JPEG previews (``ImageRequest/Options/progressivePreviews``): decoded from the
+/// bytes a download has received so far, at the request's target size with its processors,
+/// handed to the image job's subscribers, and never stored in the memory or disk cache.
+extension ImageJobs {
+    /// The previewer for an image job that downloads, when its request asks for previews.
+    func makePreviewer(
+        _ request: ImageRequest,
+        url: URL,
+        context: TaskCoalescer<ImageTaskKey, DecodedResult>.JobContext
+    ) -> ProgressivePreviewer? {
+        guard request.options.contains(.progressivePreviews), progressivePreviewPolicy.maximumPreviewCount > 0 else { return nil }
+        let incremental = incrementalDecoder()
+        return ProgressivePreviewer(
+            policy: progressivePreviewPolicy,
+            clock: clock,
+            decode: { [self] prefix in try await decodePreview(prefix, request: request, url: url, incremental: incremental) },
+            deliver: { image in context.report(.preview(image)) }
+        )
+    }
+
+    /// The incremental decoder for one image's previews, where the pipeline's decoder has one
+    /// (ImageIO's); `nil` elsewhere.
+    private func incrementalDecoder() -> (any IncrementalPreviewDecoding)? {
+        #if canImport(ImageIO)
+        if decoder is ImageIODecoder { return ImageIOIncrementalDecoder() }
+        #endif
+        return nil
+    }
+
+    /// Decodes a prefix ending after a complete scan as the final image would be decoded (the
+    /// decoder for its format, the request's target within the pixel limit, on the decoding
+    /// queue under its memory budget, then the processors), keeping it nowhere. `incremental`
+    /// (when the format's decoder is the pipeline's own) is fed the prefix as it is; any other
+    /// decoder gets it closed with `EOI`, a whole image.
+    func decodePreview(
+        _ prefix: Data, request: ImageRequest, url: URL, incremental: (any IncrementalPreviewDecoding)?
+    ) async throws -> DecodedImage {
+        var closed = prefix
+        closed.append(contentsOf: [0xFF, 0xD9])
+        guard let info = ImageInfo(data: closed) else { throw ImagePipeline.Error.invalidImage(url: url, format: .jpeg, reason: "the received part has no readable header") }
+        let decoder = decoderRegistry.decoder(for: info, fallback: self.decoder)
+        let target = try pixelLimit.limited(request.decodingTarget(maximumSize: maximumDecodedPixelSize), for: info, decoder: decoder, url: url)
+        var image: DecodedImage
+        if let incremental, type(of: decoder) == type(of: self.decoder) {
+            image = try await decodingQueue.run(bytes: decodingBytes(info: info, target: target)) {
+                try incremental.decodePreview(prefix, info: info, target: target)
+            }
+        } else {
+            image = try await decodeImage(closed, info: info, target: target, decoder: decoder)
+        }
+        try pixelLimit.checkDecoded(image, info: info, url: url)
+        image.sourcePixelSize = request.processorChain.isEmpty ? info.pixelSize : nil
+        if !request.processorChain.isEmpty {
+            image = try request.processorChain.apply(to: image, url: url)
+        }
+        return image
+    }
+
+    /// What a task that observes previews subscribes with: each preview of its image job, as a
+    /// response flagged ``ImageResponse/isPreview``.
+    func previewUpdates(
+        for task: ImageTask,
+        request: ImageRequest,
+        deliver: @escaping @Sendable (ImageResponse) -> Void
+    ) -> @Sendable (JobUpdate) -> Void {
+        { update in
+            guard case .preview(let image) = update else { return }
+            deliver(ImageResponse(
+                image: image,
+                request: request,
+                source: .network,
+                metrics: TaskMetrics(startDate: task.startDate, duration: task.elapsedTime, isCoalesced: false, bytesDownloaded: 0),
+                isPreview: true
+            ))
+        }
+    }
+}
