@@ -31,3 +31,11 @@ enum FastChecksum {
         bytes.withUnsafeBytes { checksum($0, seed: seed) }
     }
 }
+
+extension DiskCache {
+    /// The checksum loop this processor runs: `"avx2"` or `"portable"` (the disk-hit guard's
+    /// instruction counts depend on it).
+    @_spi(Benchmarks) public static var checksumImplementation: String {
+        cachedimage_checksum_uses_avx2() != 0 ? "avx2" : "portable"
+    }
+}
