@@ -31,6 +31,7 @@ struct CachedImageBench {
         if options.runs("firstdisk") { try SynchronousDiskReadBench(options: options, root: root).run() }
         if options.runs("thumbnails") { try await ThumbnailRelaunchBench(options: options, root: root).run() }
         if options.runs("animation") { try await AnimationMemoryBench(options: options).run(root: root) }
+        if options.runs("parsers") { try ParserWorstCaseBench(options: options).run() }
         print("\nTotal time: \(Format.number(Double(Stopwatch.nanos() - start) / 1e9, 1)) s")
     }
 

@@ -30,36 +30,48 @@ enum ContainerWriters {
         return Data(bytes + pixels)
     }
 
-    /// An 8-bit greyscale, uncompressed, single-strip TIFF (or BigTIFF), little- or big-endian,
-    /// its directory before the strip or, as many writers do, after it.
-    static func tiff(width: Int, height: Int, bigEndian: Bool, big: Bool, directoryFirst: Bool) -> Data {
+    /// An 8-bit greyscale, uncompressed TIFF (or BigTIFF), little- or big-endian, its directory
+    /// before the pixels or, as many writers do, after them. With `rowsPerStrip` shorter than
+    /// the image, the pixels are several strips, and the strip offset and byte count tables
+    /// stand after the pixels (as libtiff writes them), outside the directory.
+    static func tiff(width: Int, height: Int, bigEndian: Bool, big: Bool, directoryFirst: Bool, rowsPerStrip: Int? = nil) -> Data {
         let u16 = bigEndian ? u16be : u16le
         let u32 = bigEndian ? u32be : u32le
         let u64: (Int) -> [UInt8] = { bigEndian ? u64le($0).reversed() : u64le($0) }
+        let word = big ? u64 : u32
         let pixels = (0..<(width * height)).map { UInt8(truncatingIfNeeded: ($0 % width) * 255 / max(1, width - 1)) }
         let headerLength = big ? 16 : 8
+        let rows = min(rowsPerStrip ?? height, height)
+        let strips = stride(from: 0, to: height, by: rows).map { (offset: $0 * width, length: min(rows, height - $0) * width) }
+        let entryCount = 9
+        let directoryLength = big ? 8 + entryCount * 20 + 8 : 2 + entryCount * 12 + 4
+        let directoryOffset = directoryFirst ? headerLength : headerLength + pixels.count + (strips.count > 1 ? strips.count * 2 * (big ? 8 : 4) : 0)
+        let pixelsOffset = directoryFirst ? headerLength + directoryLength : headerLength
+        let tablesOffset = pixelsOffset + pixels.count
+        let offsetsValue = strips.count > 1 ? tablesOffset : pixelsOffset
+        let countsValue = strips.count > 1 ? tablesOffset + strips.count * (big ? 8 : 4) : pixels.count
         let entries: [(tag: Int, type: Int, value: Int)] = [
             (256, 4, width), (257, 4, height), (258, 3, 8), (259, 3, 1), (262, 3, 1),
-            (273, 4, 0), (277, 3, 1), (278, 4, height), (279, 4, pixels.count),
+            (273, big ? 16 : 4, offsetsValue), (277, 3, 1), (278, 4, rows), (279, big ? 16 : 4, countsValue),
         ]
-        let directoryLength = big ? 8 + entries.count * 20 + 8 : 2 + entries.count * 12 + 4
-        let directoryOffset = directoryFirst ? headerLength : headerLength + pixels.count
-        let stripOffset = directoryFirst ? headerLength + directoryLength : headerLength
         var directory = big ? u64(entries.count) : u16(entries.count)
         for entry in entries {
-            let value = entry.tag == 273 ? stripOffset : entry.value
+            let count = entry.tag == 273 || entry.tag == 279 ? strips.count : 1
             // A value is left-justified in its field: a SHORT takes the field's first two bytes.
-            let field = entry.type == 3 ? u16(value) : u32(value)
+            let field = entry.type == 3 ? u16(entry.value) : entry.type == 16 ? u64(entry.value) : u32(entry.value)
             if big {
-                directory += u16(entry.tag) + u16(entry.type) + u64(1) + field + [UInt8](repeating: 0, count: 8 - field.count)
+                directory += u16(entry.tag) + u16(entry.type) + u64(count) + field + [UInt8](repeating: 0, count: 8 - field.count)
             } else {
-                directory += u16(entry.tag) + u16(entry.type) + u32(1) + field + [UInt8](repeating: 0, count: 4 - field.count)
+                directory += u16(entry.tag) + u16(entry.type) + u32(count) + field + [UInt8](repeating: 0, count: 4 - field.count)
             }
         }
         directory += big ? u64(0) : u32(0)
+        let tables = strips.count > 1
+            ? strips.flatMap { word(pixelsOffset + $0.offset) } + strips.flatMap { word($0.length) }
+            : []
         var header: [UInt8] = bigEndian ? Array("MM".utf8) : Array("II".utf8)
         header += big ? u16(43) + u16(8) + u16(0) + u64(directoryOffset) : u16(42) + u32(directoryOffset)
-        return Data(header + (directoryFirst ? directory + pixels : pixels + directory))
+        return Data(header + (directoryFirst ? directory + pixels + tables : pixels + tables + directory))
     }
 
     /// An icon whose entries hold PNGs of the given images; the directory lists each entry's

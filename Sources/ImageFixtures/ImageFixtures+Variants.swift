@@ -124,6 +124,13 @@ extension ImageFixtures {
         ContainerWriters.tiff(width: width, height: height, bigEndian: false, big: big, directoryFirst: false)
     }
 
+    /// A TIFF (or BigTIFF) of `width` x `height` 8-bit grey pixels in strips of `rowsPerStrip`
+    /// rows, its directory first and its strip tables after the pixels (libtiff's layout): the
+    /// directory and the size arrive first, the tables last.
+    public static func tiffWithStripTablesLast(width: Int, height: Int, rowsPerStrip: Int, big: Bool = false) -> Data {
+        ContainerWriters.tiff(width: width, height: height, bigEndian: false, big: big, directoryFirst: true, rowsPerStrip: rowsPerStrip)
+    }
+
     /// A 24-bit BMP of `width` x `height` pixels.
     public static func bmp(width: Int, height: Int) -> Data {
         ContainerWriters.bmp(width: width, height: height, declaredFileSize: nil)

@@ -1,12 +1,14 @@
 /// Command-line options: `--quick` shrinks every workload so the whole run takes under two
 /// minutes; `--only a,b` runs selected sections (memory, firstframe, hitratio, disk, diskwrite, e2e, diskhit,
-/// scaling, thumbnails, decodememory, firstdisk, animation; `memloop` and `diskwriteloop`, loops for instruction and
-/// system call counts, run only when named).
+/// scaling, thumbnails, decodememory, firstdisk, animation, parsers; `memloop` and `diskwriteloop`, loops for instruction and
+/// system call counts, run only when named); `--corpus DIR` adds a fuzz corpus's files to `parsers`.
 struct BenchOptions {
     var quick = false
     var sections: Set<String> = BenchOptions.allSections
+    /// A folder of inputs for the parser benchmark (a fuzz corpus).
+    var corpus: String?
 
-    static let allSections: Set<String> = ["memory", "firstframe", "hitratio", "disk", "diskwrite", "e2e", "diskhit", "scaling", "thumbnails", "decodememory", "firstdisk", "animation"]
+    static let allSections: Set<String> = ["memory", "firstframe", "hitratio", "disk", "diskwrite", "e2e", "diskhit", "scaling", "thumbnails", "decodememory", "firstdisk", "animation", "parsers"]
 
     init(arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -14,12 +16,14 @@ struct BenchOptions {
             switch argument {
             case "--quick":
                 quick = true
+            case "--corpus":
+                corpus = iterator.next()
             case "--only":
                 if let list = iterator.next() {
                     sections = Set(list.split(separator: ",").map(String.init))
                 }
             default:
-                print("usage: cachedimage-bench [--quick] [--only memory,memloop,firstframe,hitratio,disk,diskwrite,diskwriteloop,e2e,diskhit,scaling,thumbnails,decodememory,firstdisk,animation]")
+                print("usage: cachedimage-bench [--quick] [--only memory,memloop,firstframe,hitratio,disk,diskwrite,diskwriteloop,e2e,diskhit,scaling,thumbnails,decodememory,firstdisk,animation,parsers] [--corpus DIR]")
             }
         }
     }

@@ -40,8 +40,11 @@ public struct AnimationTimeline: Sendable, Hashable {
         guard info.frameCount > 0, duration > 0 else {
             return Position(frame: 0, nextChange: nil, completedLoops: 0)
         }
-        let elapsed = max(0, elapsed)
-        let loops = Int((elapsed / duration).rounded(.down))
+        // Any clock reading gives a position: NaN is the start, and passes past what an `Int`
+        // holds (an infinite or absurd elapsed time) count as "very many".
+        let elapsed = elapsed.isNaN ? 0 : max(0, elapsed)
+        let passes = (elapsed / duration).rounded(.down)
+        let loops = passes < Double(Int.max / 2) ? Int(passes) : Int.max / 2
         if info.loopCount > 0 && loops >= info.loopCount {
             return Position(frame: info.frameCount - 1, nextChange: nil, completedLoops: info.loopCount)
         }

@@ -70,12 +70,13 @@ enum AnimatedImageParser {
         var plays = 0
         var delays: [TimeInterval] = []
         while let length = reader.readUInt32BigEndian(), let type = reader.read(4) {
-            guard let payload = reader.read(Int(length)), reader.skip(4) else { return nil } // CRC.
+            // `Int(exactly:)`: a length of 2^31 or more does not fit a 32-bit `Int` (watchOS).
+            guard let count = Int(exactly: length), let payload = reader.read(count), reader.skip(4) else { return nil } // CRC.
             switch String(decoding: type, as: UTF8.self) {
             case "acTL":
                 guard payload.count >= 8 else { return nil }
-                declaredFrames = Int(bigEndian32(payload, 0))
-                plays = Int(bigEndian32(payload, 4))
+                declaredFrames = Int(clamping: bigEndian32(payload, 0))
+                plays = Int(clamping: bigEndian32(payload, 4))
             case "fcTL":
                 guard declaredFrames != nil, payload.count >= 26 else { return nil }
                 let numerator = Double(Int(payload[20]) << 8 | Int(payload[21]))
@@ -108,13 +109,16 @@ enum AnimatedImageParser {
         var loopCount = 0
         var delays: [TimeInterval] = []
         while let type = reader.read(4), let length = reader.readUInt32LittleEndian() {
-            let padded = Int(length) + Int(length & 1)
+            // Checked: a length near 2^32 overflows a 32-bit `Int` (watchOS), padded or not.
+            guard let size = Int(exactly: length) else { return nil }
+            let (padded, overflow) = size.addingReportingOverflow(Int(length & 1))
+            guard !overflow else { return nil }
             switch String(decoding: type, as: UTF8.self) {
             case "VP8X":
-                guard let payload = reader.read(Int(length)), payload.count >= 1, reader.skip(padded - Int(length)) else { return nil }
+                guard let payload = reader.read(size), payload.count >= 1, reader.skip(padded - size) else { return nil }
                 isAnimated = payload[0] & 0x02 != 0
             case "ANIM":
-                guard let payload = reader.read(Int(length)), payload.count >= 6, reader.skip(padded - Int(length)) else { return nil }
+                guard let payload = reader.read(size), payload.count >= 6, reader.skip(padded - size) else { return nil }
                 loopCount = Int(payload[4]) | Int(payload[5]) << 8
             case "ANMF":
                 // Frame header: offsets, size, duration (24-bit little-endian ms), flags; then

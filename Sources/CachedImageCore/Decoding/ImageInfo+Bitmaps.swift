@@ -63,10 +63,16 @@ extension ImageInfo {
             return bytes.u32le(34).flatMap { $0 > 0 ? Int($0) : nil }
         }
         guard width > 0, height > 0, bitsPerPixel > 0 else { return nil }
+        return dibPixelBytes(width: width, height: height, bitsPerPixel: bitsPerPixel) ?? .max
+    }
+
+    /// The bytes of `height` rows of `width` pixels at `bitsPerPixel`, each row padded to 4
+    /// bytes, as a DIB stores them; `nil` when that is past any offset.
+    private static func dibPixelBytes(width: Int, height: Int, bitsPerPixel: Int) -> Int? {
         let (bits, overflow1) = width.multipliedReportingOverflow(by: bitsPerPixel)
-        let rowBytes = (bits + 31) / 32 * 4
-        let (total, overflow2) = rowBytes.multipliedReportingOverflow(by: height)
-        return overflow1 || overflow2 ? Int.max : total
+        guard !overflow1, bits <= Int.max - 31 else { return nil }
+        let (total, overflow2) = ((bits + 31) / 32 * 4).multipliedReportingOverflow(by: height)
+        return overflow2 ? nil : total
     }
 
     // MARK: - ICO
@@ -124,7 +130,16 @@ extension ImageInfo {
     /// embedded PNG to its `IEND`, a DIB's header, palette and colour rows (the AND mask, which
     /// some writers leave out, is not required). Only an entry holding neither is measured by
     /// its directory byte count.
+    ///
+    /// Entries may share their image, or point into one another's: the PNG chunk chains walked
+    /// are remembered by offset, so the check is linear in the body whatever the directory says.
     static func icoContainerCheck(_ bytes: HeaderBytes) -> ContainerCheck {
+        var chains = PNGChunkChains(bytes, remembering: true)
+        return icoContainerCheck(bytes, chains: &chains)
+    }
+
+    /// The check, walking embedded PNGs with `chains` (which tests read to count the work).
+    static func icoContainerCheck(_ bytes: HeaderBytes, chains: inout PNGChunkChains) -> ContainerCheck {
         guard let count = bytes.u16le(4), count > 0 else { return .broken("the icon directory is empty or cut") }
         var whole = 0
         var missing: String?
@@ -133,7 +148,7 @@ extension ImageInfo {
             guard let length = bytes.u32le(entry + 8).map(Int.init), let offset = bytes.u32le(entry + 12).map(Int.init) else {
                 return .broken("the icon directory is cut")
             }
-            if icoEntryArrived(bytes, offset: offset, listedLength: length) {
+            if icoEntryArrived(bytes, offset: offset, listedLength: length, chains: &chains) {
                 whole += 1
             } else {
                 missing = missing ?? "entry \(index + 1)'s image (at offset \(offset)) does not fully arrive in the body's \(bytes.count) bytes"
@@ -143,18 +158,21 @@ extension ImageInfo {
         return whole > 0 || bytes.count > 6 + Int(count) * 16 ? .unterminated(missing) : .broken(missing)
     }
 
-    private static func icoEntryArrived(_ bytes: HeaderBytes, offset: Int, listedLength: Int) -> Bool {
+    private static func icoEntryArrived(
+        _ bytes: HeaderBytes, offset: Int, listedLength: Int, chains: inout PNGChunkChains
+    ) -> Bool {
         guard offset < bytes.count else { return false }
         if bytes.matches(pngSignature, at: offset) {
-            return pngContainerCheck(HeaderBytes(bytes.data.dropFirst(offset))) == .complete
+            return chains.check(signatureAt: offset) == .complete
         }
         if let (width, rows) = icoDIBDimensions(bytes, at: offset), width > 0, rows > 0,
            let headerSize = bytes.u32le(offset).map(Int.init), let bitsPerPixel = bytes.u16le(offset + 14).map(Int.init) {
             let colorsUsed = bytes.u32le(offset + 32).map(Int.init) ?? 0
+            // Header (at most 124 bytes) and palette (at most 1 KB) cannot overflow; the rows can.
             let palette = bitsPerPixel <= 8 ? (colorsUsed > 0 ? min(colorsUsed, 256) : 1 << bitsPerPixel) * 4 : 0
-            let (bits, overflow1) = width.multipliedReportingOverflow(by: bitsPerPixel)
-            let (rowsBytes, overflow2) = ((bits + 31) / 32 * 4).multipliedReportingOverflow(by: rows)
-            guard !overflow1, !overflow2, let end = HeaderBytes.end(of: offset, length: headerSize + palette + rowsBytes)
+            guard let rowsBytes = dibPixelBytes(width: width, height: rows, bitsPerPixel: bitsPerPixel),
+                  let length = HeaderBytes.end(of: headerSize + palette, length: rowsBytes),
+                  let end = HeaderBytes.end(of: offset, length: length)
             else { return false }
             return end <= bytes.count
         }

@@ -71,34 +71,10 @@ extension ImageInfo {
 
     // MARK: - PNG
 
-    /// Walks the chunk chain to `IEND`. A chain that breaks (the data ends, a chunk is cut, or
-    /// junk stands where a chunk header should) after image data (`IDAT`) began is
-    /// unterminated; before any, broken.
+    /// Walks the chunk chain to `IEND` (`PNGChunkChains`).
     static func pngContainerCheck(_ bytes: HeaderBytes) -> ContainerCheck {
-        guard bytes.matches(pngSignature, at: 0) else { return .broken("it does not start with a PNG signature") }
-        var offset = pngSignature.count
-        var sawImageData = false
-        while let length = bytes.u32be(offset), let type = bytes.u32be(offset + 4),
-              length <= 0x7FFF_FFFF, isChunkType(type) {
-            // Length (4) + type (4) + data + CRC (4); PNG limits a chunk's length to 2^31 - 1.
-            guard let chunkEnd = HeaderBytes.end(of: offset, length: Int(length) + 12) else { break }
-            if type == HeaderBytes.fourCC("IEND"), chunkEnd <= bytes.count {
-                return sawImageData ? .complete : .broken("the chunk chain reaches IEND without any image data (IDAT)")
-            }
-            if type == HeaderBytes.fourCC("IDAT") { sawImageData = true }
-            offset = chunkEnd
-        }
-        return sawImageData
-            ? .unterminated("the chunk chain ends or breaks after the image data, before a valid IEND chunk")
-            : .broken("the chunk chain breaks before any image data (IDAT) and never reaches a valid IEND chunk")
-    }
-
-    /// Chunk types are four ASCII letters.
-    private static func isChunkType(_ type: UInt32) -> Bool {
-        (0..<4).allSatisfy { shift in
-            let byte = UInt8(truncatingIfNeeded: type >> (shift * 8))
-            return (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-        }
+        var chains = PNGChunkChains(bytes, remembering: false)
+        return chains.check(signatureAt: 0)
     }
 
     // MARK: - JPEG

@@ -104,8 +104,8 @@ extension DiskCache {
     }
 
     /// The index, from the snapshot when it is intact and matches the directory (its stamp and
-    /// `changeCount`), else from a listing; `unusable` are files too small to be entries, to
-    /// delete without opening them.
+    /// `changeCount`), else from a listing; `unusable` are files too small to be entries (or too
+    /// large to count, see ``DiskCacheIndex/maximumTotalSize``), to delete without opening them.
     static func openIndex(
         directoryPath: String,
         snapshotPath: String,
@@ -135,8 +135,9 @@ extension DiskCache {
                 name: name, size: file.size, accessDate: file.modificationDate, key: nil, generation: generation
             )
             generation += 1
-            // Too small to hold even a header: delete without opening it.
-            if file.size < Format.minimumHeaderLength {
+            // Too small to hold even a header, or larger than the whole cache may count (a
+            // sparse file another process planted): delete without opening it.
+            if file.size < Format.minimumHeaderLength || !DiskCacheIndex.fits(file.size, onTop: index.totalSize) {
                 unusable.append(record)
             } else {
                 index.upsert(record)

@@ -118,6 +118,14 @@ extension DiskCache {
         let rank = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1.name, $0) })
         records = records.map { (rank[$0.record.name] ?? $0.order, $0.record) }
         records.sort { ($0.record.accessDate, $0.order) < ($1.record.accessDate, $1.order) }
+        // Files whose listed sizes would take the total past what the index counts (sparse
+        // files another process planted) stay out of it.
+        var total = 0
+        records.removeAll { entry in
+            guard DiskCacheIndex.fits(entry.record.size, onTop: total) else { return true }
+            total += entry.record.size
+            return false
+        }
         return DiskCacheIndex(recordsByRecency: records.map(\.record)) ?? index
     }
 

@@ -16,7 +16,7 @@ extension DiskCache {
     func entryFileSize(forKey key: String) -> Int? {
         var info = stat()
         guard stat(path(for: nameForKey(key)), &info) == 0 else { return nil }
-        return Int(info.st_size)
+        return Int(clamping: info.st_size) // `off_t` is 64 bits; `Int` may be 32 (watchOS).
     }
 
     enum Lookup {

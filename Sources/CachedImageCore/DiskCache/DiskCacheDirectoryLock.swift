@@ -148,7 +148,7 @@ final class DiskCacheDirectoryLock: Sendable {
             }
             close(file.descriptor)
         }
-        file.descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        file.descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | DiskCacheFileIO.nonBlocking | DiskCacheFileIO.noFollow, 0o644)
         file.isVerified = file.isInAccess && file.descriptor >= 0
         return file.descriptor >= 0
     }

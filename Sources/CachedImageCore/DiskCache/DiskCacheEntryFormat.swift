@@ -198,8 +198,9 @@ enum DiskCacheEntryFormat {
               reader.read(UInt16.self) == 0,
               let declared = reader.read(UInt32.self)
         else { return nil }
-        let length = Int(declared)
-        guard length >= minimumHeaderLength, length <= maximumHeaderLength, length <= fileSize else {
+        // `Int(exactly:)`, like every length below: a `UInt32` of 2^31 or more does not fit a
+        // 32-bit `Int` (watchOS), and any process that can write the directory can reseal a header.
+        guard let length = Int(exactly: declared), length >= minimumHeaderLength, length <= maximumHeaderLength, length <= fileSize else {
             return nil
         }
         return length
@@ -225,7 +226,7 @@ enum DiskCacheEntryFormat {
               bodyLength64 == UInt64(fileSize - headerLength),
               let bodyChecksum = reader.read(UInt64.self),
               let keyLength = reader.read(UInt32.self),
-              let keyRange = reader.skip(Int(keyLength)),
+              let keyRange = Int(exactly: keyLength).flatMap({ reader.skip($0) }),
               let flags = reader.read(UInt16.self),
               flags & ~Flag.all == 0,
               let storedAtBits = reader.read(UInt64.self),
@@ -247,10 +248,10 @@ enum DiskCacheEntryFormat {
         var vary: [VaryField] = []
         if flags & Flag.vary != 0 {
             // Each field takes at least 5 bytes: bound the count before reserving.
-            guard let count = reader.read(UInt32.self), count > 0,
-                  Int(count) <= (checksummed.count - reader.offset) / 5
+            guard let count = reader.read(UInt32.self).flatMap({ Int(exactly: $0) }), count > 0,
+                  count <= (checksummed.count - reader.offset) / 5
             else { return nil }
-            vary.reserveCapacity(Int(count))
+            vary.reserveCapacity(count)
             for _ in 0..<count {
                 guard let name = reader.readString(), let hasValue = reader.read(UInt8.self), hasValue <= 1 else {
                     return nil
@@ -266,11 +267,11 @@ enum DiskCacheEntryFormat {
         var response: CachedHTTPResponse?
         if flags & Flag.response != 0 {
             // Each field takes at least 8 bytes: bound the count before reserving.
-            guard let status = reader.read(UInt16.self), let count = reader.read(UInt32.self),
-                  Int(count) <= (checksummed.count - reader.offset) / 8
+            guard let status = reader.read(UInt16.self), let count = reader.read(UInt32.self).flatMap({ Int(exactly: $0) }),
+                  count <= (checksummed.count - reader.offset) / 8
             else { return nil }
             var fields: [String: String] = [:]
-            fields.reserveCapacity(Int(count))
+            fields.reserveCapacity(count)
             for _ in 0..<count {
                 guard let name = reader.readString(), let value = reader.readString() else { return nil }
                 fields[name] = value
@@ -358,7 +359,7 @@ enum DiskCacheEntryFormat {
 
         /// A length-prefixed UTF-8 string, or `nil` when bytes run out or are not valid UTF-8.
         mutating func readString() -> String? {
-            guard let length = read(UInt32.self), let range = skip(Int(length)) else { return nil }
+            guard let length = read(UInt32.self).flatMap({ Int(exactly: $0) }), let range = skip(length) else { return nil }
             let utf8 = UnsafeRawBufferPointer(rebasing: bytes[range])
             // The standard library's decoder: with Foundation's `String(bytes:encoding:)` a whole
             // header parse took 3.3x the instructions. Kept strict: the decoder repairs invalid

@@ -140,12 +140,23 @@ enum DiskCacheFileIO {
     /// journal, about 2.6 µs of every disk hit in a `perf record` of the demo.
     private static func openForReading(_ path: String) -> Int32 {
         #if os(Linux)
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | noAccessTime)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | nonBlocking | noAccessTime)
         // Only the file's owner may ask for it: a file of another user's is read normally.
         guard descriptor < 0, errno == EPERM else { return descriptor }
         #endif
-        return open(path, O_RDONLY | O_CLOEXEC)
+        return open(path, O_RDONLY | O_CLOEXEC | nonBlocking)
     }
+
+    /// Added to every `open` of a file in the directory, which other processes may have
+    /// replaced with something that is not a regular file: `O_NONBLOCK`, so that a FIFO opens
+    /// at once (instead of waiting forever for a writer or reader) and is then refused as not a
+    /// regular file; it changes nothing for regular files.
+    static let nonBlocking = O_NONBLOCK
+
+    /// Added to every `open` that creates or writes a file in the directory: the last path
+    /// component must not be a symbolic link, so a link planted at a predictable temporary
+    /// name cannot make the cache truncate and overwrite a file elsewhere.
+    static let noFollow = O_NOFOLLOW
 
     #if os(Linux)
     /// `O_NOATIME`, which Glibc's Swift module does not export (it needs `_GNU_SOURCE`); the
@@ -172,7 +183,7 @@ enum DiskCacheFileIO {
     private static func size(of descriptor: Int32) -> Int? {
         var info = stat()
         guard fstat(descriptor, &info) == 0, isRegularFile(info) else { return nil }
-        return Int(info.st_size)
+        return Int(clamping: info.st_size) // `off_t` is 64 bits; `Int` may be 32 (watchOS).
     }
 
     private static func isMissing(_ code: Int32) -> Bool {
@@ -191,7 +202,7 @@ enum DiskCacheFileIO {
         temporaryPath: String,
         finalPath: String
     ) throws {
-        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | nonBlocking | noFollow, 0o644)
         guard descriptor >= 0 else { throw posixError() }
         var failure = header.withUnsafeBytes { writeAll(descriptor, $0) }
         if failure == 0 { failure = body.withUnsafeBytes { writeAll(descriptor, $0) } }
@@ -219,7 +230,7 @@ enum DiskCacheFileIO {
     /// Writes `bytes` to `temporaryPath` and renames it over `finalPath`, so `finalPath` holds
     /// either its previous content or all of `bytes`, never a part.
     static func writeAtomically(_ bytes: [UInt8], temporaryPath: String, finalPath: String) throws {
-        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | nonBlocking | noFollow, 0o644)
         guard descriptor >= 0 else { throw posixError() }
         let failure = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
         let closed = close(descriptor) == 0 ? 0 : errno
@@ -286,7 +297,7 @@ enum DiskCacheFileIO {
             if name == "." || name == ".." { continue }
             var info = stat()
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, isRegularFile(info) else { continue }
-            files.append(ListedFile(name: name, size: Int(info.st_size), modificationDate: modificationDate(info)))
+            files.append(ListedFile(name: name, size: Int(clamping: info.st_size), modificationDate: modificationDate(info)))
         }
         return files
     }
@@ -326,7 +337,7 @@ enum DiskCacheFileIO {
     /// Whether `path` is a regular file large enough to be an entry (what a listing would index).
     static func mayHoldEntry(atPath path: String) -> Bool {
         var info = stat()
-        return stat(path, &info) == 0 && isRegularFile(info) && Int(info.st_size) >= DiskCacheEntryFormat.minimumHeaderLength
+        return stat(path, &info) == 0 && isRegularFile(info) && Int(clamping: info.st_size) >= DiskCacheEntryFormat.minimumHeaderLength
     }
 
     /// Opens the directory at `path` for reading (`O_DIRECTORY`); `errno` is set on failure.
@@ -357,7 +368,9 @@ enum DiskCacheFileIO {
 
     private static func makeTimespec(_ date: Date) -> timespec {
         let seconds = date.timeIntervalSince1970
-        let whole = seconds.isFinite ? min(max(seconds.rounded(.down), -1e15), 1e15) : 0
+        // Within what `Int` holds (32 bits on watchOS): a date from a snapshot may be anything finite.
+        let bound = min(1e15, Double(Int.max))
+        let whole = seconds.isFinite ? min(max(seconds.rounded(.down), -bound), bound) : 0
         let nanoseconds = seconds.isFinite ? min(max(((seconds - whole) * 1_000_000_000).rounded(), 0), 999_999_999) : 0
         #if canImport(Darwin)
         return Darwin.timespec(tv_sec: Int(whole), tv_nsec: Int(nanoseconds))

@@ -40,14 +40,29 @@ struct DiskCacheIndex {
 
     init() {}
 
+    /// The most the sizes of records read from outside (a listing, a snapshot) may add up to.
+    /// Another process can put files of any declared size in the directory (sparse files of
+    /// 2^62 bytes cost nothing); half of `Int.max` leaves room for every size a write adds, so
+    /// ``totalSize`` never overflows.
+    static let maximumTotalSize = Int.max / 2
+
+    /// Whether a record of `size` bytes read from outside fits on top of `total` within
+    /// ``maximumTotalSize``.
+    static func fits(_ size: Int, onTop total: Int) -> Bool {
+        size >= 0 && total >= 0 && size <= maximumTotalSize - total
+    }
+
     /// An index of `records`, given least recently used first (as ``recordsByRecency()`` returns
-    /// them), or `nil` if two records have the same name.
+    /// them), or `nil` if two records have the same name or their sizes add up to more than
+    /// ``maximumTotalSize``.
     init?(recordsByRecency records: [Record]) {
         slots.reserveCapacity(records.count)
         positions.reserveCapacity(records.count)
         // One hash per record: opening from a snapshot is mostly this loop.
         for record in records {
-            guard positions.updateValue(slots.count, forKey: record.name) == nil else { return nil }
+            guard Self.fits(record.size, onTop: totalSize),
+                  positions.updateValue(slots.count, forKey: record.name) == nil
+            else { return nil }
             slots.append(Slot(record: record))
             totalSize += record.size
             link(slots.count - 1)

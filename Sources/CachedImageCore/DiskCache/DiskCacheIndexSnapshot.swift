@@ -87,9 +87,8 @@ enum DiskCacheIndexSnapshot {
                 guard size >= Int64(DiskCacheEntryFormat.minimumHeaderLength), size <= Int64(Int.max / 2),
                       seconds.isFinite
                 else { return nil }
-                let (sum, overflow) = total.addingReportingOverflow(Int(size))
-                guard !overflow else { return nil }
-                total = sum
+                guard DiskCacheIndex.fits(Int(size), onTop: total) else { return nil }
+                total += Int(size)
                 records.append(Record(
                     name: DiskCacheEntryName(high: load(UInt64.self, buffer, at: offset), low: load(UInt64.self, buffer, at: offset + 8)),
                     size: Int(size),

@@ -18,6 +18,10 @@ final class DataLoadOperation: Sendable {
         var visits: [String: Int] = [:]
         /// Whether the pixel limit has been decided from the prefix (or can no longer be).
         var isHeaderChecked = false
+        /// How many bytes must have arrived before the header is looked for again.
+        var nextHeaderCheck = 0
+        /// How many times the header has been looked for.
+        var headerLookCount = 0
         /// A refused redirect: thrown when the task completes with the redirect response.
         var redirectFailure: ImagePipeline.Error?
     }
@@ -43,6 +47,9 @@ final class DataLoadOperation: Sendable {
         self.progress = progress
         state.withLock { $0.visits[url.absoluteString] = 1 }
     }
+
+    /// How many times the received bytes have been parsed for an image header so far.
+    var headerLookCount: Int { state.withLock { $0.headerLookCount } }
 
     /// Stores the task and continuation. Returns `false` (storing nothing) when the operation
     /// was already cancelled, in which case the caller resumes the continuation itself.
@@ -140,7 +147,13 @@ final class DataLoadOperation: Sendable {
             if let limit = limits.maxResponseBytes, count > limit {
                 return .failed(.responseTooLarge(url: responseURL ?? url, limit: limit))
             }
-            if let maxPixels = limits.maxPixelCount, !state.isHeaderChecked {
+            // The header is looked for again only once the bytes have doubled since the last
+            // look (and once more at the search limit): a server trickling its body a byte at a
+            // time would otherwise have the whole prefix parsed once per byte, quadratic work
+            // under this lock. This way the looks parse at most about twice the prefix in all.
+            if let maxPixels = limits.maxPixelCount, !state.isHeaderChecked,
+               count >= state.nextHeaderCheck || count >= Self.headerSearchLimit {
+                state.headerLookCount += 1
                 if let size = ImageInfo(data: state.data)?.decodingSize {
                     state.isHeaderChecked = true
                     if size.pixelCount > maxPixels {
@@ -148,6 +161,8 @@ final class DataLoadOperation: Sendable {
                     }
                 } else if count >= Self.headerSearchLimit {
                     state.isHeaderChecked = true
+                } else {
+                    state.nextHeaderCheck = count * 2
                 }
             }
             return .progress(Int64(count))
@@ -193,7 +208,7 @@ final class DataLoadOperation: Sendable {
                 // The connection closed before the declared length arrived: say so precisely
                 // instead of passing on a generic transport error.
                 continuation.resume(throwing: ImagePipeline.Error.truncatedResponse(
-                    url: url, received: data.count, expected: Int(response.expectedContentLength)
+                    url: url, received: data.count, expected: Int(exactly: response.expectedContentLength)
                 ))
             } else if let response, let url = response.url, Self.isConnectionDrop(error) {
                 // The head arrived, then the connection ended (FIN or RST) inside a body of

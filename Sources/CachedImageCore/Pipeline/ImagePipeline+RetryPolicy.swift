@@ -51,9 +51,21 @@ extension ImagePipeline {
         /// No retries: every failure is reported at once. The default.
         public static var disabled: RetryPolicy { RetryPolicy(maxRetries: 0) }
 
-        /// Sleeps with `Task.sleep`, honouring cancellation.
+        /// Sleeps with `Task.sleep`, honouring cancellation. A wait longer than a century (a
+        /// server's `Retry-After: 99999999999999999999` under a `maxDelay` of `.infinity`, say)
+        /// sleeps a century; NaN and negative waits do not sleep.
         public static func taskSleep(_ seconds: TimeInterval) async throws {
-            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+            try await Task.sleep(nanoseconds: nanoseconds(sleeping: seconds))
+        }
+
+        /// The longest wait ``taskSleep(_:)`` makes: a century, in whole nanoseconds far inside
+        /// the range `Task.sleep` takes (`UInt64(seconds * 1e9)` traps past 584 years).
+        static let longestSleep: TimeInterval = 100 * 365 * 86_400
+
+        /// `seconds` as the nanoseconds `Task.sleep` takes, clamped to `0...longestSleep`.
+        static func nanoseconds(sleeping seconds: TimeInterval) -> UInt64 {
+            guard seconds > 0 else { return 0 } // Also NaN.
+            return UInt64(min(seconds, longestSleep) * 1_000_000_000)
         }
 
         /// The delay before retry number `retry` (1-based), or `nil` to give up.

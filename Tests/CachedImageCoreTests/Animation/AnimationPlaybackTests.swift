@@ -32,6 +32,18 @@ struct AnimationPlaybackTests {
         #expect(timeline.position(at: 99).nextChange == nil)
     }
 
+    @Test("any clock reading gives a position: NaN, infinite and absurd elapsed times never trap (found by fuzzing)")
+    func anyElapsedTime() {
+        for loopCount in [0, 1, 3] {
+            let timeline = AnimationTimeline(AnimatedImageInfo(format: .gif, frameDelays: [0.1, 0.2], loopCount: loopCount))
+            for elapsed in [TimeInterval.nan, -.infinity, .infinity, .greatestFiniteMagnitude, 1e300, -5] {
+                let position = timeline.position(at: elapsed)
+                #expect((0..<2).contains(position.frame), "\(elapsed)")
+            }
+            #expect(timeline.position(at: .nan).frame == 0)
+        }
+    }
+
     @Test("tiny delays play at 100 ms on the timeline")
     func tinyDelaysOnTimeline() throws {
         let data = ImageFixtures.animatedGIF(width: 4, height: 4, delays: [0, 0, 0])

@@ -24,7 +24,7 @@ final class Downloader: Sendable {
         var expectedLength: Int? {
             guard httpResponse?.value(forHTTPHeaderField: "Content-Encoding") == nil,
                   response.expectedContentLength > 0 else { return nil }
-            return Int(response.expectedContentLength)
+            return Int(exactly: response.expectedContentLength) // A 32-bit `Int` (watchOS) may not hold it.
         }
     }
 

@@ -21,10 +21,19 @@ extension ResponseValidator.Transfer {
         let headers = HTTPHeaders(http)
         if let encoding = headers["Transfer-Encoding"], encoding.lowercased().contains("chunked") {
             self = .complete
-        } else if let length = headers["Content-Length"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+        } else if let length = headers["Content-Length"].flatMap(Self.contentLength) {
             self = headers["Content-Encoding"] != nil || received >= length ? .complete : .mayBeCut
         } else {
             self = .mayBeCut
         }
+    }
+
+    /// A `Content-Length` value (RFC 9110 8.6: `1*DIGIT`), or `nil` for anything else: a sign
+    /// (`Int("-5")` is -5, which every body "reaches"), a list, a number past `Int`. A malformed
+    /// length vouches for nothing.
+    static func contentLength(_ value: String) -> Int? {
+        let digits = value.trimmingCharacters(in: .whitespaces)
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int(digits)
     }
 }
