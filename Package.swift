@@ -102,6 +102,15 @@ let package = Package(
             dependencies: ["CachedImageCore", "ImageFixtures", "LoopbackServer", "ToolSupport"],
             path: "Sources/CachedImageBench"
         ),
+        // `cachedimage-diskhit-loop`: the disk hit and the relaunch against the documents
+        // directory's read, as untimed loops (scripts/diskhit-guard.sh counts their instructions
+        // under callgrind) or timed side by side. Kept apart from the benchmarks, whose loopback
+        // server makes a release build take far longer. Not a product.
+        .executableTarget(
+            name: "cachedimage-diskhit-loop",
+            dependencies: ["CachedImageCore", "ImageFixtures", "ToolSupport"],
+            path: "Sources/CachedImageDiskHitLoop"
+        ),
         // `node scripts/cache-tests/run.mjs <suite> .build/debug/cachedimage-cache-tests`: the
         // client side of the public HTTP caching test suite (not committed). Not a product.
         .executableTarget(

@@ -1,3 +1,4 @@
+import CCachedImageChecksum
 import Foundation
 import Testing
 import ImageFixtures
@@ -184,6 +185,24 @@ struct DiskCacheFormatTests {
         ]
         for (count, seed, checksum) in expected {
             #expect(FastChecksum.checksum(bytes(count), seed: seed) == checksum, "length \(count), seed \(seed)")
+        }
+    }
+
+    /// On a processor without AVX2 (`cachedimage_checksum_uses_avx2() == 0`) both sides are the
+    /// portable loop; the known-answer tests above pin the values either way.
+    @Test("the checksum the processor runs (AVX2 where there is one) equals the portable loop for every length and alignment")
+    func checksumPathsAgree() {
+        let bytes = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ ($0 >> 9)) }
+        bytes.withUnsafeBytes { all in
+            for length in Array(0..<1_100) + [4_096, 65_537, 69_990] {
+                for (shift, seed) in [(0, UInt64(0)), (3, 42), (5, 0xDEAD_BEEF)] {
+                    let slice = UnsafeRawBufferPointer(rebasing: all[shift..<(shift + length)])
+                    #expect(
+                        FastChecksum.checksum(slice, seed: seed) == cachedimage_checksum_portable(slice.baseAddress, slice.count, seed),
+                        "length \(length), offset \(shift), seed \(seed)"
+                    )
+                }
+            }
         }
     }
 }

@@ -19,7 +19,7 @@ public enum HTTPRequestDefaults {
     /// the `Vary` bookkeeping, so stored and matched values agree.
     public static func headers(applyingDefaultsTo fields: [String: String]) -> [String: String] {
         var fields = fields
-        if !fields.keys.contains(where: { $0.caseInsensitiveCompare(acceptFieldName) == .orderedSame }) {
+        if !fields.keys.contains(where: { CachedHTTPResponse.isSameFieldName($0, acceptFieldName) }) {
             fields[acceptFieldName] = accept
         }
         return fields

@@ -41,6 +41,22 @@ struct PipelineHTTPResponseTests {
         }
     }
 
+    @Test("field names match whatever the case of their ASCII letters, and nothing else; a stored Age in any case is replaced")
+    func fieldNamesIgnoreASCIICase() {
+        #expect(CachedHTTPResponse.isSameFieldName("Content-Type", "content-TYPE"))
+        #expect(CachedHTTPResponse.isSameFieldName("ETag", "etag"))
+        #expect(!CachedHTTPResponse.isSameFieldName("X-A", "X_A"))
+        #expect(!CachedHTTPResponse.isSameFieldName("X@", "X`")) // 0x40 and 0x60 differ by the case bit, but are not letters
+        #expect(!CachedHTTPResponse.isSameFieldName("Age", "Ages"))
+        #expect(!CachedHTTPResponse.isSameFieldName("Äge", "äge")) // non-ASCII bytes compare exactly
+
+        let stored = CachedHTTPResponse(statusCode: 200, headerFields: ["age": "3", "X-Kept": "k"])
+        let presented = stored.withAge(41.9)
+        #expect(presented.headerFields == ["Age": "41", "X-Kept": "k"])
+        #expect(presented.value(forHTTPHeaderField: "AGE") == "41")
+        #expect(stored.withAge(-1).headerFields["Age"] == "0")
+    }
+
     @Test("a 304's fields update the stored ones, except Content-Length (RFC 9111 3.2, 4.3.4)")
     func notModifiedUpdatesTheFields() async throws {
         try await withScriptedFixture { fixture throws in

@@ -8,12 +8,21 @@ import Foundation
 /// came; one cancelled while it waits leaves the line. A large image never holds one of Swift
 /// concurrency's few shared threads for milliseconds, and ten 48 MP photos never decode at once.
 final class DecodingQueue: Sendable {
-    /// Set on every decoding queue (see `isCurrent` in DecodingQueue+TestSupport).
+    /// Set on the decoding queue (see `isCurrent` in DecodingQueue+TestSupport).
     static let marker = DispatchSpecificKey<Bool>()
+
+    /// The concurrent queue every pipeline's decodes run on (the budget is each pipeline's own).
+    /// One for the process, made on the first expensive decode: a queue per pipeline cost every
+    /// `ImagePipeline(configuration:)` about 5,000 instructions to make, and its release woke a
+    /// thread.
+    private static let queue: DispatchQueue = {
+        let queue = DispatchQueue(label: "CachedImage.decoding", qos: .userInitiated, attributes: .concurrent)
+        queue.setSpecific(key: DecodingQueue.marker, value: true)
+        return queue
+    }()
 
     /// The most bytes that decodes admitted together may allocate.
     let budget: Int
-    private let queue: DispatchQueue
     let state: Locked<State>
 
     struct State {
@@ -35,8 +44,6 @@ final class DecodingQueue: Sendable {
     init(budget: Int) {
         self.budget = max(1, budget)
         state = Locked(State(budget: max(1, budget)))
-        queue = DispatchQueue(label: "CachedImage.decoding", qos: .userInitiated, attributes: .concurrent)
-        queue.setSpecific(key: DecodingQueue.marker, value: true)
     }
 
     /// Runs `body`, which allocates about `bytes`, on a decoding thread once the budget admits it.
@@ -47,7 +54,7 @@ final class DecodingQueue: Sendable {
         try await admit(bytes)
         defer { release(bytes) }
         return try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try body() }) }
+            Self.queue.async { continuation.resume(with: Result { try body() }) }
         }
     }
 
