@@ -212,6 +212,36 @@ struct AnimationPlayerTests {
         }
     }
 
+    @Test("a fully buffered animation's frames go when the memory cache evicts its entry, with no decode to notice it; the frame on screen is charged again")
+    func evictionDropsBufferedFrames() async throws {
+        try await withScriptedFixture { fixture in
+            let pipeline = fixture.makePipeline()
+            let clock = ManualAnimationClock()
+            let player = makePlayer(clock, FakeSourceFactory())
+            player.setVisible(true)
+            player.load(serveGIF(fixture, "/a.gif"), pipeline: pipeline)
+            #expect(await waitUntilSleeping(clock))
+            clock.advance(by: 0.1)
+            #expect(await waitUntil(player) { player.displayedFrame == 1 })
+            #expect(await waitUntilSleeping(clock))
+            #expect(player.bufferedFrames == [0, 1, 2], "the whole loop is buffered: nothing decodes again")
+            let key = try #require(player.frameCostKey)
+            #expect(pipeline.memoryCache?.value(forKey: key)?.cost == 300)
+
+            // Other images push the entry out (here: a trim, as memory pressure does).
+            pipeline.memoryCache?.trim(toCost: 0)
+            // No change to report (the frame on screen stays): the main actor runs the release.
+            for _ in 0..<100_000 where player.bufferedFrames != [1] { await Task.yield() }
+            #expect(player.bufferedFrames == [1])
+            #expect(pipeline.memoryCache?.value(forKey: key)?.cost == 100, "the frame on screen is still held, and charged")
+            #expect(player.displayedFrame == 1)
+
+            // A pause removes the entry on purpose: not an eviction, the frame on screen stays.
+            player.setRequestedPlaying(false)
+            #expect(player.bufferedFrames == [1])
+        }
+    }
+
     @Test("decodes are serialised per image source: a resume overlapping a stopped playback's decode never uses the source from two threads")
     func decodesSerialised() async throws {
         try await withScriptedFixture { fixture in
