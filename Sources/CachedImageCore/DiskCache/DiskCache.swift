@@ -89,6 +89,9 @@ public final class DiskCache: Sendable {
     /// Lets a locked operation start only while the process cannot be suspended (see
     /// ``BackgroundExecutionGate``); one it refuses waits in ``State/deferredFileOperations``.
     let backgroundGate: BackgroundExecutionGate
+    /// Work elsewhere that ``flush()`` waits for first (a pipeline's encodes of processed images
+    /// headed here); each returns `false` once its owner is gone, and is then dropped.
+    let flushDependencies = Locked<[@Sendable () -> Bool]>([])
     let nameForKey: @Sendable (String) -> DiskCacheEntryName
     /// Reads and verifies an entry file (``DiskCacheFileIO/readEntry(atPath:key:maximumSize:)``;
     /// tests wrap it to change the cache between a read's steps).
