@@ -16,6 +16,20 @@ struct AnimationPlayerTests {
         AnimationPlayer(clock: clock, makeSource: { factory.make($0, $1) })
     }
 
+    /// A player on screen that played one frame change of `/a.gif`: the whole 3-frame loop is
+    /// buffered, frame 1 on screen, the loop sleeping.
+    private func playedFullyBuffered(_ fixture: ScriptedFixture, _ pipeline: ImagePipeline, _ clock: ManualAnimationClock) async -> AnimationPlayer<FakeFrameSource> {
+        let player = makePlayer(clock, FakeSourceFactory())
+        player.setVisible(true)
+        player.load(serveGIF(fixture, "/a.gif"), pipeline: pipeline)
+        #expect(await waitUntilSleeping(clock))
+        clock.advance(by: 0.1)
+        #expect(await waitUntil(player) { player.displayedFrame == 1 })
+        #expect(await waitUntilSleeping(clock))
+        #expect(player.bufferedFrames == [0, 1, 2])
+        return player
+    }
+
     private func serveGIF(_ fixture: ScriptedFixture, _ path: String, _ data: Data? = nil, headers: [String: String] = [:]) -> ImageRequest {
         fixture.server.serve(path, .ok(data ?? gif, contentType: "image/gif", headers: headers))
         return ImageRequest(url: fixture.url(path))
@@ -187,15 +201,7 @@ struct AnimationPlayerTests {
         try await withScriptedFixture { fixture in
             let pipeline = fixture.makePipeline()
             let clock = ManualAnimationClock()
-            let factory = FakeSourceFactory()
-            let player = makePlayer(clock, factory)
-            player.setVisible(true)
-            player.load(serveGIF(fixture, "/a.gif"), pipeline: pipeline)
-            #expect(await waitUntilSleeping(clock))
-            clock.advance(by: 0.1)
-            #expect(await waitUntil(player) { player.displayedFrame == 1 })
-            #expect(await waitUntilSleeping(clock))
-            #expect(player.bufferedFrames == [0, 1, 2])
+            let player = await playedFullyBuffered(fixture, pipeline, clock)
             let key = try #require(player.frameCostKey)
 
             player.didReceiveMemoryWarning()
@@ -217,14 +223,8 @@ struct AnimationPlayerTests {
         try await withScriptedFixture { fixture in
             let pipeline = fixture.makePipeline()
             let clock = ManualAnimationClock()
-            let player = makePlayer(clock, FakeSourceFactory())
-            player.setVisible(true)
-            player.load(serveGIF(fixture, "/a.gif"), pipeline: pipeline)
-            #expect(await waitUntilSleeping(clock))
-            clock.advance(by: 0.1)
-            #expect(await waitUntil(player) { player.displayedFrame == 1 })
-            #expect(await waitUntilSleeping(clock))
-            #expect(player.bufferedFrames == [0, 1, 2], "the whole loop is buffered: nothing decodes again")
+            // The whole loop is buffered: nothing decodes again.
+            let player = await playedFullyBuffered(fixture, pipeline, clock)
             let key = try #require(player.frameCostKey)
             #expect(pipeline.memoryCache?.value(forKey: key)?.cost == 300)
 
