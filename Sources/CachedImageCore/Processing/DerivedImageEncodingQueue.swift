@@ -1,4 +1,4 @@
-import Dispatch
+@preconcurrency import Dispatch
 import Foundation
 
 /// Where processed images are encoded for the disk (``ImagePipeline/DiskCachePolicy``): after
