@@ -16,6 +16,13 @@ import Foundation
 ///   thread, as an expiring activity (`ProcessInfo.performExpiringActivity`, which app
 ///   extensions may use too) that the system lets finish before it suspends the app. An
 ///   interrupted flush loses nothing: every file it writes lands by an atomic rename.
+/// - It installs ``MemoryPressureTrimmer`` for the pipeline (the system's memory-pressure
+///   source, which also fires where no memory warning is posted).
+/// - It connects the disk cache to the app's lifecycle, once per process
+///   (`BackgroundExecutionObserver`): every operation that takes the cache directory's lock runs
+///   inside a background assertion when the app is in the background (always in an app
+///   extension), and waits in memory while none can be had, so the process is never suspended
+///   holding a lock in a shared container.
 ///
 /// `CachedAsyncImage`, `CachedAnimatedImage`, `CachedAnimatedImageView` and
 /// `CachedImageViewLoader` install one for every pipeline they use. Install it yourself for a
@@ -44,6 +51,8 @@ public final class AppLifecycleObserver {
         for pipeline: ImagePipeline,
         backgroundFraction: Double = defaultBackgroundFraction
     ) -> AppLifecycleObserver {
+        BackgroundExecutionObserver.installOnce()
+        MemoryPressureTrimmer.install(for: pipeline)
         let id = ObjectIdentifier(pipeline)
         if let existing = installed[id], existing.pipeline === pipeline { return existing }
         // Observers whose pipeline is gone (one may sit at this pipeline's address): stop them

@@ -41,7 +41,7 @@ extension ImageProcessors {
             if geometry.canvas == source, geometry.drawX == 0, geometry.drawY == 0 {
                 return image
             }
-            let output = try ProcessingCanvas.draw(size: geometry.canvas, opaque: ProcessingCanvas.isOpaque(input), processor: identifier) { context, _ in
+            let output = try ProcessingCanvas.draw(size: geometry.canvas, opaque: ProcessingCanvas.isOpaque(input), colorSpace: ProcessingCanvas.colorSpace(for: input), processor: identifier) { context, _ in
                 let rect = CGRect(x: geometry.drawX, y: geometry.drawY, width: geometry.drawWidth, height: geometry.drawHeight)
                 ProcessingCanvas.drawUpright(input, in: rect, context: context)
             }
@@ -87,7 +87,7 @@ extension ImageProcessors {
         public func process(_ image: DecodedImage) throws -> DecodedImage {
             let input = try ProcessingCanvas.cgImage(of: image, processor: identifier)
             let size = PixelSize(width: input.width, height: input.height)
-            let output = try ProcessingCanvas.draw(size: size, opaque: false, processor: identifier) { context, bounds in
+            let output = try ProcessingCanvas.draw(size: size, opaque: false, colorSpace: ProcessingCanvas.colorSpace(for: input), processor: identifier) { context, bounds in
                 let radius = min(CGFloat(self.radius), bounds.width / 2, bounds.height / 2)
                 context.addPath(CGPath(roundedRect: bounds, cornerWidth: radius, cornerHeight: radius, transform: nil))
                 context.clip()
@@ -106,7 +106,7 @@ extension ImageProcessors {
         public func process(_ image: DecodedImage) throws -> DecodedImage {
             let input = try ProcessingCanvas.cgImage(of: image, processor: identifier)
             let side = min(input.width, input.height)
-            let output = try ProcessingCanvas.draw(size: PixelSize(width: side, height: side), opaque: false, processor: identifier) { context, bounds in
+            let output = try ProcessingCanvas.draw(size: PixelSize(width: side, height: side), opaque: false, colorSpace: ProcessingCanvas.colorSpace(for: input), processor: identifier) { context, bounds in
                 context.addEllipse(in: bounds)
                 context.clip()
                 let rect = CGRect(

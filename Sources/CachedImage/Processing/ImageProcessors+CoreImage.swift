@@ -57,7 +57,10 @@ extension ImageProcessors {
                 filter.setValue(value, forKey: key)
             }
             guard let output = filter.outputImage?.cropped(to: ciImage.extent),
-                  let cgImage = Self.context.createCGImage(output, from: ciImage.extent)
+                  // In the input's colour space (Display P3 stays Display P3), not the context's sRGB.
+                  let cgImage = Self.context.createCGImage(
+                      output, from: ciImage.extent, format: .RGBA8, colorSpace: ProcessingCanvas.colorSpace(for: input)
+                  )
             else {
                 throw ImageProcessingError(processor: identifier, reason: "\(name) produced no image")
             }

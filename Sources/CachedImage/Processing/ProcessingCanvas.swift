@@ -7,7 +7,8 @@ import ImageIO
 #endif
 
 /// The bitmap helpers the drawing processors share: the input as a `CGImage`, and a canvas to
-/// draw the output into (sRGB, 8 bits per channel, premultiplied alpha when needed).
+/// draw the output into (in the input's colour space where it can: ``ProcessingColorSpace``;
+/// 8 bits per channel, premultiplied alpha when needed).
 enum ProcessingCanvas {
     /// The image's bitmap: the decoder's `CGImage`, or the kept bytes decoded with ImageIO.
     static func cgImage(of image: DecodedImage, processor: String) throws -> CGImage {
@@ -28,11 +29,11 @@ enum ProcessingCanvas {
     static func draw(
         size: PixelSize,
         opaque: Bool,
+        colorSpace space: CGColorSpace,
         processor: String,
         _ draw: (CGContext, CGRect) -> Void
     ) throws -> CGImage {
         guard size.width > 0, size.height > 0,
-              let space = CGColorSpace(name: CGColorSpace.sRGB),
               let context = CGContext(
                   data: nil,
                   width: size.width,
@@ -65,6 +66,31 @@ enum ProcessingCanvas {
         context.scaleBy(x: 1, y: -1)
         context.draw(image, in: CGRect(origin: .zero, size: rect.size))
         context.restoreGState()
+    }
+
+    /// The colour space to render `image`'s processed version in (``ProcessingColorSpace``):
+    /// its own where a bitmap can be drawn in it, so Display P3 stays Display P3.
+    static func colorSpace(for image: CGImage) -> CGColorSpace {
+        let source = image.colorSpace.map { space -> ProcessingColorSpace.SourceSpace in
+            let model: ProcessingColorSpace.Model = switch space.model {
+            case .rgb: .rgb
+            case .monochrome: .monochrome
+            case .cmyk: .cmyk
+            default: .other
+            }
+            return ProcessingColorSpace.SourceSpace(
+                model: model, isWideGamut: space.isWideGamutRGB, supportsOutput: space.supportsOutput
+            )
+        }
+        switch ProcessingColorSpace.canvas(for: source) {
+        case .source:
+            if let space = image.colorSpace { return space }
+        case .displayP3:
+            if let space = CGColorSpace(name: CGColorSpace.displayP3) { return space }
+        case .sRGB:
+            break
+        }
+        return CGColorSpace(name: CGColorSpace.sRGB) ?? CGColorSpaceCreateDeviceRGB()
     }
 
     /// Whether the bitmap has an alpha channel that matters.

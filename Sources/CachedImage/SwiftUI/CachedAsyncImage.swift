@@ -44,6 +44,8 @@ public struct CachedAsyncImage<Content: View>: View {
     @Environment(\.imageRequestDefaults) private var requestDefaults
     @Environment(\.displayScale) private var displayScale
     @StateObject private var model = CachedImageModel()
+    /// The laid-out size, for requests with no `targetSize` (see `LayoutSizingRecorder`).
+    @State private var layoutSizing = LayoutSizingRecorder()
 
     private let request: ImageRequest
     /// Pixels per point of the image; `nil`: ``ImageDisplayScale``'s rule.
@@ -261,11 +263,13 @@ public struct CachedAsyncImage<Content: View>: View {
     public var body: some View {
         let model = self.model
         let ownRequest = options.applied(to: self.request)
-        let request = requestDefaults.applied(to: ownRequest)
+        let layoutSizing = self.layoutSizing
+        let request = layoutSizing.applied(to: requestDefaults.applied(to: ownRequest))
+        layoutSizing.configure(for: model, request: request, displayScale: Double(displayScale))
         model.configure(
             pipeline: pipeline,
             transaction: transaction,
-            keepsPreviousImage: keepsPreviousImage,
+            keepsPreviousImage: keepsPreviousImage || LayoutDecodeSize.keepsImage(whileLoading: request, after: model.loader.request),
             disappearBehavior: disappearBehavior,
             reportsProgress: reportsProgress,
             fadeDuration: options.fadeDuration,
@@ -289,7 +293,8 @@ public struct CachedAsyncImage<Content: View>: View {
                 content(phase)
             }
         }
-        .modifier(ImageLifecycleModifier(model: model, request: request, ownRequest: ownRequest, pipeline: pipeline))
+        .modifier(ImageLifecycleModifier(model: model, request: request, ownRequest: ownRequest, pipeline: pipeline, sizing: layoutSizing))
+        .recordingLayoutProposal(into: layoutSizing)
     }
 }
 #endif

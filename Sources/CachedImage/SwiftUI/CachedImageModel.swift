@@ -178,6 +178,11 @@ public final class CachedImageModel: ObservableObject {
         connect()
         #if canImport(UIKit) && !os(watchOS)
         AppLifecycleObserver.install(for: loader.pipeline)
+        #elseif canImport(Darwin)
+        MemoryPressureTrimmer.install(for: loader.pipeline)
+        #if os(watchOS)
+        BackgroundExecutionObserver.installOnce()
+        #endif
         #endif
         self.ownRequest = ownRequest
         loader.load(request)

@@ -11,15 +11,18 @@ struct ImageLifecycleModifier: ViewModifier {
     let request: ImageRequest
     let ownRequest: ImageRequest
     let pipeline: ImagePipeline
+    /// The laid-out size, when the view records it: read when loading (layout has run by
+    /// then), not when `body` ran.
+    var sizing: LayoutSizingRecorder?
 
     func body(content: Content) -> some View {
         content
             .onAppear {
                 model.didAppear()
-                model.load(request, ownRequest: ownRequest)
+                model.load(sizing?.applied(to: request) ?? request, ownRequest: ownRequest)
             }
             .task(id: LoadKey(request: request, pipeline: ObjectIdentifier(pipeline))) {
-                model.load(request, ownRequest: ownRequest)
+                model.load(sizing?.applied(to: request) ?? request, ownRequest: ownRequest)
             }
             .onDisappear { model.didDisappear() }
     }

@@ -5,7 +5,7 @@ import Glibc
 #endif
 import ImageFixtures
 
-/// Table 9 (`--only parsers [--corpus DIR]`): the time the header and completeness checks take
+/// Table 14 (`--only parsers [--corpus DIR]`): the time the header and completeness checks take
 /// on one body, for the inputs most likely to be slow: crafted ones (long chunk chains, icon
 /// entries sharing an image, thousands of boxes, strips or sub-blocks) grown to 64 KB, the
 /// fixtures, and every file of a fuzz corpus (`scripts/fuzz.sh` keeps them in
@@ -35,7 +35,7 @@ struct ParserWorstCaseBench {
         }
         timed.sort { $0.seconds > $1.seconds }
         var table = Table(
-            "9. The slowest bodies of at most 64 KB for the header and completeness checks (\(Format.grouped(timed.count)) inputs)",
+            "14. The slowest bodies of at most 64 KB for the header and completeness checks (\(Format.grouped(timed.count)) inputs)",
             columns: ["input", "bytes", "time per check", "per 64 KB"]
         )
         for entry in timed.prefix(12) {

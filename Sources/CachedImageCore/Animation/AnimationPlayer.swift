@@ -168,7 +168,10 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
             if let source {
                 decoder = SerialFrameDecoder(source)
                 buffer = AnimationFrameBuffer(frameCount: source.info.frameCount, costLimit: frameBufferLimit)
-                cost = AnimationFrameCost(cache: pipeline?.memoryCache)
+                let loadGeneration = self.loadGeneration
+                cost = AnimationFrameCost(cache: pipeline?.memoryCache) { [weak self] in
+                    Task { @MainActor in self?.frameCostEvicted(loadGeneration: loadGeneration) }
+                }
                 playback.setAnimation(source.info, at: clock.now)
             }
             onChange?()
@@ -194,6 +197,19 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     /// Memory is tight: keep only the frame on screen (playback decodes the others again).
     package func didReceiveMemoryWarning() {
         trimBuffer(toCost: 0)
+    }
+
+    /// The memory cache let go of this player's entry (eviction, a trim): the frames go with
+    /// it, but the one on screen, which is charged again. Also for an animation fully buffered,
+    /// which never decodes again.
+    private func frameCostEvicted(loadGeneration generation: Int) {
+        guard generation == loadGeneration else { return }
+        let held = buffer.totalCost
+        buffer.trim(toCost: 0, current: displayedIndex)
+        // Only the frame on screen was left (or the cache would not keep even that): charging
+        // it again would be let go again, and again.
+        guard buffer.totalCost < held else { return }
+        cost?.update(buffer.totalCost, format: playback.animation?.format ?? .other)
     }
 
     private func change(_ body: (inout AnimationPlayback, TimeInterval) -> Void) {

@@ -34,6 +34,19 @@ enum MainScreen {
         #endif
     }
 
+    /// The decode cap where there is no main screen to read: visionOS windows (resizable up to
+    /// most of the field of view) 4096x4096; watchOS 1024x1024 (the largest watch screen is
+    /// 502 pixels tall; twice that leaves room to zoom); `nil` elsewhere (Linux: no cap).
+    static var screenlessCap: PixelSize? {
+        #if os(visionOS)
+        PixelSize(width: 4096, height: 4096)
+        #elseif os(watchOS)
+        PixelSize(width: 1024, height: 1024)
+        #else
+        nil
+        #endif
+    }
+
     /// The main screen's size in pixels, or `nil` where there is none (Linux) or not yet known.
     static var pixelSize: PixelSize? {
         #if os(iOS) || os(tvOS)

@@ -9,18 +9,42 @@ extension DiskCache {
         requestIndexLoad(in: &state) // first: the operation may need the index
         state.queuedFileOperations += 1
         state.fileOperationEpoch += 1
+        queue.async { self.runFileOperation(operation) }
+    }
+
+    /// Runs a queued change under the directory's lock, or defers it (still counted as queued,
+    /// its staged bytes still served from memory) when the process may be suspended holding
+    /// the lock (see ``BackgroundExecutionGate``), or when earlier ones are deferred: changes
+    /// keep their order. On the queue.
+    private func runFileOperation(_ operation: @escaping @Sendable () -> Void) {
+        let isBehindDeferred = withState { !$0.deferredFileOperations.isEmpty }
+        let ran: Void? = isBehindDeferred ? nil : withDirectoryAccess(changing: true) { isExclusive in
+            self.deleteSnapshotBeforeChange()
+            operation()
+            // The last queued operation brings the index up to date with what other
+            // processes changed.
+            self.synchronizeIfNeeded(queuedOperations: 1, isExclusive: isExclusive, hasAnnouncedChange: true)
+        }
+        withState { state in
+            guard ran != nil else {
+                state.deferredFileOperations.append(operation)
+                return
+            }
+            state.queuedFileOperations -= 1
+            self.scheduleSnapshot(in: &state)
+        }
+    }
+
+    /// Runs the deferred changes again, in order (the gate's resume handler: the process is
+    /// active again, or could have an assertion again), then the snapshot they held back.
+    func resumeDeferredOperations() {
         queue.async {
-            self.withDirectoryAccess(changing: true) { isExclusive in
-                self.deleteSnapshotBeforeChange()
-                operation()
-                // The last queued operation brings the index up to date with what other
-                // processes changed.
-                self.synchronizeIfNeeded(queuedOperations: 1, isExclusive: isExclusive, hasAnnouncedChange: true)
+            let deferred: [@Sendable () -> Void] = self.withState { state in
+                defer { state.deferredFileOperations = [] }
+                return state.deferredFileOperations
             }
-            self.withState { state in
-                state.queuedFileOperations -= 1
-                self.scheduleSnapshot(in: &state)
-            }
+            for operation in deferred { self.runFileOperation(operation) }
+            self.writeSnapshotIfNeeded()
         }
     }
 

@@ -23,10 +23,13 @@ extension DiskCache {
     func loadIndex() {
         // Under the directory's lock: no other process changes it meanwhile, and no write can be
         // in flight, so temporary files left in `tmp` are a killed writer's.
-        withDirectoryAccess(changing: false) { isExclusive in loadIndex(isExclusive: isExclusive) }
+        let loaded: Void? = withDirectoryAccess(changing: false) { isExclusive in loadIndex(isExclusive: isExclusive) }
+        // The process may be suspended (see `BackgroundExecutionGate`): read the index without
+        // the lock, as when a stopped peer holds it, and defer the deletions the load decides.
+        if loaded == nil { loadIndex(isExclusive: false, deferringChanges: true) }
     }
 
-    private func loadIndex(isExclusive: Bool) {
+    private func loadIndex(isExclusive: Bool, deferringChanges: Bool = false) {
         let changeCount = withState { $0.knownChangeCount }
         var failure: Error?
         var index: DiskCacheIndex
@@ -82,7 +85,9 @@ extension DiskCache {
         }
         // On the queue already: deleted before any job queued meanwhile (a `flush()` included).
         let doomed = unusable + evicted
-        if !doomed.isEmpty {
+        if !doomed.isEmpty, deferringChanges {
+            withState { enqueueFileOperation(in: &$0) { self.deleteFiles(doomed) } }
+        } else if !doomed.isEmpty {
             announceChange()
             deleteSnapshotBeforeChange()
             deleteFiles(doomed)
@@ -204,7 +209,8 @@ extension DiskCache {
             return state.isIndexLoaded && state.queuedFileOperations == 0
         }
         guard isIdle else { return }
-        withDirectoryAccess(changing: false) { isExclusive in
+        // Refused while the process may be suspended: written when the gate resumes.
+        _ = withDirectoryAccess(changing: false) { isExclusive in
             synchronizeIfNeeded(queuedOperations: 0, isExclusive: isExclusive, hasAnnouncedChange: false)
             writeSnapshot()
         }

@@ -27,12 +27,21 @@ extension DiskCache {
     static let processTag = String(getpid())
 
     /// Runs `body` on the queue holding the directory's lock (see
-    /// ``DiskCacheDirectoryLock/withExclusiveAccess(_:)``) and reads the change count: a count
-    /// this cache did not write means another process changed the directory. When `changing`,
-    /// raises the count first, so that from this moment no other process (and no snapshot)
-    /// takes the directory for what it was.
-    func withDirectoryAccess<T>(changing: Bool, _ body: (_ isExclusive: Bool) -> T) -> T {
-        directoryLock.withExclusiveAccess { isExclusive in
+    /// ``DiskCacheDirectoryLock/withExclusiveAccess(abandoning:_:)``) and reads the change count:
+    /// a count this cache did not write means another process changed the directory. When
+    /// `changing`, raises the count first, so that from this moment no other process (and no
+    /// snapshot) takes the directory for what it was.
+    ///
+    /// Only while the process cannot be suspended: `nil`, with nothing done and no lock taken,
+    /// when the ``BackgroundExecutionGate`` refuses (in the background with no assertion to be
+    /// had, or one expiring) or the assertion starts expiring while the lock is awaited. The
+    /// caller defers the operation.
+    func withDirectoryAccess<T>(changing: Bool, _ body: (_ isExclusive: Bool) -> T) -> T? {
+        guard backgroundGate.beginLockedOperation() else { return nil }
+        var isAbandoned = true
+        defer { backgroundGate.endLockedOperation(deferred: isAbandoned) }
+        return directoryLock.withExclusiveAccess(abandoning: { backgroundGate.shouldAbandon }) { isExclusive in
+            isAbandoned = false
             let count = directoryLock.readChangeCount()
             withState { state in
                 if count != state.knownChangeCount || !isExclusive { state.needsResync = true }

@@ -22,6 +22,9 @@ extension DiskCache {
         /// Changes to the directory queued and not yet done. A snapshot is written only when
         /// there are none, so it always describes files that are on disk.
         var queuedFileOperations = 0
+        /// Queued changes the ``BackgroundExecutionGate`` did not let start (still counted in
+        /// `queuedFileOperations`), in order: run again when it resumes.
+        var deferredFileOperations: [@Sendable () -> Void] = []
         /// Whether the index changed since the snapshot on disk was written (or there is none).
         var isSnapshotStale = false
         var isSnapshotWriteScheduled = false

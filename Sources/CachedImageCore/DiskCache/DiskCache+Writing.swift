@@ -131,6 +131,10 @@ extension DiskCache {
     /// `AppLifecycleObserver` does, for every pipeline its views use), or in tests. Must not be
     /// called from the `errorHandler`.
     public func flush() {
+        let dependencies = flushDependencies.withLock { $0 }
+        if !dependencies.allSatisfy({ $0() }) {
+            flushDependencies.withLock { $0 = $0.filter { $0() } }
+        }
         withState { requestIndexLoad(in: &$0) }
         queue.sync {
             persistTouches()

@@ -90,6 +90,12 @@ public final class DiskCache: Sendable {
     let errorHandlers: Locked<[@Sendable (DiskCache.Error) -> Void]>
     /// The directory's advisory lock, taken only around file operations, and its change count.
     let directoryLock: DiskCacheDirectoryLock
+    /// Lets a locked operation start only while the process cannot be suspended (see
+    /// ``BackgroundExecutionGate``); one it refuses waits in ``State/deferredFileOperations``.
+    let backgroundGate: BackgroundExecutionGate
+    /// Work elsewhere that ``flush()`` waits for first (a pipeline's encodes of processed images
+    /// headed here); each returns `false` once its owner is gone, and is then dropped.
+    let flushDependencies = Locked<[@Sendable () -> Bool]>([])
     let nameForKey: @Sendable (String) -> DiskCacheEntryName
     /// Reads and verifies an entry file (``DiskCacheFileIO/readEntry(atPath:key:maximumSize:)``;
     /// tests wrap it to change the cache between a read's steps).
@@ -163,7 +169,8 @@ public final class DiskCache: Sendable {
 
     /// The designated initializer, for a standardized `directory` (`URL.standardizedFileURL`)
     /// whose `path` the caller may already have; `nameForKey` lets tests force hash collisions,
-    /// `queue` lets them hold the index load, and `readEntryFile` lets them act during a read.
+    /// `queue` lets them hold the index load, `readEntryFile` lets them act during a read,
+    /// `backgroundGate` and `lockWaitLimit` let them drive the background rules.
     init(
         directory: URL,
         path: String? = nil,
@@ -173,7 +180,9 @@ public final class DiskCache: Sendable {
         errorHandler: (@Sendable (DiskCache.Error) -> Void)?,
         nameForKey: @escaping @Sendable (String) -> DiskCacheEntryName,
         queue: DispatchQueue = DispatchQueue(label: "CachedImage.DiskCache", qos: .utility),
-        readEntryFile: @escaping @Sendable (String, String, Int) -> FileIO.ReadResult = FileIO.readEntry
+        readEntryFile: @escaping @Sendable (String, String, Int) -> FileIO.ReadResult = FileIO.readEntry,
+        backgroundGate: BackgroundExecutionGate = .shared,
+        lockWaitLimit: TimeInterval = DiskCacheDirectoryLock.defaultWaitLimit
     ) throws {
         self.directory = directory
         self.sizeLimit = max(0, sizeLimit)
@@ -184,22 +193,31 @@ public final class DiskCache: Sendable {
         self.nameForKey = nameForKey
         self.queue = queue
         self.readEntryFile = readEntryFile
+        self.backgroundGate = backgroundGate
 
         // Every open but the first finds the directory: open it at once (one system call, none
         // when the caller opened it already; no lock is taken), and leave the subdirectories and
         // leftovers to the index load.
         do {
             self.directoryLock = try DiskCacheDirectoryLock(
-                directoryPath: directoryPath, changeCountPath: changeCountPath, descriptor: descriptor
+                directoryPath: directoryPath, changeCountPath: changeCountPath, descriptor: descriptor,
+                waitLimit: lockWaitLimit
             )
         } catch let error as Error where [.ENOENT, .ENOTDIR].contains((error.underlying as? POSIXError)?.code) {
             try Self.createDirectories(
                 directoryPath, Self.temporaryDirectoryPath(in: directoryPath), Self.snapshotDirectoryPath(in: directoryPath)
             )
-            self.directoryLock = try DiskCacheDirectoryLock(directoryPath: directoryPath, changeCountPath: changeCountPath)
+            self.directoryLock = try DiskCacheDirectoryLock(
+                directoryPath: directoryPath, changeCountPath: changeCountPath, waitLimit: lockWaitLimit
+            )
         }
 
         lockedState = Locked(State())
+        backgroundGate.addResumeHandler { [weak self] in
+            guard let self else { return false }
+            self.resumeDeferredOperations()
+            return true
+        }
     }
 
 }

@@ -31,15 +31,24 @@ final class DiskCacheDirectoryLock: Sendable {
     /// Whether the last attempt gave up: the next ones try once instead of waiting again.
     private let lastAttemptTimedOut = Locked(false)
 
-    /// How long an operation waits for a peer that holds the lock before going ahead without it.
-    static let waitLimit: TimeInterval = 1
+    /// How long an operation waits by default for a peer that holds the lock before going
+    /// ahead without it.
+    static let defaultWaitLimit: TimeInterval = 1
+    /// How long an operation waits for a peer that holds the lock before going ahead without it
+    /// (``defaultWaitLimit``; tests lengthen it to hold an operation waiting).
+    let waitLimit: TimeInterval
 
     /// Opens `directoryPath`, or throws a ``DiskCache/Error`` (`.open`) with the `errno` (for
     /// example `ENOENT` when it does not exist yet).
     ///
     /// - Parameter descriptor: The directory, already open (``DiskCache/shared(directory:sizeLimit:clock:errorHandler:)``
     ///   opens it to learn its identity); taken over and closed when the lock is released.
-    init(directoryPath: String, changeCountPath: String, descriptor: Int32? = nil) throws {
+    init(
+        directoryPath: String,
+        changeCountPath: String,
+        descriptor: Int32? = nil,
+        waitLimit: TimeInterval = DiskCacheDirectoryLock.defaultWaitLimit
+    ) throws {
         let open = descriptor ?? DiskCacheFileIO.openDirectory(atPath: directoryPath)
         guard open >= 0 else {
             throw DiskCache.Error(
@@ -47,6 +56,7 @@ final class DiskCacheDirectoryLock: Sendable {
             )
         }
         self.descriptor = open
+        self.waitLimit = waitLimit
         self.changeCountPath = changeCountPath
     }
 
@@ -59,8 +69,20 @@ final class DiskCacheDirectoryLock: Sendable {
     /// another process kept the lock for longer than ``waitLimit`` (a process stopped while it
     /// held it): it then runs without the lock, and must not do what needs it (deleting
     /// temporary files that may be another process's).
-    func withExclusiveAccess<T>(_ body: (_ isExclusive: Bool) throws -> T) rethrows -> T {
-        let isExclusive = acquire()
+    ///
+    /// Returns `nil`, without running `body` and without the lock, when `abandoning` says so
+    /// while waiting for it (the process's background assertion is expiring: see
+    /// ``BackgroundExecutionGate``).
+    func withExclusiveAccess<T>(
+        abandoning shouldAbandon: () -> Bool = { false },
+        _ body: (_ isExclusive: Bool) throws -> T
+    ) rethrows -> T? {
+        let isExclusive: Bool
+        switch acquire(abandoning: shouldAbandon) {
+        case .acquired: isExclusive = true
+        case .timedOut: isExclusive = false
+        case .abandoned: return nil
+        }
         changeCountFile.withLock { $0.isInAccess = true; $0.isVerified = false }
         defer {
             changeCountFile.withLock { $0.isInAccess = false; $0.isVerified = false }
@@ -69,21 +91,25 @@ final class DiskCacheDirectoryLock: Sendable {
         return try body(isExclusive)
     }
 
+    private enum Acquisition { case acquired, timedOut, abandoned }
+
     /// Takes the lock, polling with growing pauses (a blocking `flock` could wait forever behind
-    /// a stopped process), for at most ``waitLimit``; only once after a previous attempt timed out.
-    private func acquire() -> Bool {
+    /// a stopped process), for at most ``waitLimit``; only once after a previous attempt timed
+    /// out. Gives up as soon as `shouldAbandon` says so.
+    private func acquire(abandoning shouldAbandon: () -> Bool) -> Acquisition {
         let tryOnce = lastAttemptTimedOut.withLock { $0 }
-        let deadline = Date().addingTimeInterval(Self.waitLimit)
+        let deadline = Date().addingTimeInterval(waitLimit)
         var pause: useconds_t = 100
         while true {
+            if shouldAbandon() { return .abandoned }
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
                 if tryOnce { lastAttemptTimedOut.withLock { $0 = false } }
-                return true
+                return .acquired
             }
-            guard errno == EWOULDBLOCK || errno == EINTR else { return false }
+            guard errno == EWOULDBLOCK || errno == EINTR else { return .timedOut }
             if tryOnce || Date() >= deadline {
                 lastAttemptTimedOut.withLock { $0 = true }
-                return false
+                return .timedOut
             }
             usleep(pause)
             pause = min(pause * 2, 4_000)

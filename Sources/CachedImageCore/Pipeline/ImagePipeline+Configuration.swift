@@ -185,16 +185,19 @@ extension ImagePipeline {
         }
 
         /// The cap for images decoded without a target size: a square of the main screen's longer
-        /// side in pixels (so a full-screen image is sharp in either orientation), on Apple
-        /// platforms; 4096x4096 when the screen is not known yet (a configuration made off the
-        /// main thread before any was made on it); `nil` (no cap) where there is no screen.
+        /// side in pixels (so a full-screen image is sharp in either orientation) on iOS, tvOS and
+        /// macOS; 4096x4096 there when the screen is not known yet (a configuration made off the
+        /// main thread before any was made on it). Where there is no main screen to read, a
+        /// constant (``MainScreen/screenlessCap``): 4096x4096 on visionOS (a window can be
+        /// enlarged to most of the field of view), 1024x1024 on watchOS (twice the largest
+        /// watch screen's 502 pixels, room to zoom); `nil` (no cap) elsewhere (Linux).
         public static var defaultMaximumDecodedPixelSize: PixelSize? {
-            decodeCap(screen: MainScreen.pixelSize, hasScreen: MainScreen.platformHasScreen)
+            decodeCap(screen: MainScreen.pixelSize, hasScreen: MainScreen.platformHasScreen, screenlessCap: MainScreen.screenlessCap)
         }
 
         /// The rule behind ``defaultMaximumDecodedPixelSize``.
-        package static func decodeCap(screen: PixelSize?, hasScreen: Bool) -> PixelSize? {
-            guard hasScreen else { return nil }
+        package static func decodeCap(screen: PixelSize?, hasScreen: Bool, screenlessCap: PixelSize? = nil) -> PixelSize? {
+            guard hasScreen else { return screenlessCap }
             guard let screen, screen.width > 0, screen.height > 0 else { return PixelSize(width: 4096, height: 4096) }
             return screen.squareOfLongerSide
         }

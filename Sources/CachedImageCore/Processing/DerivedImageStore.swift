@@ -78,7 +78,12 @@ struct DerivedImageStore: Sendable {
     /// Called after every decode of original bytes (with or without processing): keeps the
     /// version entry in step with the original, and stores `image` as a derived entry when the
     /// policy wants it.
-    func originalDidLoad(_ original: ImageDataResponse, image: DecodedImage, request: ImageRequest) {
+    func originalDidLoad(
+        _ original: ImageDataResponse,
+        image: DecodedImage,
+        request: ImageRequest,
+        encodeLater: (@escaping @Sendable () -> Void) -> Void = { $0() }
+    ) {
         guard request.options.isDisjoint(with: [.skipDiskCache]), original.source != .memory else { return }
         let versionKey = Self.versionKey(request.cacheKey)
         let policy = policy(for: request)
@@ -99,14 +104,15 @@ struct DerivedImageStore: Sendable {
                 return
             }
         }
-        guard let encoded = try? encoder.encode(image) else { return }
-        if policy == .automatic && encoded.count * 2 > original.data.count { return }
-        let token = Self.token(of: original.data)
-        if metadata == nil {
-            metadata = updateVersion(versionKey, token: token, request: request)
+        // The encode, after the image was delivered (`encodeLater`: a bounded background queue).
+        let knownMetadata = metadata
+        encodeLater { [self] in
+            guard let encoded = try? encoder.encode(image) else { return }
+            if policy == .automatic && encoded.count * 2 > original.data.count { return }
+            let token = Self.token(of: original.data)
+            guard let metadata = knownMetadata ?? updateVersion(versionKey, token: token, request: request) else { return }
+            diskCache.store(encoded, metadata: metadata, forKey: Self.derivedKey(request, version: Data(token.utf8)))
         }
-        guard let metadata else { return }
-        diskCache.store(encoded, metadata: metadata, forKey: Self.derivedKey(request, version: Data(token.utf8)))
     }
 
     /// Writes the version entry for the original's current bytes and metadata; removes it when

@@ -16,6 +16,20 @@ struct AnimationPlayerTests {
         AnimationPlayer(clock: clock, makeSource: { factory.make($0, $1) })
     }
 
+    /// A player on screen that played one frame change of `/a.gif`: the whole 3-frame loop is
+    /// buffered, frame 1 on screen, the loop sleeping.
+    private func playedFullyBuffered(_ fixture: ScriptedFixture, _ pipeline: ImagePipeline, _ clock: ManualAnimationClock) async -> AnimationPlayer<FakeFrameSource> {
+        let player = makePlayer(clock, FakeSourceFactory())
+        player.setVisible(true)
+        player.load(serveGIF(fixture, "/a.gif"), pipeline: pipeline)
+        #expect(await waitUntilSleeping(clock))
+        clock.advance(by: 0.1)
+        #expect(await waitUntil(player) { player.displayedFrame == 1 })
+        #expect(await waitUntilSleeping(clock))
+        #expect(player.bufferedFrames == [0, 1, 2])
+        return player
+    }
+
     private func serveGIF(_ fixture: ScriptedFixture, _ path: String, _ data: Data? = nil, headers: [String: String] = [:]) -> ImageRequest {
         fixture.server.serve(path, .ok(data ?? gif, contentType: "image/gif", headers: headers))
         return ImageRequest(url: fixture.url(path))
@@ -187,15 +201,7 @@ struct AnimationPlayerTests {
         try await withScriptedFixture { fixture in
             let pipeline = fixture.makePipeline()
             let clock = ManualAnimationClock()
-            let factory = FakeSourceFactory()
-            let player = makePlayer(clock, factory)
-            player.setVisible(true)
-            player.load(serveGIF(fixture, "/a.gif"), pipeline: pipeline)
-            #expect(await waitUntilSleeping(clock))
-            clock.advance(by: 0.1)
-            #expect(await waitUntil(player) { player.displayedFrame == 1 })
-            #expect(await waitUntilSleeping(clock))
-            #expect(player.bufferedFrames == [0, 1, 2])
+            let player = await playedFullyBuffered(fixture, pipeline, clock)
             let key = try #require(player.frameCostKey)
 
             player.didReceiveMemoryWarning()
@@ -209,6 +215,30 @@ struct AnimationPlayerTests {
             #expect(player.bufferedFrames == [2])
             #expect(pipeline.memoryCache?.value(forKey: key)?.cost == 100)
             #expect(player.displayedFrame == 2)
+        }
+    }
+
+    @Test("a fully buffered animation's frames go when the memory cache evicts its entry, with no decode to notice it; the frame on screen is charged again")
+    func evictionDropsBufferedFrames() async throws {
+        try await withScriptedFixture { fixture in
+            let pipeline = fixture.makePipeline()
+            let clock = ManualAnimationClock()
+            // The whole loop is buffered: nothing decodes again.
+            let player = await playedFullyBuffered(fixture, pipeline, clock)
+            let key = try #require(player.frameCostKey)
+            #expect(pipeline.memoryCache?.value(forKey: key)?.cost == 300)
+
+            // Other images push the entry out (here: a trim, as memory pressure does).
+            pipeline.memoryCache?.trim(toCost: 0)
+            // No change to report (the frame on screen stays): the main actor runs the release.
+            for _ in 0..<100_000 where player.bufferedFrames != [1] { await Task.yield() }
+            #expect(player.bufferedFrames == [1])
+            #expect(pipeline.memoryCache?.value(forKey: key)?.cost == 100, "the frame on screen is still held, and charged")
+            #expect(player.displayedFrame == 1)
+
+            // A pause removes the entry on purpose: not an eviction, the frame on screen stays.
+            player.setRequestedPlaying(false)
+            #expect(player.bufferedFrames == [1])
         }
     }
 

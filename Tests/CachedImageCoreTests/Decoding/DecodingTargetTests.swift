@@ -65,6 +65,13 @@ struct DecodingTargetTests {
         #expect(cap == PixelSize(width: 2556, height: 2556))
         #expect(ImagePipeline.Configuration.decodeCap(screen: nil, hasScreen: true) == PixelSize(width: 4096, height: 4096))
         #expect(ImagePipeline.Configuration.decodeCap(screen: nil, hasScreen: false) == nil)
+        // visionOS and watchOS: no screen to read, a documented constant.
+        let screenless = PixelSize(width: 1024, height: 1024)
+        #expect(ImagePipeline.Configuration.decodeCap(screen: nil, hasScreen: false, screenlessCap: screenless) == screenless)
+        #expect(ImagePipeline.Configuration.decodeCap(screen: PixelSize(width: 1179, height: 2556), hasScreen: true, screenlessCap: screenless) == cap)
+        #if os(Linux)
+        #expect(MainScreen.screenlessCap == nil, "Linux: no cap")
+        #endif
         #if os(Linux)
         #expect(ImagePipeline.Configuration().maximumDecodedPixelSize == nil)
         #endif

@@ -36,6 +36,8 @@ final class ImageJobs: Sendable {
     let instrumentation: PipelineInstrumentation
     private let trace: StageTrace?
     let derivedImages: DerivedImageStore?
+    /// Encodes processed images for the disk after they are delivered.
+    let derivedEncodes = DerivedImageEncodingQueue()
     let variants = MemoryVariants()
     let responseRecords = MemoryResponseRecords()
     let clock: any CacheClock
@@ -74,6 +76,14 @@ final class ImageJobs: Sendable {
         self.instrumentation = instrumentation
         self.trace = configuration.stageTrace
         self.derivedImages = DerivedImageStore(configuration: configuration, diskCache: diskCache)
+        if derivedImages != nil, let diskCache {
+            diskCache.flushDependencies.withLock { [derivedEncodes] in
+                $0.append { [weak derivedEncodes] in
+                    derivedEncodes?.waitUntilIdle()
+                    return derivedEncodes != nil
+                }
+            }
+        }
         self.clock = configuration.clock
         self.progressivePreviewPolicy = configuration.progressivePreviewPolicy
     }
@@ -323,9 +333,15 @@ final class ImageJobs: Sendable {
         image.sourcePixelSize = request.processorChain.isEmpty ? data.info.pixelSize : nil
         trace?.mark(.decoded)
         if !request.processorChain.isEmpty {
-            image = try request.processorChain.apply(to: image, url: url)
+            // On a decoding thread, admitted by the decoding memory budget (a processor
+            // allocates about one more bitmap of the image's size), never on the shared pool.
+            let chain = request.processorChain, input = image
+            image = try await decodingQueue.run(bytes: DecodedImage.bitmapCost(of: input.pixelSize)) {
+                try chain.apply(to: input, url: url)
+            }
         }
-        derivedImages?.originalDidLoad(data, image: image, request: request)
+        // The processed image is delivered first; its encode for the disk comes after.
+        derivedImages?.originalDidLoad(data, image: image, request: request) { [derivedEncodes] in derivedEncodes.enqueue($0) }
         keepInMemory(image, for: request, metadata: data.metadata, lifetime: data.memoryLifetime)
         if data.source == .network {
             // New bytes: an image shown from older ones is not shown again without revalidation.

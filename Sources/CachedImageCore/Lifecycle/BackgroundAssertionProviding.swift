@@ -1,0 +1,19 @@
+/// The platform's background assertions, as ``BackgroundExecutionGate`` uses them: injectable,
+/// so the gate's decisions are tested on every platform.
+///
+/// The Apple layer provides one over `UIApplication.beginBackgroundTask` in apps and over
+/// `ProcessInfo.performExpiringActivity` in app extensions (and on other Apple platforms).
+package protocol BackgroundAssertionProviding: Sendable {
+    /// Asks the system to keep the process running. Returns the assertion, or `nil` when it
+    /// cannot be had (the system is about to suspend the process). `expired` is called, once, on
+    /// any thread (never from within this call), when the system wants the assertion back; it returns once the assertion may
+    /// end (the gate ends it before returning), so it may be called from the platform's expiry
+    /// handler directly.
+    func beginAssertion(named name: String, expired: @escaping @Sendable () -> Void) -> (any BackgroundAssertion)?
+}
+
+/// An assertion a ``BackgroundAssertionProviding`` gave: ended once, by ``end()``.
+package protocol BackgroundAssertion: Sendable {
+    /// Gives the assertion back to the system.
+    func end()
+}

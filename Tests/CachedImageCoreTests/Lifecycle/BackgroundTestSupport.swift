@@ -1,0 +1,61 @@
+import Foundation
+@testable import CachedImageCore
+
+/// A platform whose background assertions the test grants or denies, and whose expiry the test
+/// fires. Records what happened, in order, in `log`.
+final class ScriptedAssertionProvider: BackgroundAssertionProviding {
+    struct Granted: Sendable {
+        let number: Int
+        let expire: @Sendable () -> Void
+    }
+
+    private let state = Locked<(isGranting: Bool, granted: [Granted])>((true, []))
+    let log = Recorder<String>()
+
+    init(granting: Bool = true) {
+        state.withLock { $0.isGranting = granting }
+    }
+
+    var isGranting: Bool {
+        get { state.withLock { $0.isGranting } }
+        set { state.withLock { $0.isGranting = newValue } }
+    }
+
+    /// The assertions granted so far, in order.
+    var granted: [Granted] { state.withLock { $0.granted } }
+
+    func beginAssertion(named name: String, expired: @escaping @Sendable () -> Void) -> (any BackgroundAssertion)? {
+        let number: Int? = state.withLock { state in
+            guard state.isGranting else { return nil }
+            state.granted.append(Granted(number: state.granted.count + 1, expire: expired))
+            return state.granted.count
+        }
+        guard let number else {
+            log.append("denied")
+            return nil
+        }
+        log.append("began \(number)")
+        return Assertion(number: number, log: log)
+    }
+
+    private struct Assertion: BackgroundAssertion {
+        let number: Int
+        let log: Recorder<String>
+        func end() { log.append("ended \(number)") }
+    }
+}
+
+/// Runs `body` on a thread of its own; `wait()` returns when it has returned (failing after a
+/// generous limit instead of hanging).
+final class BackgroundThread: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        Thread.detachNewThread { [done] in
+            body()
+            done.signal()
+        }
+    }
+
+    func wait() -> Bool { done.wait(timeout: .now() + 60) == .success }
+}

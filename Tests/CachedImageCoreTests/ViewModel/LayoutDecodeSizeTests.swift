@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import CachedImageCore
+
+@Suite("Decoding at the laid-out size (SwiftUI's proposal)")
+struct LayoutDecodeSizeTests {
+    private let photo = PixelSize(width: 4000, height: 3000)
+
+    @Test("proposal x display scale -> pixel target; unspecified, infinite or empty proposals keep the cap")
+    func pixelTargets() {
+        #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 110, proposedHeight: 110, displayScale: 3) == PixelSize(width: 330, height: 330))
+        #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 110.2, proposedHeight: 50, displayScale: 2) == PixelSize(width: 221, height: 100))
+        #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 110, proposedHeight: nil, displayScale: 3) == nil)
+        #expect(LayoutDecodeSize.pixelTarget(proposedWidth: .infinity, proposedHeight: 110, displayScale: 3) == nil)
+        #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 0, proposedHeight: 110, displayScale: 3) == nil)
+        #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 10, proposedHeight: 10, displayScale: 0) == PixelSize(width: 10, height: 10))
+        // Content drawn larger than the proposal (an image at its natural size) counts.
+        #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 110, proposedHeight: 110, content: (4000, 3000), displayScale: 1) == photo)
+        #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 110, proposedHeight: 110, content: (146.7, 110), displayScale: 3) == PixelSize(width: 441, height: 330))
+    }
+
+    @Test("the content mode decides what the target decodes to: fill covers the cell, fit fits inside")
+    func contentModes() throws {
+        var sizing = LayoutDecodeSize()
+        sizing.record(proposedWidth: 110, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
+        let request = sizing.applied(to: ImageRequest(url: URL(string: "https://example.com/a.jpg")))
+        let target = try #require(request.targetSize)
+        #expect(DecodingTarget(size: target, contentMode: .aspectFill).decodedSize(of: photo) == PixelSize(width: 440, height: 330))
+        #expect(DecodingTarget(size: target, contentMode: .aspectFit).decodedSize(of: photo) == PixelSize(width: 330, height: 248))
+    }
+
+    @Test("a request with its own target size, or a leading resize processor, is left alone")
+    func ownSizeWins() {
+        var sizing = LayoutDecodeSize()
+        sizing.record(proposedWidth: 110, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
+        let own = ImageRequest(url: URL(string: "https://example.com/a.jpg"), targetSize: PixelSize(width: 50, height: 50))
+        #expect(sizing.applied(to: own).targetSize == PixelSize(width: 50, height: 50))
+        #expect(LayoutDecodeSize().applied(to: ImageRequest(url: URL(string: "https://example.com/a.jpg"))).targetSize == nil)
+    }
+
+    @Test("hysteresis: a 1-point change does not re-decode; a larger proposal beyond the tolerance does; a smaller one never does")
+    func hysteresis() {
+        var sizing = LayoutDecodeSize()
+        do {
+            let changed = sizing.record(proposedWidth: 110, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
+            #expect(changed)
+        }
+        do {
+            let changed = sizing.record(proposedWidth: 111, proposedHeight: 111, displayScale: 3, contentMode: .aspectFill, shown: nil)
+            #expect(!changed)
+        }
+        do {
+            let changed = sizing.record(proposedWidth: 109, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
+            #expect(!changed)
+        }
+        do {
+            let changed = sizing.record(proposedWidth: 60, proposedHeight: 60, displayScale: 3, contentMode: .aspectFill, shown: nil)
+            #expect(!changed, "smaller: the current decode covers it")
+        }
+        #expect(sizing.target == PixelSize(width: 330, height: 330))
+        do {
+            let changed = sizing.record(proposedWidth: 200, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
+            #expect(changed)
+        }
+        #expect(sizing.target == PixelSize(width: 600, height: 330))
+        // Same points, a sharper display: more pixels, beyond the tolerance.
+        do {
+            let changed = sizing.record(proposedWidth: 200, proposedHeight: 110, displayScale: 4, contentMode: .aspectFill, shown: nil)
+            #expect(changed)
+        }
+    }
+
+    @Test("never re-decodes for a size the image on screen already covers, or when it is already the whole source")
+    func coveredByTheImageOnScreen() {
+        var sizing = LayoutDecodeSize()
+        sizing.record(proposedWidth: 110, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
+        // The 440x330 decode of a 4:3 photo covers a 140-point-wide, 110-point-high cell.
+        let shown = (decoded: PixelSize(width: 440, height: 330), source: Optional(photo))
+        do {
+            let changed = sizing.record(proposedWidth: 146, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: shown)
+            #expect(!changed)
+        }
+        do {
+            let changed = sizing.record(proposedWidth: 146, proposedHeight: 146, displayScale: 3, contentMode: .aspectFill, shown: shown)
+            #expect(changed)
+        }
+        // A small source shown whole: nothing larger exists.
+        var small = LayoutDecodeSize()
+        small.record(proposedWidth: 20, proposedHeight: 20, displayScale: 2, contentMode: .aspectFit, shown: nil)
+        let whole = (decoded: PixelSize(width: 64, height: 64), source: Optional(PixelSize(width: 64, height: 64)))
+        do {
+            let changed = small.record(proposedWidth: 300, proposedHeight: 300, displayScale: 2, contentMode: .aspectFit, shown: whole)
+            #expect(!changed)
+        }
+        do {
+            let changed = small.record(proposedWidth: nil, proposedHeight: nil, displayScale: 2, contentMode: .aspectFit, shown: whole)
+            #expect(!changed)
+        }
+    }
+
+    @Test("an unspecified proposal after a target goes back to the cap (the image may be drawn at its natural size)")
+    func unspecifiedAfterTarget() {
+        var sizing = LayoutDecodeSize()
+        sizing.record(proposedWidth: 110, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
+        do {
+            let changed = sizing.record(proposedWidth: nil, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
+            #expect(changed)
+        }
+        #expect(sizing.target == nil)
+        do {
+            let changed = sizing.record(proposedWidth: nil, proposedHeight: nil, displayScale: 3, contentMode: .aspectFill, shown: nil)
+            #expect(!changed)
+        }
+    }
+
+    @Test("a new target for the same image keeps the image on screen while it decodes; another image does not")
+    func keepsImageWhileResizing() {
+        let url = URL(string: "https://example.com/a.jpg")
+        let small = ImageRequest(url: url, targetSize: PixelSize(width: 330, height: 330))
+        let large = ImageRequest(url: url, targetSize: PixelSize(width: 600, height: 330))
+        #expect(LayoutDecodeSize.keepsImage(whileLoading: large, after: small))
+        #expect(!LayoutDecodeSize.keepsImage(whileLoading: large, after: nil))
+        #expect(!LayoutDecodeSize.keepsImage(whileLoading: large, after: large))
+        #expect(!LayoutDecodeSize.keepsImage(whileLoading: ImageRequest(url: URL(string: "https://example.com/b.jpg")), after: small))
+        #expect(!LayoutDecodeSize.keepsImage(whileLoading: ImageRequest(url: nil), after: ImageRequest(url: nil, targetSize: small.targetSize)))
+    }
+
+    /// BENCHMARKS.md, "Decoding at the laid-out size": a 3-column grid of 4000x3000 photos in
+    /// 110-point cells on a 393x852-point, 3x screen (1179x2556 pixels), before (the cap: the
+    /// screen's longer side squared) and after (the cell's proposal).
+    @Test("a grid of 4000x3000 photos in 110-point cells decodes 33.7 times fewer bytes")
+    func gridFigure() throws {
+        let cap = try #require(ImagePipeline.Configuration.decodeCap(screen: PixelSize(width: 1179, height: 2556), hasScreen: true))
+        let before = DecodingTarget(size: nil, contentMode: .aspectFill, maximumSize: cap).decodedSize(of: photo)
+        var sizing = LayoutDecodeSize()
+        sizing.record(proposedWidth: 110, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
+        let after = DecodingTarget(size: sizing.target, contentMode: .aspectFill, maximumSize: cap).decodedSize(of: photo)
+        let cells = 3 * Int((852.0 / 110).rounded(.up)) // the rows on screen
+        let bytesBefore = DecodedImage.bitmapCost(of: before), bytesAfter = DecodedImage.bitmapCost(of: after)
+        print("""
+            layout-decode-size: \(photo) in 110x110 pt at 3x: before \(before) \(bytesBefore) B, \
+            after \(after) \(bytesAfter) B; \(cells) cells: \(bytesBefore * cells) B -> \(bytesAfter * cells) B
+            """)
+        #expect(before == PixelSize(width: 2556, height: 1917))
+        #expect(after == PixelSize(width: 440, height: 330))
+        #expect(bytesBefore / bytesAfter == 33)
+    }
+}
