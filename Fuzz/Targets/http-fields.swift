@@ -44,10 +44,14 @@ enum FuzzTarget {
             _ = HTTPDate.parse(value, now: responseTime)
             _ = HTTPDate.parse(value, strict: true)
             _ = FailureCachePolicy.retryAfterSeconds(value, headers: responseHeaders, responseTime: responseTime)
-            _ = ImagePipeline.RetryPolicy().delay(beforeRetry: 1, retryAfter: value, now: responseTime)
+            if let delay = ImagePipeline.RetryPolicy(maxDelay: .infinity).delay(beforeRetry: 1, retryAfter: value, now: responseTime) {
+                _ = ImagePipeline.RetryPolicy.nanoseconds(sleeping: delay)
+            }
+            _ = ResponseValidator.Transfer.contentLength(value)
             _ = VaryField.normalizedValue(value)
         }
         _ = CachedHTTPResponse(statusCode: status, headerFields: response)
+        _ = FailureCachePolicy().failureLifetime(statusCode: status, headers: responseHeaders, requestTime: requestTime, responseTime: responseTime)
         _ = CachedResponseMetadata.varyFields(responseHeaders: responseHeaders, requestHeaders: requestHeaders)
         if let url = URL(string: "https://fuzz.invalid/image") {
             var urlRequest = URLRequest(url: url)

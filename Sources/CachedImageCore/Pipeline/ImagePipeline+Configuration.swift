@@ -188,7 +188,7 @@ extension ImagePipeline {
         /// side in pixels (so a full-screen image is sharp in either orientation) on iOS, tvOS and
         /// macOS; 4096x4096 there when the screen is not known yet (a configuration made off the
         /// main thread before any was made on it). Where there is no main screen to read, a
-        /// constant (``MainScreen/screenlessCap``): 4096x4096 on visionOS (a window can be
+        /// constant (`MainScreen.screenlessCap`): 4096x4096 on visionOS (a window can be
         /// enlarged to most of the field of view), 1024x1024 on watchOS (twice the largest
         /// watch screen's 502 pixels, room to zoom); `nil` (no cap) elsewhere (Linux).
         public static var defaultMaximumDecodedPixelSize: PixelSize? {
