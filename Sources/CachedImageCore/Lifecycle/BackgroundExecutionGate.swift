@@ -108,10 +108,14 @@ package final class BackgroundExecutionGate: @unchecked Sendable {
         condition.lock()
         var actions = state.assertionExpired(id)
         let deadline = Date().addingTimeInterval(expiryWaitLimit)
-        while state.assertion == id {
-            if !condition.wait(until: deadline) {
-                actions += state.expiryDeadlinePassed(id)
-                break
+        // Until the operations in flight are done and the thread that finished the last one has
+        // ended the assertion (it stays in `assertions` until its `end()` returned).
+        if !actions.contains(.endAssertion(id)) {
+            while state.assertion == id || assertions[id] != nil {
+                if !condition.wait(until: deadline) {
+                    actions += state.expiryDeadlinePassed(id)
+                    break
+                }
             }
         }
         condition.unlock()
@@ -135,7 +139,11 @@ package final class BackgroundExecutionGate: @unchecked Sendable {
         for action in actions {
             switch action {
             case .endAssertion(let id):
-                locked { assertions.removeValue(forKey: id) }?.end()
+                locked { assertions[id] }?.end()
+                locked {
+                    assertions[id] = nil
+                    condition.broadcast()
+                }
             case .resumeDeferred:
                 let handlers = locked { resumeHandlers }
                 let gone = handlers.filter { !$0.value() }.keys

@@ -25,6 +25,26 @@ struct BackgroundExecutionGateTests {
         #expect(gate.snapshot.operationsOutlivingExpiry == 0)
     }
 
+    @Test("the expiry returns only after the thread that finished the last operation has ended the assertion")
+    func expiryWaitsForTheEndItself() throws {
+        let provider = ScriptedAssertionProvider()
+        let release = DispatchSemaphore(value: 0)
+        provider.heldEnd.withLock { $0 = release }
+        let gate = BackgroundExecutionGate(provider: provider, lifecycle: .background, expiryWaitLimit: 60)
+        #expect(gate.beginLockedOperation())
+        let assertion = try #require(provider.granted.first)
+
+        let expiry = BackgroundThread { assertion.expire() }
+        #expect(waitUntil { gate.snapshot.phase == .expiring })
+        let operation = BackgroundThread { gate.endLockedOperation() }
+        #expect(waitUntil { provider.log.values.contains("ending 1") })
+        #expect(!expiry.isDone, "returned while the assertion was still being ended")
+        release.signal()
+        #expect(operation.wait())
+        #expect(expiry.wait())
+        #expect(provider.log.values == ["began 1", "ending 1", "ended 1"])
+    }
+
     @Test("an expiry with nothing in flight ends the assertion at once")
     func expiryWithNothingInFlight() throws {
         let provider = ScriptedAssertionProvider()

@@ -11,6 +11,9 @@ final class ScriptedAssertionProvider: BackgroundAssertionProviding {
 
     private let state = Locked<(isGranting: Bool, granted: [Granted])>((true, []))
     let log = Recorder<String>()
+    /// When set, an assertion's `end()` logs "ending N" and waits for this semaphore before it
+    /// logs "ended N" (to hold the thread ending it).
+    let heldEnd = Locked<DispatchSemaphore?>(nil)
 
     init(granting: Bool = true) {
         state.withLock { $0.isGranting = granting }
@@ -35,13 +38,20 @@ final class ScriptedAssertionProvider: BackgroundAssertionProviding {
             return nil
         }
         log.append("began \(number)")
-        return Assertion(number: number, log: log)
+        return Assertion(number: number, log: log, held: heldEnd.withLock { $0 })
     }
 
     private struct Assertion: BackgroundAssertion {
         let number: Int
         let log: Recorder<String>
-        func end() { log.append("ended \(number)") }
+        let held: DispatchSemaphore?
+        func end() {
+            if let held {
+                log.append("ending \(number)")
+                held.wait()
+            }
+            log.append("ended \(number)")
+        }
     }
 }
 
@@ -51,11 +61,17 @@ final class BackgroundThread: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(_ body: @escaping @Sendable () -> Void) {
-        Thread.detachNewThread { [done] in
+        Thread.detachNewThread { [done, finished] in
             body()
+            finished.withLock { $0 = true }
             done.signal()
         }
     }
 
+    private let finished = Locked(false)
+
     func wait() -> Bool { done.wait(timeout: .now() + 60) == .success }
+
+    /// Whether `body` has returned (without waiting).
+    var isDone: Bool { finished.withLock { $0 } }
 }
