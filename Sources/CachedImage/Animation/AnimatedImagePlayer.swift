@@ -19,7 +19,7 @@ final class AnimatedImagePlayer: ObservableObject {
     /// either is available.
     @Published private(set) var frame: CGImage?
     /// The pixel size of the image the frames were decoded from (the first frame's source),
-    /// for ``ImageDisplayScale``; `nil` until known.
+    /// for `ImageDisplayScale`; `nil` until known.
     private(set) var sourcePixelSize: PixelSize?
     /// Why the load failed, if it did (``retry()`` tries again).
     @Published private(set) var failure: (any Error)?

@@ -6,7 +6,7 @@ import SwiftUI
 /// GIF, APNG or WebP, plays it. Opt-in: `CachedAsyncImage` always shows the first frame.
 ///
 /// - One fetch: the first frame and the bytes that play come from one load
-///   (``ImagePipeline/animatedImage(for:)``); a memory hit renders the first frame synchronously.
+///   (`ImagePipeline/animatedImage(for:)`); a memory hit renders the first frame synchronously.
 /// - Plays only while on screen, with the app in the foreground, Reduce Motion off and
 ///   `isAnimating` true; time spent otherwise is not played, so a finite animation resumes where
 ///   it stopped.
@@ -32,7 +32,7 @@ public struct CachedAnimatedImage<Content: View>: View {
     @StateObject private var player = AnimatedImagePlayer()
 
     private let request: ImageRequest
-    /// Pixels per point; `nil`: ``ImageDisplayScale``'s rule, as ``CachedAsyncImage``.
+    /// Pixels per point; `nil`: `ImageDisplayScale`'s rule, as ``CachedAsyncImage``.
     private let scale: CGFloat?
     private let isAnimating: Binding<Bool>?
     private var loopCount: Int?

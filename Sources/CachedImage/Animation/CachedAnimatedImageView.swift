@@ -85,7 +85,7 @@ public final class CachedAnimatedImageView: UIImageView {
         )
     }
 
-    /// Pixels per point for `frame`: ``ImageDisplayScale``'s rule, shared with
+    /// Pixels per point for `frame`: `ImageDisplayScale`'s rule, shared with
     /// `CachedAsyncImage`, `CachedAnimatedImage` and `CachedImageViewLoader`.
     private func scale(of frame: CGImage) -> CGFloat {
         guard let ownRequest else { return traitCollection.displayScale }

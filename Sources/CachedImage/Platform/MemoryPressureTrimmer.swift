@@ -6,7 +6,7 @@ import Foundation
 /// Trims pipelines' memory caches when the system reports memory pressure, from one
 /// `DispatchSource.makeMemoryPressureSource` for the process: on every Apple platform,
 /// including macOS, watchOS and visionOS, which have no UIKit memory warning. How much goes is
-/// ``MemoryPressureResponse`` (in core): a quarter of the limit stays on a warning, nothing on
+/// `MemoryPressureResponse` (in core): a quarter of the limit stays on a warning, nothing on
 /// a critical level.
 ///
 /// `AppLifecycleObserver.install(for:)` (UIKit platforms) and `CachedAsyncImage` elsewhere

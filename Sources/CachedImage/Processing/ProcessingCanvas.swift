@@ -7,7 +7,7 @@ import ImageIO
 #endif
 
 /// The bitmap helpers the drawing processors share: the input as a `CGImage`, and a canvas to
-/// draw the output into (in the input's colour space where it can: ``ProcessingColorSpace``;
+/// draw the output into (in the input's colour space where it can: `ProcessingColorSpace`;
 /// 8 bits per channel, premultiplied alpha when needed).
 enum ProcessingCanvas {
     /// The image's bitmap: the decoder's `CGImage`, or the kept bytes decoded with ImageIO.
@@ -68,7 +68,7 @@ enum ProcessingCanvas {
         context.restoreGState()
     }
 
-    /// The colour space to render `image`'s processed version in (``ProcessingColorSpace``):
+    /// The colour space to render `image`'s processed version in (`ProcessingColorSpace`):
     /// its own where a bitmap can be drawn in it, so Display P3 stays Display P3.
     static func colorSpace(for image: CGImage) -> CGColorSpace {
         let source = image.colorSpace.map { space -> ProcessingColorSpace.SourceSpace in

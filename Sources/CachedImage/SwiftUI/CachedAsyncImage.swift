@@ -48,7 +48,7 @@ public struct CachedAsyncImage<Content: View>: View {
     @State private var layoutSizing = LayoutSizingRecorder()
 
     private let request: ImageRequest
-    /// Pixels per point of the image; `nil`: ``ImageDisplayScale``'s rule.
+    /// Pixels per point of the image; `nil`: `ImageDisplayScale`'s rule.
     private let scale: CGFloat?
     private let transaction: Transaction
     private let content: (CachedImagePhase) -> Content

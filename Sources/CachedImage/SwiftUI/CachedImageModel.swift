@@ -53,10 +53,10 @@ public final class CachedImageModel: ObservableObject {
     /// When set, images from disk or the network fade in over this many seconds (memory hits
     /// appear at once). Default `nil`.
     public var fadeDuration: TimeInterval?
-    /// Pixels per point of the image; `nil` (the default): ``ImageDisplayScale``'s rule.
+    /// Pixels per point of the image; `nil` (the default): `ImageDisplayScale`'s rule.
     public var scale: CGFloat?
     /// The screen's pixels per point, for requests with a `targetSize`
-    /// (``ImageDisplayScale``): ``SwiftUI/View/loadImage(_:into:)`` sets the environment's on
+    /// (`ImageDisplayScale`): ``SwiftUI/View/loadImage(_:into:)`` sets the environment's on
     /// every `body`; set it yourself when calling ``load(_:)`` directly. Default 1.
     public var displayScale: CGFloat = 1
     /// The caller's request before the environment's defaults (it decides the layout size).

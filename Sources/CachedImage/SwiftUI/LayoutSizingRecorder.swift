@@ -4,7 +4,7 @@ import Foundation
 import SwiftUI
 
 /// What `CachedAsyncImage` learns from its layout: the proposal it was placed with, turned
-/// into a decode target by ``LayoutDecodeSize`` (the rule, in core). One per view (`@State`),
+/// into a decode target by `LayoutDecodeSize` (the rule, in core). One per view (`@State`),
 /// used on the main thread only (SwiftUI lays out and renders there).
 ///
 /// The view applies ``applied(to:)`` to its request when it asks for no `targetSize`; the

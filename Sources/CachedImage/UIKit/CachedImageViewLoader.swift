@@ -31,7 +31,7 @@ import UIKit
 /// follows the view's bounds and scale itself; call ``layoutDidChange()`` from `layoutSubviews` if the
 /// view is resized some other way. Memory hits show in the same frame without a transition;
 /// images that arrive later cross-dissolve (``transitionDuration``). The decisions live in
-/// ``ImageViewLoadingController``.
+/// `ImageViewLoadingController`.
 @MainActor
 public final class CachedImageViewLoader {
     /// The view images go into (held weakly).
@@ -53,7 +53,7 @@ public final class CachedImageViewLoader {
     public var transitionDuration: TimeInterval = 0.25
 
     /// The controller underneath (reuse behaviour, the loader and its pipeline).
-    public let controller: ImageViewLoadingController
+    package let controller: ImageViewLoadingController
 
     private var boundsObservation: NSKeyValueObservation?
     private var scaleObservation: NSKeyValueObservation?

@@ -6,31 +6,31 @@ import Foundation
 /// When it does not, the frame needed furthest in the future is evicted first (in a loop, that is
 /// the one just shown), and the frame on screen is never evicted, so the buffer holds what is
 /// about to play. ``totalCost`` is what a player reports to the memory cache.
-public struct AnimationFrameBuffer<Frame>: CustomStringConvertible {
+package struct AnimationFrameBuffer<Frame>: CustomStringConvertible {
     /// The most bytes of frames kept (the frame on screen is kept even when larger).
-    public var costLimit: Int
+    package var costLimit: Int
     /// Frames in the animation (for playback-order distances).
-    public let frameCount: Int
+    package let frameCount: Int
     /// The bytes the kept frames occupy.
-    public private(set) var totalCost = 0
+    package private(set) var totalCost = 0
     private var frames: [Int: (frame: Frame, cost: Int)] = [:]
 
-    public init(frameCount: Int, costLimit: Int) {
+    package init(frameCount: Int, costLimit: Int) {
         self.frameCount = max(1, frameCount)
         self.costLimit = max(0, costLimit)
     }
 
     /// The kept frame at `index`, if any.
-    public func frame(at index: Int) -> Frame? {
+    package func frame(at index: Int) -> Frame? {
         frames[index]?.frame
     }
 
     /// The indices of the kept frames, ascending.
-    public var indices: [Int] { frames.keys.sorted() }
+    package var indices: [Int] { frames.keys.sorted() }
 
     /// Keeps `frame` (which costs `cost` bytes) while `current` is on screen, evicting frames
     /// needed furthest in the future until the budget holds.
-    public mutating func insert(_ frame: Frame, at index: Int, cost: Int, current: Int) {
+    package mutating func insert(_ frame: Frame, at index: Int, cost: Int, current: Int) {
         if let old = frames[index] { totalCost -= old.cost }
         frames[index] = (frame, cost)
         totalCost += cost
@@ -39,7 +39,7 @@ public struct AnimationFrameBuffer<Frame>: CustomStringConvertible {
 
     /// Evicts frames (never `current`) until ``totalCost`` is at most `limit`: memory pressure
     /// passes 0 to keep only the frame on screen.
-    public mutating func trim(toCost limit: Int, current: Int) {
+    package mutating func trim(toCost limit: Int, current: Int) {
         guard totalCost > limit else { return }
         let victims = frames.keys
             .filter { $0 != current }
@@ -54,7 +54,7 @@ public struct AnimationFrameBuffer<Frame>: CustomStringConvertible {
         ((index - current) % frameCount + frameCount) % frameCount
     }
 
-    public var description: String {
+    package var description: String {
         "AnimationFrameBuffer(\(indices), \(totalCost)/\(costLimit) bytes)"
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Plays one animated image: loads it through an ``ImagePipeline`` (one fetch: first frame and
 /// bytes), follows ``AnimationPlayback`` for whether and where to play, decodes frames on demand
-/// through a ``SerialFrameDecoder`` into a bounded ``AnimationFrameBuffer``, and accounts for
+/// through a ``SerialFrameDecoder`` into a bounded `AnimationFrameBuffer`, and accounts for
 /// that buffer in the pipeline's memory cache under an entry of its own (``AnimationFrameCost``).
 ///
 /// The Apple players (`CachedAnimatedImage`, `CachedAnimatedImageView`) only forward their

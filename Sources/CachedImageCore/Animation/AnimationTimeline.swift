@@ -8,24 +8,24 @@ import Foundation
 /// let timeline = AnimationTimeline(info)
 /// let position = timeline.position(at: elapsed)   // show position.frame until position.nextChange
 /// ```
-public struct AnimationTimeline: Sendable, Hashable {
+package struct AnimationTimeline: Sendable, Hashable {
     /// The animation's timing.
-    public let info: AnimatedImageInfo
+    package let info: AnimatedImageInfo
     /// `ends[i]`: when frame `i` stops showing, from the start of a pass.
     private let ends: [TimeInterval]
 
     /// Where playback is at some moment.
-    public struct Position: Sendable, Hashable {
+    package struct Position: Sendable, Hashable {
         /// The frame to show.
-        public var frame: Int
+        package var frame: Int
         /// Elapsed time at which the next frame is due; `nil` once the animation has finished
         /// (it then rests on its last frame).
-        public var nextChange: TimeInterval?
+        package var nextChange: TimeInterval?
         /// Completed passes through every frame.
-        public var completedLoops: Int
+        package var completedLoops: Int
     }
 
-    public init(_ info: AnimatedImageInfo) {
+    package init(_ info: AnimatedImageInfo) {
         self.info = info
         var total: TimeInterval = 0
         ends = info.frameDelays.map { delay in
@@ -35,7 +35,7 @@ public struct AnimationTimeline: Sendable, Hashable {
     }
 
     /// The position `elapsed` seconds after playback started (pauses excluded).
-    public func position(at elapsed: TimeInterval) -> Position {
+    package func position(at elapsed: TimeInterval) -> Position {
         let duration = ends.last ?? 0
         guard info.frameCount > 0, duration > 0 else {
             return Position(frame: 0, nextChange: nil, completedLoops: 0)

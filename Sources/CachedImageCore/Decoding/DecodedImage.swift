@@ -18,7 +18,7 @@ public struct DecodedImage: Sendable {
     public var cost: Int
     /// The size of the image in its bytes, before any downsampling, when the pipeline decoded it
     /// without processors; `nil` otherwise. A view that was not asked for a size lays the image
-    /// out at this size (``ImageDisplayScale``), as `AsyncImage` would, however small the
+    /// out at this size (`ImageDisplayScale`), as `AsyncImage` would, however small the
     /// pipeline's cap made the bitmap.
     public var sourcePixelSize: PixelSize?
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// Why a revalidation (or a reload) of a stored response failed; decides whether the stale
 /// response may stand in for the fresh one.
-public enum RevalidationFailure: Sendable, Hashable {
+package enum RevalidationFailure: Sendable, Hashable {
     /// No response at all: not connected, DNS failure, connection refused or reset, timeout.
     /// The cache counts as disconnected (RFC 9111 4.2.4).
     case transport
@@ -17,7 +17,7 @@ public enum RevalidationFailure: Sendable, Hashable {
 /// (except `no-cache`, which is never fresh).
 extension CachedResponseMetadata {
     /// The statuses `stale-if-error` covers (RFC 5861 4): 500, 502, 503 and 504.
-    public static let staleIfErrorStatusCodes: Set<Int> = [500, 502, 503, 504]
+    package static let staleIfErrorStatusCodes: Set<Int> = [500, 502, 503, 504]
 
     /// Whether this response may be served at `now` after revalidating (or reloading) it failed
     /// with `failure`:
@@ -28,7 +28,7 @@ extension CachedResponseMetadata {
     ///   (RFC 5861 4); without `stale-if-error`, no;
     /// - any other status (a 404 or 410 says the resource is gone, a 401/403 that it is not
     ///   ours): no.
-    public func mayServeStale(afterError failure: RevalidationFailure, at now: Date, heuristic: HeuristicFreshness) -> Bool {
+    package func mayServeStale(afterError failure: RevalidationFailure, at now: Date, heuristic: HeuristicFreshness) -> Bool {
         if noCache { return false }
         if isFresh(at: now, heuristic: heuristic) { return true }
         if mustRevalidate { return false }
@@ -45,7 +45,7 @@ extension CachedResponseMetadata {
     /// Low Data mode or offline: the network is not asked, as if disconnected, RFC 9111 4.2.4):
     /// fresh ones always; stale ones unless `must-revalidate` or `no-cache` forbids serving them
     /// without revalidation (the caller then reports "not cached").
-    public func mayServeWithoutNetwork(at now: Date, heuristic: HeuristicFreshness) -> Bool {
+    package func mayServeWithoutNetwork(at now: Date, heuristic: HeuristicFreshness) -> Bool {
         if noCache { return false }
         if isFresh(at: now, heuristic: heuristic) { return true }
         return !mustRevalidate
@@ -55,7 +55,7 @@ extension CachedResponseMetadata {
     /// revalidation refreshes it (`stale-while-revalidate`, RFC 5861 3): it is stale, its
     /// staleness is below the `stale-while-revalidate` seconds, and neither `no-cache` nor
     /// `must-revalidate` demands revalidation first. `false` while fresh (serve it normally).
-    public func isWithinStaleWhileRevalidate(at now: Date, heuristic: HeuristicFreshness) -> Bool {
+    package func isWithinStaleWhileRevalidate(at now: Date, heuristic: HeuristicFreshness) -> Bool {
         guard !noCache, !mustRevalidate, let staleWhileRevalidate,
               !isFresh(at: now, heuristic: heuristic)
         else { return false }

@@ -12,7 +12,7 @@ extension CachedResponseMetadata {
     /// matched on the value the pipeline saw (usually absent both times) and stays reusable.
     public static let unobservableRequestHeaders: Set<String> = ["cookie", "cookie2"]
 
-    /// The ``VaryField``s to store for a response with `responseHeaders` fetched with
+    /// The `VaryField`s to store for a response with `responseHeaders` fetched with
     /// `requestHeaders`, or `nil` when the response must not be reused at all: `Vary: *`, or a
     /// `Vary` naming one of ``unobservableRequestHeaders``. An absent or empty `Vary` gives `[]`.
     ///

@@ -42,7 +42,7 @@ public struct CachedResponseMetadata: Sendable, Hashable, Codable {
     /// The `Vary` field names of the response (lowercased, sorted, unique) with the values the
     /// request that fetched it had for them (RFC 9111 4.1). Empty when the response has no
     /// `Vary`.
-    public var vary: [VaryField]
+    package var vary: [VaryField]
     /// The response's status and storable header fields, as a cache presents them (a `304`'s
     /// updates applied); `nil` for entries stored before CachedImage kept them.
     public var response: CachedHTTPResponse?
@@ -61,7 +61,33 @@ public struct CachedResponseMetadata: Sendable, Hashable, Codable {
         staleIfError: TimeInterval? = nil,
         staleWhileRevalidate: TimeInterval? = nil,
         lastModifiedAge: TimeInterval? = nil,
-        vary: [VaryField] = [],
+        response: CachedHTTPResponse? = nil
+    ) {
+        self.init(
+            contentType: contentType, etag: etag, lastModified: lastModified, storedAt: storedAt,
+            initialAge: initialAge, freshnessLifetime: freshnessLifetime, mustRevalidate: mustRevalidate,
+            isImmutable: isImmutable, noCache: noCache, staleIfError: staleIfError,
+            staleWhileRevalidate: staleWhileRevalidate, lastModifiedAge: lastModifiedAge, vary: [],
+            response: response
+        )
+    }
+
+    /// Metadata with the given values, with the `Vary` fields the request had (the package's own
+    /// callers; what apps store has none).
+    package init(
+        contentType: String? = nil,
+        etag: String? = nil,
+        lastModified: String? = nil,
+        storedAt: Date,
+        initialAge: TimeInterval = 0,
+        freshnessLifetime: TimeInterval? = nil,
+        mustRevalidate: Bool = false,
+        isImmutable: Bool = false,
+        noCache: Bool = false,
+        staleIfError: TimeInterval? = nil,
+        staleWhileRevalidate: TimeInterval? = nil,
+        lastModifiedAge: TimeInterval? = nil,
+        vary: [VaryField],
         response: CachedHTTPResponse? = nil
     ) {
         self.contentType = contentType

@@ -2,7 +2,7 @@ import Foundation
 
 /// How long a decoded image may be served from the memory cache, derived from the HTTP response
 /// its bytes came from (RFC 9111 5.2.2.5: `no-store` data is dropped promptly).
-public enum MemoryCacheLifetime: Sendable, Hashable {
+package enum MemoryCacheLifetime: Sendable, Hashable {
     /// Do not put the image in the memory cache at all (`no-store`, `no-cache`, already stale,
     /// not reusable because of `Vary`).
     case doNotKeep
@@ -23,7 +23,7 @@ public enum MemoryCacheLifetime: Sendable, Hashable {
     /// - Returns: ``doNotKeep`` for `no-cache` or a response already stale at `now` (for example
     ///   `max-age=0`); else ``until(_:)`` the instant it becomes stale (`now` plus the remaining
     ///   freshness). `immutable` does not extend it: after that instant the disk cache decides.
-    public static func forResponse(
+    package static func forResponse(
         _ metadata: CachedResponseMetadata?,
         honorsHTTPFreshness: Bool,
         heuristic: HeuristicFreshness,
@@ -38,7 +38,7 @@ public enum MemoryCacheLifetime: Sendable, Hashable {
     }
 
     /// Whether an image with this lifetime may be served from memory at `now`.
-    public func allowsServing(at now: Date) -> Bool {
+    package func allowsServing(at now: Date) -> Bool {
         switch self {
         case .doNotKeep: false
         case .until(let expiry): now < expiry

@@ -7,14 +7,14 @@ import Foundation
 /// commas dropped, so `1, 2`, `1,2`, ` 1 , 2 ` and two field lines `1` and `2` match, as
 /// browsers match them). A header that was absent (`value == nil`) is distinct from one that was
 /// present but empty (`value == ""`).
-public struct VaryField: Sendable, Hashable, Codable {
+package struct VaryField: Sendable, Hashable, Codable {
     /// The lowercased field name, such as `accept`.
-    public var name: String
+    package var name: String
     /// The normalised value the original request had, or `nil` when it did not send the field.
-    public var value: String?
+    package var value: String?
 
     /// A field; `name` should already be lowercased.
-    public init(name: String, value: String?) {
+    package init(name: String, value: String?) {
         self.name = name
         self.value = value
     }

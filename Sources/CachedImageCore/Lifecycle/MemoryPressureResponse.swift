@@ -6,18 +6,18 @@
 /// - `.warning`: trim to ``warningFraction`` of the cost limit (the images on screen usually fit).
 /// - `.critical`: empty the cache (what a UIKit memory warning does).
 /// - `.normal`: nothing.
-public enum MemoryPressureResponse {
+package enum MemoryPressureResponse {
     /// A memory-pressure level, as the system reports it.
-    public enum Level: Sendable, Hashable {
+    package enum Level: Sendable, Hashable {
         case normal, warning, critical
     }
 
     /// The share of the cost limit kept on a warning (25%).
-    public static let warningFraction = 0.25
+    package static let warningFraction = 0.25
 
     /// The cost to trim the memory cache to at `level`, for a cache of `costLimit` bytes;
     /// `nil`: leave it.
-    public static func trimTarget(for level: Level, costLimit: Int) -> Int? {
+    package static func trimTarget(for level: Level, costLimit: Int) -> Int? {
         switch level {
         case .normal: nil
         case .warning: Int(Double(max(0, costLimit)) * warningFraction)

@@ -4,27 +4,26 @@ import Foundation
 /// (`cachedimage-bench --only diskhit`). Not for apps: set it through
 /// `Configuration.stageTrace` and run one request at a time; each stage keeps the time it was
 /// last reached.
-@_spi(Benchmarks)
-public final class StageTrace: @unchecked Sendable {
+package final class StageTrace: @unchecked Sendable {
     /// A point on a request's way, in the order a request reaches them.
-    public enum Stage: Int, CaseIterable, Sendable {
+    package enum Stage: Int, CaseIterable, Sendable {
         case started, memoryMissed, jobJoined, imageJobStarted, dataJobStarted, diskRead, verified,
              dataDelivered, decoded, memoryStored, completed
     }
 
     private var times: [UInt64]
 
-    public init() {
+    package init() {
         times = Array(repeating: 0, count: Stage.allCases.count)
     }
 
     /// Forgets every timestamp.
-    public func reset() {
+    package func reset() {
         for index in times.indices { times[index] = 0 }
     }
 
     /// Nanoseconds (monotonic) when `stage` was last reached, or `nil`.
-    public func time(of stage: Stage) -> UInt64? {
+    package func time(of stage: Stage) -> UInt64? {
         let time = times[stage.rawValue]
         return time == 0 ? nil : time
     }

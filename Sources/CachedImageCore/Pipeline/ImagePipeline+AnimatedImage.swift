@@ -2,15 +2,15 @@ import Foundation
 
 /// An image's first frame and, when it is animated, the bytes it was decoded from: everything
 /// an animated image player needs, from one fetch.
-public struct AnimatedImageResponse: Sendable {
+package struct AnimatedImageResponse: Sendable {
     /// The first frame, decoded and processed like ``ImagePipeline/image(for:)-(ImageRequest)``
     /// would (and stored in the memory cache the same way), with its source and metrics.
-    public var image: ImageResponse
+    package var image: ImageResponse
     /// The bytes the first frame was decoded from, when they are an animation; `nil` for a still
     /// image (and for a request with processors: their output is a still image).
-    public var data: Data?
+    package var data: Data?
     /// The animation's timing, when ``data`` is set.
-    public var animation: AnimatedImageInfo?
+    package var animation: AnimatedImageInfo?
 }
 
 extension ImagePipeline {
@@ -24,7 +24,7 @@ extension ImagePipeline {
     /// frame (same lifetime, cost = their size), so showing it again needs no read at all.
     ///
     /// - Throws: ``ImagePipeline/Error``, or `CancellationError`.
-    public func animatedImage(for request: ImageRequest) async throws -> AnimatedImageResponse {
+    package func animatedImage(for request: ImageRequest) async throws -> AnimatedImageResponse {
         let task = ImageTask(request: request, startDate: configuration.clock.now)
         return try await jobs.animatedImage(task)
     }

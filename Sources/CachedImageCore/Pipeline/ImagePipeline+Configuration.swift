@@ -170,7 +170,7 @@ extension ImagePipeline {
         public var clock: any CacheClock = SystemClock()
 
         /// Stage timestamps for the benchmark's disk-hit breakdown; `nil` (no cost) otherwise.
-        @_spi(Benchmarks) public var stageTrace: StageTrace?
+        package var stageTrace: StageTrace?
 
         /// A configuration with the default loader, decoder and caches.
         public init() {

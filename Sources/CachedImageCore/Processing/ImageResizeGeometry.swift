@@ -11,18 +11,18 @@ public enum ImageContentMode: String, Sendable, Hashable, CaseIterable {
 /// Where a resized image is drawn: the canvas (the output size) and the rectangle the source is
 /// drawn into, in pixels. Shared by the drawing processors so that sizes are the same on every
 /// platform and can be tested without drawing.
-public struct ImageResizeGeometry: Sendable, Hashable {
+package struct ImageResizeGeometry: Sendable, Hashable {
     /// The output bitmap's size.
-    public var canvas: PixelSize
+    package var canvas: PixelSize
     /// Where the whole source image is drawn, in canvas pixels (origin top-left); it extends
     /// past the canvas when an aspect-fill resize crops. This is its left edge.
-    public var drawX: Double
+    package var drawX: Double
     /// The top edge of the drawn source, in canvas pixels (negative when cropped).
-    public var drawY: Double
+    package var drawY: Double
     /// The drawn source's width, in pixels.
-    public var drawWidth: Double
+    package var drawWidth: Double
     /// The drawn source's height, in pixels.
-    public var drawHeight: Double
+    package var drawHeight: Double
 
     /// The geometry of resizing `source` to `target`.
     ///
@@ -32,7 +32,7 @@ public struct ImageResizeGeometry: Sendable, Hashable {
     ///   - contentMode: Fit inside the target, or fill it.
     ///   - upscale: Whether an image smaller than needed is enlarged (`false`: it keeps its size).
     ///   - crop: With `.aspectFill`, whether the output is cropped to the target size (centred).
-    public init(source: PixelSize, target: PixelSize, contentMode: ImageContentMode, upscale: Bool, crop: Bool) {
+    package init(source: PixelSize, target: PixelSize, contentMode: ImageContentMode, upscale: Bool, crop: Bool) {
         guard source.width > 0, source.height > 0, target.width > 0, target.height > 0 else {
             canvas = source
             drawX = 0

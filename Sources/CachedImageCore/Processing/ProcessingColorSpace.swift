@@ -12,7 +12,7 @@
 /// ```swift
 /// ProcessingColorSpace.canvas(for: .init(model: .rgb, isWideGamut: true, supportsOutput: true)) // .source
 /// ```
-public enum ProcessingColorSpace: Sendable, Hashable {
+package enum ProcessingColorSpace: Sendable, Hashable {
     /// The source image's own colour space.
     case source
     /// Display P3.
@@ -21,15 +21,15 @@ public enum ProcessingColorSpace: Sendable, Hashable {
     case sRGB
 
     /// What the decision needs to know about a source image's colour space.
-    public struct SourceSpace: Sendable, Hashable {
+    package struct SourceSpace: Sendable, Hashable {
         /// The colour model.
-        public var model: Model
+        package var model: Model
         /// Whether its gamut is wider than sRGB's (`CGColorSpaceIsWideGamutRGB`).
-        public var isWideGamut: Bool
+        package var isWideGamut: Bool
         /// Whether a bitmap context can draw into it (`CGColorSpace.supportsOutput`).
-        public var supportsOutput: Bool
+        package var supportsOutput: Bool
 
-        public init(model: Model, isWideGamut: Bool, supportsOutput: Bool) {
+        package init(model: Model, isWideGamut: Bool, supportsOutput: Bool) {
             self.model = model
             self.isWideGamut = isWideGamut
             self.supportsOutput = supportsOutput
@@ -37,12 +37,12 @@ public enum ProcessingColorSpace: Sendable, Hashable {
     }
 
     /// A colour space's model, as far as the decision cares.
-    public enum Model: Sendable, Hashable {
+    package enum Model: Sendable, Hashable {
         case rgb, monochrome, cmyk, other
     }
 
     /// The space to render into for a source in `space` (`nil`: unknown).
-    public static func canvas(for space: SourceSpace?) -> ProcessingColorSpace {
+    package static func canvas(for space: SourceSpace?) -> ProcessingColorSpace {
         guard let space, space.model == .rgb else { return .sRGB }
         if space.supportsOutput { return .source }
         return space.isWideGamut ? .displayP3 : .sRGB

@@ -7,7 +7,7 @@
 /// - Otherwise a request with a `targetSize` was sized in pixels for the screen, so it lays out
 ///   in points at the display's scale: a 600x600-pixel target is 200x200 points on a 3x screen.
 /// - Otherwise 1, as `AsyncImage`.
-public enum ImageDisplayScale {
+package enum ImageDisplayScale {
     /// `pointScale` (from ``scale(for:explicitScale:displayScale:)``) for `image`, keeping its
     /// natural size when `request` asked for none: an image the pipeline's cap
     /// (``ImagePipeline/Configuration/maximumDecodedPixelSize``) or a subtree default decoded
@@ -18,7 +18,7 @@ public enum ImageDisplayScale {
     /// // A 4000x3000 photo decoded to 2000x1500 by the cap: 4000x3000 points at scale 1.
     /// ImageDisplayScale.scale(1, for: image, request: ImageRequest(url: url))  // 0.5
     /// ```
-    public static func scale(_ pointScale: Double, for image: DecodedImage, request: ImageRequest) -> Double {
+    package static func scale(_ pointScale: Double, for image: DecodedImage, request: ImageRequest) -> Double {
         scale(pointScale, decoded: image.pixelSize, source: image.sourcePixelSize, request: request)
     }
 
@@ -26,7 +26,7 @@ public enum ImageDisplayScale {
     /// pixels (`nil`: unknown): an animation's frames share their first frame's source, so
     /// `CachedAnimatedImage` and `CachedAnimatedImageView` lay them out as `CachedAsyncImage`
     /// lays out a still image.
-    public static func scale(_ pointScale: Double, decoded decodedSize: PixelSize, source: PixelSize?, request: ImageRequest) -> Double {
+    package static func scale(_ pointScale: Double, decoded decodedSize: PixelSize, source: PixelSize?, request: ImageRequest) -> Double {
         guard request.targetSize == nil, let source else { return pointScale }
         // Longer sides: ImageIO applies EXIF orientation to the bitmap, not to the header's size.
         let decoded = max(decodedSize.width, decodedSize.height)
@@ -37,7 +37,7 @@ public enum ImageDisplayScale {
 
     /// The scale for an image loaded for `request` (the caller's own request, before any
     /// subtree defaults), shown on a display of `displayScale` pixels per point.
-    public static func scale(for request: ImageRequest, explicitScale: Double?, displayScale: Double) -> Double {
+    package static func scale(for request: ImageRequest, explicitScale: Double?, displayScale: Double) -> Double {
         if let explicitScale, explicitScale > 0, explicitScale.isFinite { return explicitScale }
         if request.targetSize != nil, displayScale > 0, displayScale.isFinite { return displayScale }
         return 1

@@ -78,7 +78,7 @@ public final class ImageLoader {
     /// The revalidation behind an image kept for display (see ``ImageLoader/revalidate()``).
     var revalidation: ImageTask?
     /// The pipeline task of the current load (tests read its priority, and
-    /// ``ImageViewLoadingController`` hands it over on reuse).
+    /// `ImageViewLoadingController` hands it over on reuse).
     var task: ImageTask?
     /// The options the last load added to ``request`` (`.retryingFailure` for a ``retry()``),
     /// so that a load cancelled off screen restarts as it was.

@@ -19,9 +19,9 @@
 /// controller.setRequest(ImageRequest(url: url), fittingWidth: 100, height: 100, scale: 3)
 /// ```
 @MainActor
-public final class ImageViewLoadingController {
+package final class ImageViewLoadingController {
     /// What the view should show.
-    public enum Display: Sendable {
+    package enum Display: Sendable {
         /// Nothing yet (loading, cancelled, or no request): the placeholder.
         case placeholder
         /// The image; `animated` is `true` when it arrived after the request was set (run the
@@ -37,7 +37,7 @@ public final class ImageViewLoadingController {
     }
 
     /// What happens to a load in flight when the view is reused for another request.
-    public enum ReuseBehavior: Sendable, Hashable {
+    package enum ReuseBehavior: Sendable, Hashable {
         /// Cancel it (other requests for the same image keep the download going). The default.
         case cancel
         /// Let it finish at this priority, into the caches, behind visible images.
@@ -45,19 +45,19 @@ public final class ImageViewLoadingController {
     }
 
     /// The loader underneath (its pipeline, off-screen behaviour).
-    public let loader: ImageLoader
+    package let loader: ImageLoader
 
     /// What ``prepareForReuse()`` and a new request do to a load in flight. Default `.cancel`.
-    public var reuseBehavior: ReuseBehavior = .cancel
+    package var reuseBehavior: ReuseBehavior = .cancel
 
     /// Called on every change of ``display``.
-    public var onDisplay: (@MainActor (Display) -> Void)?
+    package var onDisplay: (@MainActor (Display) -> Void)?
 
     /// What the view shows now.
-    public private(set) var display: Display = .placeholder
+    package private(set) var display: Display = .placeholder
 
     /// The request being shown (after target-size fitting), or `nil`.
-    public var request: ImageRequest? { loader.request }
+    package var request: ImageRequest? { loader.request }
 
     /// Loads handed off at a lower priority on reuse, until they finish.
     private(set) var handedOff: [Int: ImageTask] = [:]
@@ -78,7 +78,7 @@ public final class ImageViewLoadingController {
     private var isResizing = false
 
     /// Creates a controller loading through `pipeline`.
-    public convenience init(pipeline: ImagePipeline = .shared) {
+    package convenience init(pipeline: ImagePipeline = .shared) {
         self.init(pipeline: pipeline, scheduler: SystemViewModelScheduler())
     }
 
@@ -93,7 +93,7 @@ public final class ImageViewLoadingController {
     /// once; otherwise the placeholder is displayed before this returns and the image follows.
     /// Setting the request already shown does nothing, except after a failure: a cell
     /// configured again (`reconfigureRows`) asks again.
-    public func setRequest(_ request: ImageRequest?) {
+    package func setRequest(_ request: ImageRequest?) {
         sizing = nil
         sizingToken += 1
         present(request)
@@ -109,7 +109,7 @@ public final class ImageViewLoadingController {
     /// pipeline's cap and lets the image size the view (`UITableViewCell.imageView`, an
     /// arranged subview sized by its image). Setting the same request again with another size
     /// is a layout change.
-    public func setRequest(_ request: ImageRequest, fittingWidth width: Double, height: Double, scale: Double) {
+    package func setRequest(_ request: ImageRequest, fittingWidth width: Double, height: Double, scale: Double) {
         guard request.targetSize == nil else {
             setRequest(request)
             return
@@ -145,7 +145,7 @@ public final class ImageViewLoadingController {
     /// the sharper image replaces it without a transition); a size the current image already
     /// covers loads nothing. A load still in flight is retargeted: the new size joins its
     /// download, which is never restarted.
-    public func viewDidLayout(width: Double, height: Double, scale: Double) {
+    package func viewDidLayout(width: Double, height: Double, scale: Double) {
         guard var sizing else { return }
         guard let layout = LayoutTarget(width: width, height: height, scale: scale, unknownSide: unknownSide) else {
             loadAtCapIfUnsized()
@@ -171,7 +171,7 @@ public final class ImageViewLoadingController {
     }
     /// The view is about to show another row: stop (or demote) the load and display the
     /// placeholder, so nothing of the previous row stays visible.
-    public func prepareForReuse() {
+    package func prepareForReuse() {
         handOffCurrentLoad()
         sizing = nil
         sizingToken += 1
@@ -181,14 +181,14 @@ public final class ImageViewLoadingController {
     }
 
     /// Retries a failed load.
-    public func retry() {
+    package func retry() {
         loader.retry()
     }
 
     /// The pixel size of a `width` x `height` point view at `scale`, rounded up; `nil` when
     /// either dimension is unknown (zero or not finite). See
     /// ``setRequest(_:fittingWidth:height:scale:)`` for what a view with one unknown dimension loads.
-    public static func targetSize(width: Double, height: Double, scale: Double) -> PixelSize? {
+    package static func targetSize(width: Double, height: Double, scale: Double) -> PixelSize? {
         guard let w = LayoutTarget.pixels(width, scale), let h = LayoutTarget.pixels(height, scale) else { return nil }
         return PixelSize(width: w, height: h)
     }

@@ -18,24 +18,24 @@
 /// sizing.record(proposedWidth: 110, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
 /// sizing.target // 330x330: a 4000x3000 photo decodes to 440x330
 /// ```
-public struct LayoutDecodeSize: Sendable, Hashable {
+package struct LayoutDecodeSize: Sendable, Hashable {
     /// Growth ignored, as a share of the current target (10%).
-    public static let relativeTolerance = 0.1
+    package static let relativeTolerance = 0.1
     /// Growth ignored, in points (2).
-    public static let pointTolerance = 2.0
+    package static let pointTolerance = 2.0
 
     /// The target decodes use, in pixels; `nil`: none recorded yet, or the proposal was
     /// unspecified (the pipeline's cap applies).
-    public private(set) var target: PixelSize?
+    package private(set) var target: PixelSize?
 
-    public init() {}
+    package init() {}
 
     /// The pixel target for a proposal of `width` x `height` points on a display of
     /// `displayScale` pixels per point; `nil` when either dimension is unspecified, infinite or
     /// not positive (the cap applies). `content` is the size the view's content takes for that
     /// proposal: where it is larger (an image shown at its natural size, not resized to the
     /// proposal; a fill that overflows), the image is drawn that large, and that counts.
-    public static func pixelTarget(
+    package static func pixelTarget(
         proposedWidth width: Double?,
         proposedHeight height: Double?,
         content: (width: Double, height: Double)? = nil,
@@ -59,7 +59,7 @@ public struct LayoutDecodeSize: Sendable, Hashable {
     /// ``target`` changed: the view should load at the new target (the download is the same;
     /// the decode is new).
     @discardableResult
-    public mutating func record(
+    package mutating func record(
         proposedWidth: Double?,
         proposedHeight: Double?,
         content: (width: Double, height: Double)? = nil,
@@ -98,7 +98,7 @@ public struct LayoutDecodeSize: Sendable, Hashable {
 
     /// `request` with ``target`` as its target size, when it asks for none (and does not
     /// start with a resize processor, whose size is the decode's target then).
-    public func applied(to request: ImageRequest) -> ImageRequest {
+    package func applied(to request: ImageRequest) -> ImageRequest {
         guard request.targetSize == nil, let target, !(request.processors.first is ImageResizing) else { return request }
         var sized = request
         sized.targetSize = target
@@ -108,7 +108,7 @@ public struct LayoutDecodeSize: Sendable, Hashable {
     /// Whether the image on screen for `current` stays while `next` loads: `next` is the same
     /// image at another size (same URL, another target), as after the laid-out size grew, so
     /// the placeholder does not flash in between.
-    public static func keepsImage(whileLoading next: ImageRequest, after current: ImageRequest?) -> Bool {
+    package static func keepsImage(whileLoading next: ImageRequest, after current: ImageRequest?) -> Bool {
         guard let current, let url = next.url else { return false }
         return current.url == url && current.targetSize != next.targetSize
     }

@@ -1,4 +1,4 @@
-/// The decoding target a UIKit view's layout gives, as ``ImageViewLoadingController`` reads it:
+/// The decoding target a UIKit view's layout gives, as `ImageViewLoadingController` reads it:
 /// a dimension of zero (or not finite) is unknown, never a reason to wait.
 ///
 /// - Both dimensions known: that pixel size, in the request's content mode.

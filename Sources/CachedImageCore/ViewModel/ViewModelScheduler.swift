@@ -1,13 +1,13 @@
 import Foundation
 
 /// Runs a view model's deferred work on the main actor: the end of an off-screen grace period,
-/// the trailing update of throttled progress. Time is read from ``clock``, so tests inject a
+/// the trailing update of throttled progress. Time is read from `clock`, so tests inject a
 /// scheduler over a manual clock and move it instead of sleeping.
 package protocol ViewModelScheduler: Sendable {
     /// The time deadlines are measured against.
     var clock: any CacheClock { get }
 
-    /// Runs `work` on the main actor once `delay` seconds have passed on ``clock`` (after the
+    /// Runs `work` on the main actor once `delay` seconds have passed on `clock` (after the
     /// current main-actor turn for a delay of zero, never synchronously).
     @MainActor func schedule(after delay: TimeInterval, _ work: @escaping @MainActor () -> Void)
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 extension ImageJobs {
-    /// The first frame and, for an animation, its bytes (``ImagePipeline/animatedImage(for:)``):
+    /// The first frame and, for an animation, its bytes (`ImagePipeline/animatedImage(for:)`):
     /// memory first (the first frame, and the bytes or a "still" marker next to it), else the
     /// data stage once and a decode of those bytes.
     func animatedImage(_ task: ImageTask) async throws -> AnimatedImageResponse {
