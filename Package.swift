@@ -14,10 +14,6 @@ let package = Package(
         .library(name: "CachedImageCore", targets: ["CachedImageCore"]),
         // What apps import: CachedAsyncImage and the Apple layer, re-exporting CachedImageCore.
         .library(name: "CachedImage", targets: ["CachedImage"]),
-        // Example SwiftUI screens (the README's copy-pasteable code). A library product only so
-        // that the iOS compile check (ios-build) type-checks them with the real SDK; apps do
-        // not need it.
-        .library(name: "CachedImageExamples", targets: ["CachedImageExamples"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -41,7 +37,8 @@ let package = Package(
         .target(name: "CachedImageCorePrivacy", resources: [.copy("PrivacyInfo.xcprivacy")]),
 
         // Example screens: the three AsyncImage-style initialisers, a 1,000-row List with
-        // prefetching, a downsampled detail view. Compiled by ios-build; empty on Linux.
+        // prefetching, a downsampled detail view. Not a product (apps never see it):
+        // scripts/ios-build.sh compiles it for iOS with the library targets; empty on Linux.
         .target(name: "CachedImageExamples", dependencies: ["CachedImage"]),
 
         // Real PNG/JPEG/GIF files generated in code, for tests, the demo and benchmarks.

@@ -3,7 +3,8 @@
 # exactly this package, nothing else.
 #
 # It clones this repository (file://) into a temporary folder, with `main` at the commit under
-# test, and writes a throwaway app package whose dependencies and targets are the README's install
+# test, checks that it exports the CachedImage and CachedImageCore products only (no examples,
+# no executables), and writes a throwaway app package whose dependencies and targets are the README's install
 # block (the ```swift block after `<!-- install`), with only the URL replaced by the clone's. Then:
 #   1. the block as written (the branch form, `branch: "main"`): resolves, builds the
 #      CachedImage product, and pins this package alone;
@@ -25,6 +26,16 @@ git clone --quiet --no-checkout "file://$root" "$work/CachedImage"
 git -C "$work/CachedImage" -c advice.detachedHead=false checkout --quiet "$commit"
 git -C "$work/CachedImage" branch --force main "$commit"
 git -C "$work/CachedImage" tag 0.1.0 "$commit"
+
+# The products an app can pick (Xcode's "Add Package" list): the two libraries, nothing else.
+products=$(cd "$work/CachedImage" && swift package dump-package 2>/dev/null | python3 -c '
+import json, sys
+print(" ".join(sorted(p["name"] for p in json.load(sys.stdin)["products"])))')
+echo "check-client-resolution: products: $products"
+if [ "$products" != "CachedImage CachedImageCore" ]; then
+  echo "check-client-resolution: FAILED: the package must export the CachedImage and CachedImageCore products only" >&2
+  exit 1
+fi
 
 # The README's install block at the commit under test, as two app manifests.
 git -C "$root" show "$commit:README.md" >"$work/README.md"
