@@ -121,8 +121,11 @@ cache=${IOS_SDK_CACHE:-$HOME/.cache/ios-sdk}
 sdk=$cache/iPhoneOS16.5.sdk
 iosBin=$(find "$root/.build-ios" -maxdepth 3 -type d -path '*apple-ios*/debug' 2>/dev/null | head -n 1)
 iosModule=${iosBin:+$iosBin/Modules/CachedImage.swiftmodule}
-if [ -n "$iosModule" ] && [ -f "$iosModule" ] && \
-   [ -n "$(find Sources/CachedImageCore Sources/CachedImage -name "*.swift" -newer "$iosModule" -print -quit)" ]; then
+# The newest thing ios-build wrote for the two modules, against the newest Swift source.
+newest() { find "$@" -type f -printf '%T@\n' 2>/dev/null | sort -n | tail -n 1; }
+if [ -n "$iosModule" ] && [ -f "$iosModule" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > float(sys.argv[2]))' \
+   "$(newest Sources/CachedImageCore Sources/CachedImage -name '*.swift')" \
+   "$(newest "$iosBin/CachedImageCore.build" "$iosBin/CachedImage.build" "$iosBin/Modules")"; then
   echo "public-api: api/iOS.txt not checked: the iOS build is older than the sources (run scripts/ios-build.sh first)" >&2
 elif [ -f "$sdk/.ready" ] && [ -n "$iosModule" ] && [ -f "$iosModule" ]; then
   iosTriple=$(basename "$(dirname "$iosBin")")

@@ -54,6 +54,7 @@ public final class CachedAnimatedImageView: UIImageView {
     /// Why the current image failed to load, if it did.
     public var loadError: (any Error)? { player.failure }
 
+    /// An empty view of `frame`; set an image with ``setImage(with:pipeline:)``.
     public override init(frame: CGRect) {
         super.init(frame: frame)
         setUp()
@@ -64,6 +65,7 @@ public final class CachedAnimatedImageView: UIImageView {
         self.init(frame: .zero)
     }
 
+    /// A view from a storyboard or nib; set an image with ``setImage(with:pipeline:)``.
     public required init?(coder: NSCoder) {
         super.init(coder: coder)
         setUp()
@@ -133,11 +135,13 @@ public final class CachedAnimatedImageView: UIImageView {
         player.core.isPlaying
     }
 
+    /// Plays while in a window, pauses outside one.
     public override func didMoveToWindow() {
         super.didMoveToWindow()
         updateVisibility()
     }
 
+    /// Hidden views do not play.
     public override var isHidden: Bool {
         didSet { updateVisibility() }
     }

@@ -54,6 +54,7 @@ extension ImageProcessors {
         /// The rectangle kept, in pixels, origin at the top-left corner.
         public var rect: CGRect
 
+        /// Crops to `rect`, in the image's pixels.
         public init(rect: CGRect) {
             self.rect = rect.integral
         }
@@ -78,6 +79,7 @@ extension ImageProcessors {
         /// The corner radius, in pixels.
         public var radius: Double
 
+        /// Rounds the corners with `radius`, in the image's pixels.
         public init(radius: Double) {
             self.radius = radius
         }
@@ -99,6 +101,7 @@ extension ImageProcessors {
 
     /// Crops to the centred square and masks it to a circle: avatars.
     public struct Circle: ImageProcessing {
+        /// The processor.
         public init() {}
 
         public var identifier: String { "cachedimage.circle" }

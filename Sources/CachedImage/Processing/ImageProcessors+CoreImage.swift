@@ -9,6 +9,7 @@ extension ImageProcessors {
         /// The blur radius, in pixels.
         public var radius: Double
 
+        /// Blurs with `radius`, in the image's pixels.
         public init(radius: Double = 8) {
             self.radius = radius
         }

@@ -22,6 +22,8 @@ public struct DecodedImage: Sendable {
     /// pipeline's cap made the bitmap.
     public var sourcePixelSize: PixelSize?
 
+    /// An image as a decoder returns it: the platform image (or `nil`), the bytes it keeps (or
+    /// `nil`), its format, its decoded size and its memory-cache cost in bytes.
     public init(image: (any Sendable)?, data: Data?, format: ImageFormat, pixelSize: PixelSize, cost: Int) {
         self.image = image
         self.data = data

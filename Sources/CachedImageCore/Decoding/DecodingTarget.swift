@@ -23,6 +23,8 @@ public struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
     /// The most the result may be, as an aspect fit; `nil`: no cap.
     public var maximumSize: PixelSize?
 
+    /// A target of `size` filled as `contentMode` (`nil`: the image's own size), never larger
+    /// than `maximumSize`.
     public init(size: PixelSize?, contentMode: ImageContentMode = .aspectFill, maximumSize: PixelSize? = nil) {
         self.size = size
         self.contentMode = contentMode

@@ -60,6 +60,7 @@ extension ImageDecoding {
 /// the size a real decoder would produce (the header's size at the ``DecodingTarget``), so
 /// memory-cache costs match what the image would take on screen.
 public struct HeaderImageDecoder: ImageDecoding {
+    /// The decoder.
     public init() {}
 
     /// Never: it reads only the header.

@@ -1,10 +1,16 @@
 /// An image container format recognised from its leading bytes.
 public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
+    /// PNG, APNG included.
     case png
+    /// JPEG, baseline or progressive.
     case jpeg
+    /// GIF, still or animated.
     case gif
+    /// WebP, still or animated.
     case webp
+    /// HEIF/HEIC.
     case heic
+    /// AVIF.
     case avif
     /// Windows bitmap (`BM`).
     case bmp

@@ -40,6 +40,7 @@ public struct ImageIODecoder: ImageDecoding {
         }
     }
 
+    /// The decoder.
     public init() {}
 
     /// `true` for JPEG (scaled DCT decoding) and HEIC/AVIF (tiles and embedded thumbnails):

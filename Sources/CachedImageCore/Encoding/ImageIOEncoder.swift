@@ -18,6 +18,7 @@ public struct ImageIOEncoder: ImageEncoding {
     /// JPEG quality, 0...1. Default: 0.85.
     public var jpegQuality: Double
 
+    /// An encoder writing JPEG at `jpegQuality` (0 to 1).
     public init(jpegQuality: Double = 0.85) {
         self.jpegQuality = jpegQuality
     }

@@ -30,6 +30,7 @@ public final class NetworkMonitor: Sendable {
         /// The network is reachable (`NWPath.status == .satisfied`). Default `true`.
         public var isReachable: Bool
 
+        /// Conditions with the given values (by default: unconstrained, not expensive, reachable).
         public init(isConstrained: Bool = false, isExpensive: Bool = false, isReachable: Bool = true) {
             self.isConstrained = isConstrained
             self.isExpensive = isExpensive

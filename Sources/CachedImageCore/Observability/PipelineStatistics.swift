@@ -36,6 +36,7 @@ public struct PipelineStatistics: Sendable, Hashable, Codable {
     /// ``ImagePipeline/Event/diskCacheFailed(_:)`` event.
     public var diskCacheFailures = 0
 
+    /// Statistics with every count at zero.
     public init() {}
 
     /// Memory hits over memory lookups, 0 when there were none.

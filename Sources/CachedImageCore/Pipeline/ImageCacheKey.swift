@@ -12,6 +12,8 @@ public struct ImageCacheKey: Hashable, Sendable {
     /// The identifiers of the request's ``ImageRequest/processors``, in order.
     public var processorIdentifiers: [String]
 
+    /// The key of `cacheKey`'s bytes decoded at `targetSize` (as `contentMode`) and processed by
+    /// `processorIdentifiers`, in order.
     public init(
         cacheKey: String,
         targetSize: PixelSize? = nil,
@@ -24,6 +26,7 @@ public struct ImageCacheKey: Hashable, Sendable {
         self.processorIdentifiers = processorIdentifiers
     }
 
+    /// The key under which the pipeline keeps `request`'s image.
     public init(_ request: ImageRequest) {
         self.init(
             cacheKey: request.cacheKey,

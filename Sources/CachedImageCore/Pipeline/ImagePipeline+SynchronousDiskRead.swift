@@ -28,6 +28,7 @@ extension ImagePipeline {
         /// The length of a frame. Default: 1/60 s; ``default`` follows the screen (1/120 s on ProMotion).
         public var frameInterval: TimeInterval
 
+        /// Limits with the given values; each defaults to the value its property states.
         public init(
             maximumEntryBytes: Int = 64 * 1024,
             maximumDecodedBytes: Int = 1024 * 1024,

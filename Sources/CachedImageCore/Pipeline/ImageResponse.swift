@@ -49,6 +49,7 @@ public struct TaskMetrics: Sendable, Hashable {
     /// Body bytes received from the network for this image (shared with coalesced requests).
     public var bytesDownloaded: Int
 
+    /// Metrics with the given values.
     public init(startDate: Date, duration: TimeInterval, isCoalesced: Bool, bytesDownloaded: Int) {
         self.startDate = startDate
         self.duration = duration

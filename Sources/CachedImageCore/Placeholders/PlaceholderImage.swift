@@ -40,11 +40,16 @@ public struct PlaceholderImage: Sendable, Hashable {
 
 /// A colour with red, green, blue and alpha components from 0 to 1, not premultiplied.
 public struct PlaceholderColor: Sendable, Hashable {
+    /// Red, 0 to 1.
     public var red: Double
+    /// Green, 0 to 1.
     public var green: Double
+    /// Blue, 0 to 1.
     public var blue: Double
+    /// Opacity, 0 (transparent) to 1.
     public var alpha: Double
 
+    /// A colour of the given components, opaque by default.
     public init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
         self.red = red
         self.green = green

@@ -35,6 +35,7 @@ public final class ImagePrefetcher: Sendable {
     private let tasks = Locked<[PrefetchKey: (token: Int, task: Task<Void, Never>)]>([:])
     private let nextToken = Locked(0)
 
+    /// A prefetcher loading through `pipeline` into `destination`, at `priority`.
     public init(pipeline: ImagePipeline = .shared, destination: Destination = .diskCache, priority: ImageRequest.Priority = .low) {
         self.pipeline = pipeline
         self.destination = destination

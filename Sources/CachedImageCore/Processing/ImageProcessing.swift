@@ -38,6 +38,7 @@ public struct ImageProcessingError: Error, Sendable, Hashable, CustomStringConve
     /// Why it failed.
     public var reason: String
 
+    /// `processor` (its identifier) failed for `reason`.
     public init(processor: String, reason: String) {
         self.processor = processor
         self.reason = reason

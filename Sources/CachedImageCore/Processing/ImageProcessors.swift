@@ -18,6 +18,8 @@ extension ImageProcessors {
         public let identifier: String
         private let body: @Sendable (DecodedImage) throws -> DecodedImage
 
+        /// A processor that runs `body`; `id` names it in cache keys (stable across launches, distinct
+        /// for distinct work).
         public init(id: String, _ body: @escaping @Sendable (DecodedImage) throws -> DecodedImage) {
             self.identifier = id
             self.body = body
@@ -35,6 +37,7 @@ extension ImageProcessors {
         /// The processors, in the order they run.
         public let processors: [any ImageProcessing]
 
+        /// `processors`, applied in order.
         public init(_ processors: [any ImageProcessing]) {
             // Flatten nested compositions, so identifiers do not depend on grouping.
             self.processors = processors.flatMap { ($0 as? Composition)?.processors ?? [$0] }

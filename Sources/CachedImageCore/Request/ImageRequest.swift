@@ -161,10 +161,15 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
 extension ImageRequest {
     /// How urgently a request is served. The pipeline starts queued downloads highest first.
     public enum Priority: Int, Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible {
+        /// Only once nothing else waits (prefetching far ahead).
         case veryLow = 0
+        /// Below on-screen requests: prefetching and off-screen views.
         case low
+        /// The default.
         case normal
+        /// Ahead of the default.
         case high
+        /// Ahead of every other priority.
         case veryHigh
 
         public static func < (lhs: Priority, rhs: Priority) -> Bool {

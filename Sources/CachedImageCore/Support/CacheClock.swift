@@ -17,6 +17,7 @@ public protocol CacheClock: Sendable {
 
 /// The real clock: `Date()`.
 public struct SystemClock: CacheClock {
+    /// The system clock.
     public init() {}
 
     public var now: Date { Date() }

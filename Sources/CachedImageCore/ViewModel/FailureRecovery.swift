@@ -34,6 +34,7 @@ public final class FailureRecovery {
     private var failed: [ObjectIdentifier: Entry] = [:]
     private var followed: [ObjectIdentifier] = []
 
+    /// A recovery of its own, for loaders that should not follow ``shared``.
     public init() {}
 
     /// The app returned to the foreground: every transient failure becomes stale.

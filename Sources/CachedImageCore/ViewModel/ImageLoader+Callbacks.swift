@@ -19,6 +19,7 @@ extension ImageLoader {
         /// loader report progress whatever ``ImageLoader/reportsProgress`` says.
         public var onProgress: (@MainActor (Progress) -> Void)?
 
+        /// Callbacks for the events given; the others do nothing.
         public init(
             onStart: (@MainActor (ImageRequest) -> Void)? = nil,
             onSuccess: (@MainActor (ImageResponse) -> Void)? = nil,

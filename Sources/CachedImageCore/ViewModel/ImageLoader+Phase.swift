@@ -43,6 +43,7 @@ extension ImageLoader {
         /// Body bytes expected, when the server said (`Content-Length`).
         public var total: Int64?
 
+        /// `completed` bytes of `total` (`nil`: the size is not known).
         public init(completed: Int64, total: Int64?) {
             self.completed = completed
             self.total = total
