@@ -82,15 +82,14 @@ struct DiskCacheFormatTests {
             CachedResponseMetadata(
                 etag: "\"e\"", storedAt: Date(timeIntervalSinceReferenceDate: 5e8), initialAge: 1.5,
                 freshnessLifetime: 60, mustRevalidate: true, isImmutable: true, noCache: true,
-                staleIfError: 86_400, staleWhileRevalidate: 0, lastModifiedAge: 7_200.25,
-                vary: [
-                    VaryField(name: "accept", value: HTTPRequestDefaults.accept),
-                    VaryField(name: "accept-encoding", value: nil),
-                    VaryField(name: "x-ключ", value: ""),
-                ]
-            ),
+                staleIfError: 86_400, staleWhileRevalidate: 0, lastModifiedAge: 7_200.25
+            ).withVary([
+                VaryField(name: "accept", value: HTTPRequestDefaults.accept),
+                VaryField(name: "accept-encoding", value: nil),
+                VaryField(name: "x-ключ", value: ""),
+            ]),
             CachedResponseMetadata(storedAt: Date(timeIntervalSinceReferenceDate: 0), staleWhileRevalidate: 30),
-            CachedResponseMetadata(storedAt: Date(timeIntervalSinceReferenceDate: 0), lastModifiedAge: 0, vary: [VaryField(name: "", value: nil)]),
+            CachedResponseMetadata(storedAt: Date(timeIntervalSinceReferenceDate: 0), lastModifiedAge: 0).withVary([VaryField(name: "", value: nil)]),
             CachedResponseMetadata(storedAt: Date(timeIntervalSinceReferenceDate: 0), noCache: true, staleIfError: 5),
         ]
         for metadata in variants {
@@ -204,5 +203,14 @@ struct DiskCacheFormatTests {
                 }
             }
         }
+    }
+}
+
+private extension CachedResponseMetadata {
+    /// This metadata with `fields` as its `Vary` fields (the public initialiser takes none).
+    func withVary(_ fields: [VaryField]) -> CachedResponseMetadata {
+        var metadata = self
+        metadata.vary = fields
+        return metadata
     }
 }

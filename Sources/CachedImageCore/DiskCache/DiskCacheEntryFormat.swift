@@ -280,7 +280,7 @@ enum DiskCacheEntryFormat {
         }
         guard reader.offset == checksummed.count else { return nil }
 
-        let metadata = CachedResponseMetadata(
+        var metadata = CachedResponseMetadata(
             contentType: contentType,
             etag: etag,
             lastModified: lastModified,
@@ -293,9 +293,9 @@ enum DiskCacheEntryFormat {
             staleIfError: staleIfError,
             staleWhileRevalidate: staleWhileRevalidate,
             lastModifiedAge: lastModifiedAge,
-            vary: vary,
             response: response
         )
+        metadata.vary = vary
         return Header(
             headerLength: headerLength,
             bodyLength: Int(bodyLength64),

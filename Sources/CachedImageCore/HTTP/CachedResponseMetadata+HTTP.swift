@@ -52,9 +52,9 @@ extension CachedResponseMetadata {
             noCache: Self.isNoCache(headers: headers, cacheControl: cacheControl),
             staleIfError: cacheControl.staleIfError,
             staleWhileRevalidate: cacheControl.staleWhileRevalidate,
-            lastModifiedAge: Self.lastModifiedAge(lastModified: lastModified, headers: headers, responseTime: responseTime),
-            vary: vary
+            lastModifiedAge: Self.lastModifiedAge(lastModified: lastModified, headers: headers, responseTime: responseTime)
         )
+        self.vary = vary
     }
 
     /// The age of the stored response at `now` (RFC 9111 4.2.3):

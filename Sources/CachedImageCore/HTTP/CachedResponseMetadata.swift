@@ -47,7 +47,8 @@ public struct CachedResponseMetadata: Sendable, Hashable, Codable {
     /// updates applied); `nil` for entries stored before CachedImage kept them.
     public var response: CachedHTTPResponse?
 
-    /// Metadata with the given values; every field but `storedAt` defaults to "not stated".
+    /// Metadata with the given values; every field but `storedAt` defaults to "not stated". No
+    /// `Vary` fields: the pipeline records those itself.
     public init(
         contentType: String? = nil,
         etag: String? = nil,
@@ -63,33 +64,6 @@ public struct CachedResponseMetadata: Sendable, Hashable, Codable {
         lastModifiedAge: TimeInterval? = nil,
         response: CachedHTTPResponse? = nil
     ) {
-        self.init(
-            contentType: contentType, etag: etag, lastModified: lastModified, storedAt: storedAt,
-            initialAge: initialAge, freshnessLifetime: freshnessLifetime, mustRevalidate: mustRevalidate,
-            isImmutable: isImmutable, noCache: noCache, staleIfError: staleIfError,
-            staleWhileRevalidate: staleWhileRevalidate, lastModifiedAge: lastModifiedAge, vary: [],
-            response: response
-        )
-    }
-
-    /// Metadata with the given values, with the `Vary` fields the request had (the package's own
-    /// callers; what apps store has none).
-    package init(
-        contentType: String? = nil,
-        etag: String? = nil,
-        lastModified: String? = nil,
-        storedAt: Date,
-        initialAge: TimeInterval = 0,
-        freshnessLifetime: TimeInterval? = nil,
-        mustRevalidate: Bool = false,
-        isImmutable: Bool = false,
-        noCache: Bool = false,
-        staleIfError: TimeInterval? = nil,
-        staleWhileRevalidate: TimeInterval? = nil,
-        lastModifiedAge: TimeInterval? = nil,
-        vary: [VaryField],
-        response: CachedHTTPResponse? = nil
-    ) {
         self.contentType = contentType
         self.etag = etag
         self.lastModified = lastModified
@@ -102,7 +76,7 @@ public struct CachedResponseMetadata: Sendable, Hashable, Codable {
         self.staleIfError = staleIfError
         self.staleWhileRevalidate = staleWhileRevalidate
         self.lastModifiedAge = lastModifiedAge
-        self.vary = vary
+        self.vary = []
         self.response = response
     }
 }

@@ -82,7 +82,8 @@ struct VaryTests {
 
     @Test func anEntryVaryingOnCookieNeverMatches() {
         // Defence in depth: such an entry cannot be created from headers, but a crafted one is refused.
-        let meta = CachedResponseMetadata(storedAt: t0, vary: [VaryField(name: "cookie", value: nil)])
+        var meta = CachedResponseMetadata(storedAt: t0)
+        meta.vary = [VaryField(name: "cookie", value: nil)]
         #expect(!meta.matches(requestHeaders: [:]))
     }
 
