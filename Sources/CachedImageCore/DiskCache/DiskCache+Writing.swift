@@ -51,7 +51,7 @@ extension DiskCache {
     ///
     /// - Returns: `true` if the update was applied, `false` if the stored entry is not `entry`.
     @discardableResult
-    public func updateMetadata(_ metadata: CachedResponseMetadata, ifStillStored entry: Entry) -> Bool {
+    package func updateMetadata(_ metadata: CachedResponseMetadata, ifStillStored entry: Entry) -> Bool {
         let key = entry.key
         let name = nameForKey(key)
         // The stored version (its generation changes on every store and update) and its

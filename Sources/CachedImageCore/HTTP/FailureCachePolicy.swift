@@ -64,7 +64,7 @@ public struct FailureCachePolicy: Sendable, Hashable {
 
     /// ``failureLifetime(statusCode:headers:requestTime:responseTime:)`` for a response's
     /// header dictionary (`HTTPURLResponse.allHeaderFields` converted to strings).
-    public func failureLifetime(statusCode: Int, headers: [String: String], requestTime: Date, responseTime: Date) -> TimeInterval {
+    package func failureLifetime(statusCode: Int, headers: [String: String], requestTime: Date, responseTime: Date) -> TimeInterval {
         failureLifetime(statusCode: statusCode, headers: HTTPHeaders(headers), requestTime: requestTime, responseTime: responseTime)
     }
 
