@@ -24,6 +24,8 @@ extension ImageProcessors {
         /// With `.aspectFill`, whether the output is cropped to ``size`` (centred).
         public var crop: Bool
 
+        /// Resizes to `size` in pixels, filled as `contentMode` (by default `.aspectFill`, as
+        /// ``ImageRequest/contentMode``), never enlarged unless `upscale`, cropped to `size` if `crop`.
         public init(size: PixelSize, contentMode: ImageContentMode = .aspectFill, upscale: Bool = false, crop: Bool = false) {
             self.size = size
             self.contentMode = contentMode
