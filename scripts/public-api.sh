@@ -14,6 +14,8 @@
 #                  default ~/.cache/ios-sdk) and `.build-ios` holds modules at least as new as
 #                  the Swift sources.
 #
+# It also fails when a public symbol has no `///` doc comment of its own.
+#
 # Usage: scripts/public-api.sh            check: fails with a diff when a file is stale
 #        scripts/public-api.sh --update   regenerate the files
 # Run scripts/ios-build.sh first for the iOS file. Overloads that differ only in their types
@@ -89,6 +91,23 @@ for line in sorted(lines):
 PY
 }
 
+# Fails (status 1) for every public symbol of the graphs in $1 without a doc comment of its own.
+documented() {
+  python3 - "$1" <<'PY' || status=1
+import json, os, sys
+missing = set()
+for name in sorted(os.listdir(sys.argv[1])):
+    if name.endswith(".symbols.json"):
+        for symbol in json.load(open(os.path.join(sys.argv[1], name)))["symbols"]:
+            if "docComment" not in symbol:
+                where = symbol.get("location", {}).get("uri", "").split("/Sources/")[-1]
+                missing.add(f"  {'.'.join(symbol['pathComponents'])} ({where})")
+if missing:
+    print("public-api: public symbols without a /// doc comment:", *sorted(missing), sep="\n", file=sys.stderr)
+    sys.exit(1)
+PY
+}
+
 compare() {
   local file=$1 fresh=$2
   if [ "$mode" = update ]; then
@@ -112,6 +131,7 @@ if [ "$host" = Linux ]; then
   extract "$(swift build --show-bin-path)" "$triple" "$scratch/linux"
   render "$scratch/linux" "Linux build, where CachedImage is only the re-export of\n# CachedImageCore (its Apple layer is compiled out: see api/iOS.txt)," >"$scratch/Linux.txt"
   compare api/Linux.txt "$scratch/Linux.txt"
+  documented "$scratch/linux"
 else
   echo "public-api: api/Linux.txt not checked on $host" >&2
 fi
@@ -138,6 +158,7 @@ print(v[0] if v else "16.0")')
   extract "$iosBin" "$iosTriple" "$scratch/ios" -sdk "$sdk" -resource-dir "$cache/resource-dir"
   render "$scratch/ios" "iOS build ($iosTriple against the iPhoneOS 16.5 SDK, by ios-build)," >"$scratch/iOS.txt"
   compare api/iOS.txt "$scratch/iOS.txt"
+  documented "$scratch/ios"
 else
   echo "public-api: api/iOS.txt not checked (no iOS SDK or no ios-build output here; run scripts/ios-build.sh first)" >&2
 fi
