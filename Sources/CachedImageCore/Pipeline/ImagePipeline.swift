@@ -150,6 +150,14 @@ public final class ImagePipeline: Sendable {
         return jobs.fetcher.partialDownloads.partial(forKey: keyed.cacheKey, url: url)?.data.count ?? 0
     }
 
+    /// Lets go of the bytes kept to resume downloads when the system reports memory pressure
+    /// (``MemoryPressureResponse/keepsResumableDownloads(at:)``); the Apple layer's
+    /// `MemoryPressureTrimmer` calls it next to the memory cache's trim.
+    package func trimResumableDownloads(for level: MemoryPressureResponse.Level) {
+        guard !MemoryPressureResponse.keepsResumableDownloads(at: level) else { return }
+        jobs.fetcher.forgetPartialDownload(forKey: nil)
+    }
+
     // MARK: Cache management
 
     /// Removes the image for `request`: its bytes from the disk cache and every copy made from

@@ -143,4 +143,42 @@ struct ResumableDownloadTests {
         #expect(resumed?.header("If-Range") == "Wed, 25 Nov 2026 10:00:00 GMT")
         await fixture.tearDown()
     }
+
+    @Test("memory pressure, removeCachedImage and removeAllCachedImages let go of the kept bytes", .timeLimit(.minutes(1)))
+    func lettingGo() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = Fixture.image(seed: 6)
+        fixture.server.serve(Fixture.path, Fixture.response(png, cutAfter: png.count / 2))
+        let pipeline = fixture.makePipeline()
+        let request = ImageRequest(url: fixture.url(Fixture.path))
+
+        #expect(await Fixture.loadCut(pipeline, request.url!) > 0)
+        pipeline.trimResumableDownloads(for: .normal)
+        #expect(pipeline.resumableByteCount(for: request) > 0)
+        pipeline.trimResumableDownloads(for: .warning)
+        #expect(pipeline.resumableByteCount(for: request) == 0)
+
+        #expect(await Fixture.loadCut(pipeline, request.url!) > 0)
+        pipeline.removeCachedImage(for: request)
+        #expect(pipeline.resumableByteCount(for: request) == 0)
+
+        #expect(await Fixture.loadCut(pipeline, request.url!) > 0)
+        pipeline.removeAllCachedImages()
+        #expect(pipeline.resumableByteCount(for: request) == 0)
+        await fixture.tearDown()
+    }
+
+    @Test("a budget of zero keeps nothing: the next load starts from zero", .timeLimit(.minutes(1)))
+    func zeroBudget() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = Fixture.image(seed: 7)
+        fixture.server.serveSequence(Fixture.path, [Fixture.response(png, cutAfter: png.count / 2), Fixture.response(png)])
+        let pipeline = fixture.makePipeline { $0.resumableDownloadBudget = 0 }
+        let url = fixture.url(Fixture.path)
+
+        #expect(await Fixture.loadCut(pipeline, url) == 0)
+        #expect(try await pipeline.data(for: ImageRequest(url: url)).data == png)
+        #expect(fixture.server.requests(for: Fixture.path).map { $0.header("Range") } == [nil, nil])
+        await fixture.tearDown()
+    }
 }
