@@ -120,6 +120,24 @@ struct ResumableDownloadTests {
         await fixture.tearDown()
     }
 
+    @Test("a retry after a cut resumes within the same load", .timeLimit(.minutes(1)))
+    func retryResumes() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = Fixture.image(seed: 8)
+        fixture.server.serveSequence(Fixture.path, [Fixture.response(png, cutAfter: png.count / 2), Fixture.response(png)])
+        let pipeline = fixture.makePipeline { $0.retryPolicy = .init(maxRetries: 1, sleep: { _ in }) }
+        let url = fixture.url(Fixture.path)
+
+        let data = try await pipeline.data(for: ImageRequest(url: url))
+        #expect(data.data == png)
+        let ranges = fixture.server.requests(for: Fixture.path).map { $0.header("Range") }
+        #expect(ranges.count == 2)
+        #expect(ranges.first == .some(nil))
+        #expect(ranges.last??.hasPrefix("bytes=") == true)
+        #expect(fixture.server.bytesSent < png.count + png.count / 2 + 1)
+        await fixture.tearDown()
+    }
+
     @Test("a Last-Modified older than Date is a validator: If-Range carries the date", .timeLimit(.minutes(1)))
     func lastModifiedValidator() async throws {
         let fixture = try await PipelineFixture.start()
