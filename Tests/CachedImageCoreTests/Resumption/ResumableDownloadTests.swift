@@ -202,4 +202,32 @@ struct ResumableDownloadTests {
         #expect(fixture.server.requests(for: Fixture.path).map { $0.header("Range") } == [nil, nil])
         await fixture.tearDown()
     }
+
+    @Test("a resumed progressive JPEG's previews start from the kept bytes", .timeLimit(.minutes(1)))
+    func previewsIncludeKeptBytes() async throws {
+        let fixture = try await PipelineFixture.start()
+        let jpeg = try ProgressiveFixtures.progressive()
+        let headers = ["ETag": "\"p1\"", "Accept-Ranges": "bytes", "Content-Type": "image/jpeg"]
+        var rest = Fixture.response(jpeg, headers: headers)
+        rest.chunkSize = 1_000
+        rest.chunkDelay = .milliseconds(3)
+        // Cut after the second scan: the kept bytes alone make a preview.
+        fixture.server.serveSequence("/photo.jpg", [Fixture.response(jpeg, headers: headers, cutAfter: 4_000), rest])
+        let pipeline = fixture.makePipeline { $0.progressivePreviewPolicy = ProgressivePreviewPolicy(maximumPreviewCount: 10, minimumInterval: 0) }
+        let request = ImageRequest(url: fixture.url("/photo.jpg"), options: [.progressivePreviews])
+        let kept = await Fixture.loadCut(pipeline, request.url!)
+
+        let previews = Recorder<ImageResponse>()
+        let final = try await pipeline.imageTask(with: request, preview: { previews.append($0) }).response
+        #expect(final.image.data == jpeg)
+        #expect(fixture.server.requests(for: "/photo.jpg").last?.header("Range") == "bytes=\(kept)-")
+        #expect(!previews.values.isEmpty)
+        for preview in previews.values {
+            // Each preview is the image's own first bytes up to a complete scan, closed with EOI.
+            let bytes = try #require(preview.image.data)
+            #expect(ProgressiveFixtures.progressiveScanEnds.contains(bytes.count - 2))
+            #expect(bytes.dropLast(2) == jpeg.prefix(bytes.count - 2))
+        }
+        await fixture.tearDown()
+    }
 }
