@@ -58,7 +58,7 @@ struct ResumableDownloadTests {
         let data = try await pipeline.data(for: ImageRequest(url: url))
 
         #expect(data.data == png)
-        let ranges = fixture.server.requests(for: Fixture.path).map { $0.header("Range") }
+        let ranges = Fixture.ranges(fixture)
         #expect(ranges == [nil, "bytes=\(kept)-", "bytes=\(keptAgain)-"])
         ReliabilityChecks.expectDisk(of: pipeline, key: url.absoluteString, holds: png)
         await fixture.tearDown()
@@ -91,7 +91,7 @@ struct ResumableDownloadTests {
         fixture.server.resetCounters()
         let data = try await pipeline.data(for: request)
         #expect(data.data == png)
-        #expect(fixture.server.requests(for: Fixture.path).map { $0.header("Range") } == ["bytes=\(kept)-"])
+        #expect(Fixture.ranges(fixture) == ["bytes=\(kept)-"])
         #expect(fixture.server.bytesSent == png.count - kept)
         await fixture.tearDown()
     }
@@ -130,7 +130,7 @@ struct ResumableDownloadTests {
 
         let data = try await pipeline.data(for: ImageRequest(url: url))
         #expect(data.data == png)
-        let ranges = fixture.server.requests(for: Fixture.path).map { $0.header("Range") }
+        let ranges = Fixture.ranges(fixture)
         #expect(ranges.count == 2)
         #expect(ranges.first == .some(nil))
         let range = try #require(ranges.last ?? nil)
@@ -199,7 +199,7 @@ struct ResumableDownloadTests {
 
         #expect(await Fixture.loadCut(pipeline, url) == 0)
         #expect(try await pipeline.data(for: ImageRequest(url: url)).data == png)
-        #expect(fixture.server.requests(for: Fixture.path).map { $0.header("Range") } == [nil, nil])
+        #expect(Fixture.ranges(fixture) == [nil, nil])
         await fixture.tearDown()
     }
 
@@ -220,7 +220,7 @@ struct ResumableDownloadTests {
         let previews = Recorder<ImageResponse>()
         let final = try await pipeline.imageTask(with: request, preview: { previews.append($0) }).response
         #expect(final.image.data == jpeg)
-        #expect(fixture.server.requests(for: "/photo.jpg").last?.header("Range") == "bytes=\(kept)-")
+        #expect(Fixture.ranges(fixture, "/photo.jpg").last == "bytes=\(kept)-")
         #expect(!previews.values.isEmpty)
         for preview in previews.values {
             // Each preview is the image's own first bytes up to a complete scan, closed with EOI.

@@ -11,11 +11,6 @@ import Testing
 struct ResumptionFallbackTests {
     typealias Fixture = ResumptionFixture
 
-    /// The `Range` headers of the requests the server received for `path`, in order.
-    static func ranges(_ fixture: PipelineFixture, _ path: String = Fixture.path) -> [String?] {
-        fixture.server.requests(for: path).map { $0.header("Range") }
-    }
-
     @Test("a server that ignores Range answers 200: the kept bytes are dropped, the body used whole", .timeLimit(.minutes(1)))
     func serverIgnoresRange() async throws {
         let fixture = try await PipelineFixture.start()
@@ -31,7 +26,7 @@ struct ResumptionFallbackTests {
         let data = try await pipeline.data(for: ImageRequest(url: url))
         #expect(data.data == png)
         #expect(data.bytesDownloaded == png.count)
-        #expect(Self.ranges(fixture) == ["bytes=\(kept)-"])
+        #expect(Fixture.ranges(fixture) == ["bytes=\(kept)-"])
         #expect(fixture.server.bytesSent == png.count)
         #expect(pipeline.resumableByteCount(for: ImageRequest(url: url)) == 0)
         ReliabilityChecks.expectDisk(of: pipeline, key: url.absoluteString, holds: png)
@@ -85,7 +80,7 @@ struct ResumptionFallbackTests {
 
         let data = try await pipeline.data(for: ImageRequest(url: url))
         #expect(data.data == new)
-        #expect(Self.ranges(fixture) == [nil, "bytes=\(kept)-", nil])
+        #expect(Fixture.ranges(fixture) == [nil, "bytes=\(kept)-", nil])
         ReliabilityChecks.expectDisk(of: pipeline, key: url.absoluteString, holds: new)
         await fixture.tearDown()
     }
@@ -110,7 +105,7 @@ struct ResumptionFallbackTests {
 
         let data = try await pipeline.data(for: ImageRequest(url: url))
         #expect(data.data == png)
-        #expect(Self.ranges(fixture) == [nil, "bytes=\(kept)-", nil])
+        #expect(Fixture.ranges(fixture) == [nil, "bytes=\(kept)-", nil])
         #expect(pipeline.resumableByteCount(for: ImageRequest(url: url)) == 0)
         ReliabilityChecks.expectDisk(of: pipeline, key: url.absoluteString, holds: png)
         await fixture.tearDown()
@@ -139,8 +134,8 @@ struct ResumptionFallbackTests {
 
         #expect(try await pipeline.data(for: ImageRequest(url: url)).data == png)
         #expect(try await pipeline.data(for: ImageRequest(url: controlURL)).data == png)
-        #expect(Self.ranges(fixture) == [nil, nil])
-        #expect(Self.ranges(fixture, control) == [nil, "bytes=\(kept)-"])
+        #expect(Fixture.ranges(fixture) == [nil, nil])
+        #expect(Fixture.ranges(fixture, control) == [nil, "bytes=\(kept)-"])
         await fixture.tearDown()
     }
 }

@@ -29,6 +29,11 @@ enum ResumptionFixture {
         return response
     }
 
+    /// The `Range` headers of the requests the server received for `path`, in order.
+    static func ranges(_ fixture: PipelineFixture, _ path: String = path) -> [String?] {
+        fixture.server.requests(for: path).map { $0.header("Range") }
+    }
+
     /// Loads `url` once, expecting the cut: the load fails as truncated and nothing of the image
     /// is in memory or on disk. Returns how many bytes the pipeline kept to resume.
     @discardableResult
