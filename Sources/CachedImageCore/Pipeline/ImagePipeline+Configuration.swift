@@ -103,7 +103,7 @@ extension ImagePipeline {
         /// limit) before it is decoded or stored; kept bytes are never decoded, shown or
         /// written to the disk cache. The least recently used are dropped first when the budget
         /// is full; a download larger than the budget is not kept. Revalidations of a stale
-        /// cached entry (conditional requests) and ``ImageRequest/Options/reloadIgnoringCachedData``
+        /// cached entry (conditional requests) and ``ImageRequest/Options/reloadIgnoringLocalCacheData``
         /// do not resume. A custom ``DataLoading`` takes part when it implements
         /// ``DataLoading/load(_:limits:priority:progress:received:head:interrupted:)``
         /// (``URLSessionDataLoader`` does).

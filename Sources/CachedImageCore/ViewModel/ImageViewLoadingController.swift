@@ -85,7 +85,7 @@ public final class ImageViewLoadingController {
     /// Creates a controller whose end-of-layout checks run on `scheduler` (tests pass one over
     /// their own clock).
     package init(pipeline: ImagePipeline, scheduler: any ViewModelScheduler) {
-        loader = ImageLoader(pipeline: pipeline, disappearBehavior: .lowerPriority(to: .low), scheduler: scheduler)
+        loader = ImageLoader(pipeline: pipeline, offscreenBehavior: .lowerPriority(to: .low), scheduler: scheduler)
         loader.onChange = { [weak self] phase in self?.loaderDidChange(phase) }
     }
 
@@ -100,7 +100,8 @@ public final class ImageViewLoadingController {
     }
 
     /// Like ``setRequest(_:)``, decoding for a view of `width` x `height` points at `scale`
-    /// pixels per point when the request has no target size of its own.
+    /// pixels per point when the request has no target size of its own (a request sized in
+    /// points, ``ImageRequest/targetSizeInPoints``, is decoded for its points at `scale`).
     ///
     /// A dimension of zero (or not finite) is unknown, never a reason to wait forever: with one
     /// dimension known, the image is decoded to fit it (a 320x0 view loads 320 points wide);
@@ -110,7 +111,7 @@ public final class ImageViewLoadingController {
     /// arranged subview sized by its image). Setting the same request again with another size
     /// is a layout change.
     public func setRequest(_ request: ImageRequest, fittingWidth width: Double, height: Double, scale: Double) {
-        guard request.targetSize == nil else {
+        guard request.targetSize == nil || request.pointSize != nil else {
             setRequest(request)
             return
         }
@@ -120,7 +121,7 @@ public final class ImageViewLoadingController {
             return
         }
         sizingToken += 1
-        let layout = LayoutTarget(width: width, height: height, scale: scale, unknownSide: unknownSide)
+        let layout = layoutTarget(for: request, width: width, height: height, scale: scale)
         sizing = Sizing(base: request, layout: layout)
         guard let layout else {
             // No size yet: wait for the layout that may give one, then load at the cap.
@@ -147,7 +148,7 @@ public final class ImageViewLoadingController {
     /// download, which is never restarted.
     public func viewDidLayout(width: Double, height: Double, scale: Double) {
         guard var sizing else { return }
-        guard let layout = LayoutTarget(width: width, height: height, scale: scale, unknownSide: unknownSide) else {
+        guard let layout = layoutTarget(for: sizing.base, width: width, height: height, scale: scale) else {
             loadAtCapIfUnsized()
             return
         }
@@ -194,6 +195,13 @@ public final class ImageViewLoadingController {
     }
 
     // MARK: Internals
+
+    /// What a view of `width` x `height` points at `scale` decodes `request` at: its size in
+    /// points (``ImageRequest/targetSizeInPoints``) at the view's scale, else the view's size.
+    private func layoutTarget(for request: ImageRequest, width: Double, height: Double, scale: Double) -> LayoutTarget? {
+        let points = request.pointSize.map { ($0.width, $0.height) } ?? (width, height)
+        return LayoutTarget(width: points.0, height: points.1, scale: scale, unknownSide: unknownSide)
+    }
 
     /// Shows `request`; `handingOff`: a load in flight for another row is handed off as
     /// ``reuseBehavior`` says (a resize of the same row hands nothing off: its new size joins
