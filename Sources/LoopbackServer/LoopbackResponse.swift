@@ -39,6 +39,14 @@ public struct LoopbackResponse: Sendable {
     /// `Last-Modified` header, gets `304 Not Modified` with the caching headers and no body.
     /// Applies only to 2xx responses. Set to `false` to mimic a server that ignores validators.
     public var honorsConditionalRequests: Bool
+    /// When `true`, a `GET` with one byte range (`Range: bytes=N-` or `bytes=N-M`) whose
+    /// `If-Range`, if any, matches (strongly) the `ETag` or the `Last-Modified` header gets
+    /// `206 Partial Content` with those bytes and a `Content-Range` (or `416` with
+    /// `Content-Range: bytes */length` for a range past the end); ``truncatedAfter`` then counts
+    /// within the range. Applies only to `200` responses. Default `false`: the range is ignored
+    /// and the whole body sent, as a server without range support does. The server never adds
+    /// `Accept-Ranges` itself: put it in ``headers``.
+    public var honorsRanges = false
 
     /// Creates a response.
     public init(

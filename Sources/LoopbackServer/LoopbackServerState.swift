@@ -82,7 +82,7 @@ final class LoopbackServerState: Sendable {
             return state.routes[target] ?? state.routes[record.path]
         }
 
-        let response: LoopbackResponse
+        var response: LoopbackResponse
         switch route {
         case .fixed(let fixed):
             response = fixed
@@ -91,6 +91,8 @@ final class LoopbackServerState: Sendable {
         case nil:
             response = .status(404, body: Data("Not Found".utf8), headers: ["Content-Type": "text/plain"])
         }
+
+        response = response.answeringRange(of: record)
 
         if response.latency > .zero {
             try await wait(response.latency)

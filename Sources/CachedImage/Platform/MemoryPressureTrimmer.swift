@@ -51,6 +51,7 @@ public enum MemoryPressureTrimmer {
         let pipelines = storage.pipelines.compactMap(\.pipeline)
         state.unlock()
         for pipeline in pipelines {
+            pipeline.trimResumableDownloads(for: level)
             guard let cache = pipeline.memoryCache,
                   let target = MemoryPressureResponse.trimTarget(for: level, costLimit: cache.costLimit)
             else { continue }

@@ -24,6 +24,8 @@ final class DataLoadOperation: Sendable {
         var headerLookCount = 0
         /// A refused redirect: thrown when the task completes with the redirect response.
         var redirectFailure: ImagePipeline.Error?
+        /// Whether the final response's head arrived (its body bytes may then be resumed).
+        var hasHead = false
     }
 
     /// How many times one URL may be requested while following redirects.
@@ -37,17 +39,23 @@ final class DataLoadOperation: Sendable {
     private let limits: DataLoadLimits
     private let progress: @Sendable (_ received: Int64, _ expected: Int64?) -> Void
     private let received: @Sendable (_ chunk: Data) -> Void
+    private let head: @Sendable (_ response: URLResponse) -> Void
+    private let interrupted: @Sendable (_ received: Data) -> Void
 
     init(
         url: URL,
         limits: DataLoadLimits = DataLoadLimits(),
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void,
-        received: @escaping @Sendable (_ chunk: Data) -> Void = { _ in }
+        received: @escaping @Sendable (_ chunk: Data) -> Void = { _ in },
+        head: @escaping @Sendable (_ response: URLResponse) -> Void = { _ in },
+        interrupted: @escaping @Sendable (_ received: Data) -> Void = { _ in }
     ) {
         self.url = url
         self.limits = limits
         self.progress = progress
         self.received = received
+        self.head = head
+        self.interrupted = interrupted
         state.withLock { $0.visits[url.absoluteString] = 1 }
     }
 
@@ -71,20 +79,25 @@ final class DataLoadOperation: Sendable {
         task?.priority = priority.urlSessionTaskPriority
     }
 
-    /// Cancels the request: throws `CancellationError` to the caller now and cancels the task.
+    /// Cancels the request: hands the body bytes received to `interrupted`, throws
+    /// `CancellationError` to the caller now and cancels the task.
     func cancel() {
-        fail(CancellationError())
+        fail(CancellationError(), handsOverBytes: true)
     }
 
-    /// Ends the request with `error` now and cancels the task.
-    private func fail(_ error: any Error) {
-        let (continuation, task) = state.withLock { state in
+    /// Ends the request with `error` now and cancels the task; with `handsOverBytes`, the body
+    /// bytes received go to `interrupted` first.
+    private func fail(_ error: any Error, handsOverBytes: Bool = false) {
+        let (continuation, task, data) = state.withLock { state in
             state.isCancelled = true
-            let pending = (state.continuation, state.task)
+            let pending = (state.continuation, state.task, state.hasHead ? state.data : Data())
             state.continuation = nil
             state.task = nil
             state.data = Data()
             return pending
+        }
+        if handsOverBytes, continuation != nil, !data.isEmpty {
+            interrupted(data)
         }
         continuation?.resume(throwing: error)
         task?.cancel()
@@ -137,6 +150,11 @@ final class DataLoadOperation: Sendable {
             fail(ImagePipeline.Error.responseTooLarge(url: response.url ?? url, limit: limit))
             return false
         }
+        let isCurrent = state.withLock { state in
+            state.hasHead = state.continuation != nil
+            return state.hasHead
+        }
+        if isCurrent { head(response) }
         return true
     }
 
@@ -194,8 +212,8 @@ final class DataLoadOperation: Sendable {
 
     /// Resumes the caller with the body and response, or with the failure.
     func complete(response: URLResponse?, error: (any Error)?) {
-        let (continuation, data, redirects, isCancelled, redirectFailure) = state.withLock { state in
-            let pending = (state.continuation, state.data, state.redirects, state.isCancelled, state.redirectFailure)
+        let (continuation, data, redirects, isCancelled, redirectFailure, hasHead) = state.withLock { state in
+            let pending = (state.continuation, state.data, state.redirects, state.isCancelled, state.redirectFailure, state.hasHead)
             state.continuation = nil
             state.task = nil
             state.data = Data()
@@ -204,7 +222,13 @@ final class DataLoadOperation: Sendable {
         guard let continuation else { return }
         if let redirectFailure {
             continuation.resume(throwing: redirectFailure)
-        } else if let error {
+            return
+        }
+        if error != nil, hasHead, !data.isEmpty {
+            // The transfer stopped after the head: the bytes that arrived may be resumed.
+            interrupted(data)
+        }
+        if let error {
             if isCancelled || (error as? URLError)?.code == .cancelled {
                 continuation.resume(throwing: CancellationError())
             } else if let response, let url = response.url,

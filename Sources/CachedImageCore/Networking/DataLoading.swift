@@ -19,6 +19,11 @@ import FoundationNetworking
 /// Implement ``load(_:limits:priority:progress:received:)`` to hand the pipeline the body's
 /// chunks as they arrive (progressive JPEG previews need them); the default implementation
 /// hands none, and requests through such a loader get no previews.
+/// Implement ``load(_:limits:priority:progress:received:head:interrupted:)`` to report the final
+/// response's head before its body and hand over the bytes of a body that stopped before its end
+/// (cancelled, connection lost): the pipeline keeps them and resumes the download with a byte
+/// range next time (``ImagePipeline/Configuration/resumableDownloadBudget``). The default
+/// implementation reports neither, and downloads through such a loader start again from zero.
 public protocol DataLoading: Sendable {
     /// Loads the response body for `request`.
     ///
@@ -85,6 +90,33 @@ public protocol DataLoading: Sendable {
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void,
         received: @escaping @Sendable (_ chunk: Data) -> Void
     ) async throws -> DataLoadResponse
+
+    /// Loads like ``load(_:limits:priority:progress:received:)``, also reporting the final
+    /// response's head and, when the body stops before its end, the bytes that arrived. This is
+    /// the method the pipeline calls.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send, including any conditional or `Range` headers the
+    ///     pipeline added.
+    ///   - limits: Size, pixel and redirect limits to enforce as early as the loader can.
+    ///   - priority: The load's priority now and as it changes.
+    ///   - progress: Called as bytes arrive with the bytes received so far and the expected total.
+    ///   - received: Called with each new chunk of the body.
+    ///   - head: Called once with the final response (status and header fields, no redirect),
+    ///     before the first chunk of its body.
+    ///   - interrupted: Called at most once, before the load throws, with the body bytes that
+    ///     arrived when the transfer stopped before its end: the calling task was cancelled, or
+    ///     the connection failed after the head. Never called for a limit the load enforced.
+    /// - Returns: The body, the final response and the redirect hops.
+    func load(
+        _ request: URLRequest,
+        limits: DataLoadLimits,
+        priority: DataLoadPriority,
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void,
+        received: @escaping @Sendable (_ chunk: Data) -> Void,
+        head: @escaping @Sendable (_ response: URLResponse) -> Void,
+        interrupted: @escaping @Sendable (_ received: Data) -> Void
+    ) async throws -> DataLoadResponse
 }
 
 extension DataLoading {
@@ -124,5 +156,19 @@ extension DataLoading {
         received: @escaping @Sendable (_ chunk: Data) -> Void
     ) async throws -> DataLoadResponse {
         try await load(request, limits: limits, priority: priority, progress: progress)
+    }
+
+    /// Reports no head and no interrupted bytes (downloads through this loader are never
+    /// resumed) and calls ``load(_:limits:priority:progress:received:)``.
+    public func load(
+        _ request: URLRequest,
+        limits: DataLoadLimits,
+        priority: DataLoadPriority,
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void,
+        received: @escaping @Sendable (_ chunk: Data) -> Void,
+        head: @escaping @Sendable (_ response: URLResponse) -> Void,
+        interrupted: @escaping @Sendable (_ received: Data) -> Void
+    ) async throws -> DataLoadResponse {
+        try await load(request, limits: limits, priority: priority, progress: progress, received: received)
     }
 }

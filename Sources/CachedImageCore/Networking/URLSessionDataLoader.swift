@@ -141,8 +141,29 @@ public final class URLSessionDataLoader: DataLoading {
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void,
         received: @escaping @Sendable (_ chunk: Data) -> Void
     ) async throws -> DataLoadResponse {
+        try await load(
+            request, limits: limits, priority: priority, progress: progress, received: received,
+            head: { _ in }, interrupted: { _ in }
+        )
+    }
+
+    /// Loads like ``load(_:limits:priority:progress:received:)``, calling `head` with the final
+    /// response before its body and, when the calling task is cancelled or the connection fails
+    /// after the head, `interrupted` with the body bytes received, before throwing.
+    ///
+    /// - Throws: The same errors as ``load(_:limits:progress:)``.
+    public func load(
+        _ request: URLRequest,
+        limits: DataLoadLimits,
+        priority: DataLoadPriority,
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void,
+        received: @escaping @Sendable (_ chunk: Data) -> Void,
+        head: @escaping @Sendable (_ response: URLResponse) -> Void,
+        interrupted: @escaping @Sendable (_ received: Data) -> Void
+    ) async throws -> DataLoadResponse {
         let operation = DataLoadOperation(
-            url: request.url ?? URL(fileURLWithPath: "/"), limits: limits, progress: progress, received: received
+            url: request.url ?? URL(fileURLWithPath: "/"), limits: limits, progress: progress, received: received,
+            head: head, interrupted: interrupted
         )
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

@@ -80,6 +80,35 @@ extension ImagePipeline {
         /// The most downloads in flight at once; more wait in a priority-ordered queue. Default: 6.
         public var maxConcurrentDownloads: Int = 6
 
+        /// The most bytes kept in memory, in all, from downloads that stopped before their end,
+        /// so that the next load of the same image asks only for the rest. Default: 16 MB; `0`
+        /// keeps nothing.
+        ///
+        /// A download stopped by its last request's cancellation (a row scrolled away, an app
+        /// sent to the background), or by a connection lost in the middle of its body, keeps the
+        /// bytes that arrived when its response allows resuming: `Accept-Ranges: bytes`, no
+        /// `Content-Encoding`, and a strong validator (an `ETag` that is not weak, or, without
+        /// any `ETag`, a `Last-Modified` at least a second older than the response's `Date`).
+        /// The next download of that image (a new request for it, or a retry under
+        /// ``retryPolicy``) sends `Range: bytes=N-` with `If-Range: <validator>`:
+        ///
+        /// - `206 Partial Content` whose `Content-Range` continues the kept bytes: the rest is
+        ///   appended, and progress counts from the kept bytes on.
+        /// - `200 OK` (the server ignores ranges, or the image changed): the kept bytes are
+        ///   dropped and the new body is used as any other.
+        /// - `416`, or a `206` with another range, an unreadable `Content-Range` or another
+        ///   validator: the kept bytes are dropped and the image is asked for again, whole.
+        ///
+        /// The assembled body is checked like any other (length, format, completeness, pixel
+        /// limit) before it is decoded or stored; kept bytes are never decoded, shown or
+        /// written to the disk cache. The least recently used are dropped first when the budget
+        /// is full; a download larger than the budget is not kept. Revalidations of a stale
+        /// cached entry (conditional requests) and ``ImageRequest/Options/reloadIgnoringLocalCacheData``
+        /// do not resume. A custom ``DataLoading`` takes part when it implements
+        /// ``DataLoading/load(_:limits:priority:progress:received:head:interrupted:)``
+        /// (``URLSessionDataLoader`` does).
+        public var resumableDownloadBudget: Int = 16 * 1024 * 1024
+
         /// Images that would decode to more pixels are refused before decoding (decompression
         /// bombs). The limit applies to the decoded size where the decoder downsamples while it
         /// decodes (``ImageDecoding/downsamplesWhileDecoding(_:)``: ImageIO's thumbnails for

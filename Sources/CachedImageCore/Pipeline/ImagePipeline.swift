@@ -163,6 +163,24 @@ public final class ImagePipeline: Sendable {
     /// Downloads waiting for one of the ``Configuration/maxConcurrentDownloads`` slots.
     var queuedDownloadCount: Int { jobs.queuedDownloadCount }
 
+    /// How many bytes of `request`'s image are kept from a download that stopped before its end
+    /// (``Configuration/resumableDownloadBudget``): what its next download will not ask for again
+    /// if the server answers the range. `0` when none are kept. For policies that weigh what
+    /// stopping or restarting a download costs.
+    package func resumableByteCount(for request: ImageRequest) -> Int {
+        let keyed = jobs.resolver.keyed(request)
+        guard let url = keyed.url else { return 0 }
+        return jobs.fetcher.partialDownloads.partial(forKey: keyed.cacheKey, url: url)?.data.count ?? 0
+    }
+
+    /// Lets go of the bytes kept to resume downloads when the system reports memory pressure
+    /// (``MemoryPressureResponse/keepsResumableDownloads(at:)``); the Apple layer's
+    /// `MemoryPressureTrimmer` calls it next to the memory cache's trim.
+    package func trimResumableDownloads(for level: MemoryPressureResponse.Level) {
+        guard !MemoryPressureResponse.keepsResumableDownloads(at: level) else { return }
+        jobs.fetcher.forgetPartialDownload(forKey: nil)
+    }
+
     // MARK: Cache management
 
     /// Removes the image for `request`: its bytes from the disk cache and every copy made from
@@ -171,10 +189,12 @@ public final class ImagePipeline: Sendable {
         jobs.removeCachedImage(for: request)
     }
 
-    /// Empties the memory cache and the disk cache.
+    /// Empties the memory cache and the disk cache, and forgets the bytes kept to resume
+    /// interrupted downloads.
     public func removeAllCachedImages() {
         memoryCache?.removeAll()
         diskCache?.removeAll()
+        jobs.fetcher.forgetPartialDownload(forKey: nil)
     }
 
     // MARK: Observability

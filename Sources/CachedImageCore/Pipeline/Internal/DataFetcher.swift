@@ -50,7 +50,8 @@ final class DataFetcher: Sendable {
                 maxResponseBytes: configuration.maxResponseBytes,
                 maxPixelCount: PixelLimit(maxPixelCount: configuration.maxPixelCount).earlyLimit(for: configuration.decoder)
             ),
-            requestModifier: configuration.requestModifier
+            requestModifier: configuration.requestModifier,
+            resumableDownloadBudget: configuration.resumableDownloadBudget
         )
         self.validator = ResponseValidator(
             maxPixelCount: configuration.maxPixelCount, registry: configuration.decoderRegistry, decoder: configuration.decoder
@@ -185,9 +186,11 @@ final class DataFetcher: Sendable {
         if !insists, let error = failures.error(forKey: key) {
             throw error
         }
+        // The body bytes this job's subscribers were handed, across its attempts.
+        let reportedBytes = Locked(0)
         do {
             let response = try await retryPolicy.run {
-                try await downloadOnce(request, url: url, revalidating: cached, context: context)
+                try await downloadOnce(request, url: url, revalidating: cached, reportedBytes: reportedBytes, context: context)
             }
             failures.forget(key)
             return response
@@ -210,12 +213,25 @@ final class DataFetcher: Sendable {
         failures.forget(key)
     }
 
+    /// The bytes of downloads that stopped early, kept to be resumed.
+    var partialDownloads: PartialDownloadStore { downloader.partials }
+
+    /// Forgets the bytes kept to resume the download of `key` (every download's with `nil`).
+    func forgetPartialDownload(forKey key: String?) {
+        if let key {
+            downloader.partials.remove(forKey: key)
+        } else {
+            downloader.partials.removeAll()
+        }
+    }
+
     /// Downloads `url` once, conditionally when a cached entry with validators is being
     /// revalidated. A failed status throws a ``DownloadFailure`` carrying its `Retry-After`.
     private func downloadOnce(
         _ request: ImageRequest,
         url: URL,
         revalidating cached: (entry: DiskCache.Entry, response: ImageDataResponse)?,
+        reportedBytes: Locked<Int>,
         context: Context
     ) async throws -> ImageDataResponse {
         var urlRequest = request.urlRequest
@@ -234,7 +250,11 @@ final class DataFetcher: Sendable {
             }
         }
 
-        let response = try await downloader.send(urlRequest, url: url, isConditional: revalidated != nil, context: context)
+        // A reload that ignores cached data does not resume kept bytes either (it keeps its own).
+        let response = try await downloader.send(
+            urlRequest, url: url, isConditional: revalidated != nil, resumeKey: request.cacheKey,
+            mayResume: !request.options.contains(.reloadIgnoringLocalCacheData), reportedBytes: reportedBytes, context: context
+        )
 
         if let revalidated, response.statusCode == 304 {
             let sent = Self.sentHeaders(for: request)
@@ -269,7 +289,7 @@ final class DataFetcher: Sendable {
             case .refetch:
                 // The 304 names other bytes than the stored ones (RFC 9111 4.3.4): ask again,
                 // unconditionally, and neither serve nor update the stored entry.
-                return try await downloadOnce(request, url: url, revalidating: nil, context: context)
+                return try await downloadOnce(request, url: url, revalidating: nil, reportedBytes: reportedBytes, context: context)
             }
             instrumentation.record(.diskHit)
             instrumentation.record(.revalidated(url: url, notModified: true))
@@ -308,7 +328,7 @@ final class DataFetcher: Sendable {
         if request.cacheDirectives.noStore { metadata = nil }
         store(response.data, metadata: metadata, for: request)
         return ImageDataResponse(
-            data: response.data, info: info, source: .network, bytesDownloaded: response.data.count,
+            data: response.data, info: info, source: .network, bytesDownloaded: response.data.count - response.resumedFrom,
             memoryLifetime: freshness.memoryLifetime(metadata),
             metadata: metadata,
             httpResponse: httpResponse

@@ -15,6 +15,9 @@ final class Downloader: Sendable {
         /// The redirect responses followed before `response`, first hop first (empty when
         /// there was none or the loader does not report them).
         var redirects: [HTTPURLResponse] = []
+        /// How many of `data`'s first bytes were kept from an earlier, interrupted transfer
+        /// and not downloaded by this request (``ResumableTransfer``).
+        var resumedFrom = 0
 
         var httpResponse: HTTPURLResponse? { response as? HTTPURLResponse }
         var statusCode: Int? { httpResponse?.statusCode }
@@ -38,6 +41,8 @@ final class Downloader: Sendable {
     private let limits: DataLoadLimits
     /// ``ImagePipeline/Configuration/requestModifier``: applied to every request sent.
     private let requestModifier: (@Sendable (URLRequest) async throws -> URLRequest)?
+    /// The bytes of downloads that stopped early (``ImagePipeline/Configuration/resumableDownloadBudget``).
+    let partials: PartialDownloadStore
 
     init(
         maxConcurrentDownloads: Int,
@@ -45,8 +50,10 @@ final class Downloader: Sendable {
         clock: any CacheClock,
         instrumentation: PipelineInstrumentation,
         limits: DataLoadLimits = DataLoadLimits(),
-        requestModifier: (@Sendable (URLRequest) async throws -> URLRequest)? = nil
+        requestModifier: (@Sendable (URLRequest) async throws -> URLRequest)? = nil,
+        resumableDownloadBudget: Int = 0
     ) {
+        self.partials = PartialDownloadStore(budget: resumableDownloadBudget)
         self.limits = limits
         self.requestModifier = requestModifier
         self.queue = WorkQueue(maxConcurrentCount: maxConcurrentDownloads)
@@ -60,10 +67,18 @@ final class Downloader: Sendable {
     /// (``DataLoadPriority``). Transport failures become ``ImagePipeline/Error/transport(url:underlying:)``,
     /// a throwing modifier ``ImagePipeline/Error/requestModifierFailed(url:underlying:)`` (nothing
     /// sent); cancellation throws `CancellationError`.
+    ///
+    /// With a `resumeKey`, a body that stops early keeps its bytes under that key when its response
+    /// may be resumed, and a request with bytes kept (not `isConditional`, `mayResume`) asks only
+    /// for the rest (``ResumableTransfer``); `reportedBytes` counts the body bytes the job's
+    /// subscribers were handed, so that the kept ones are handed over once.
     func send(
         _ urlRequest: URLRequest,
         url: URL,
         isConditional: Bool,
+        resumeKey: String? = nil,
+        mayResume: Bool = true,
+        reportedBytes: Locked<Int> = Locked(0),
         context: TaskCoalescer<DataTaskKey, ImageDataResponse>.JobContext
     ) async throws -> Response {
         let priority = context.priority
@@ -76,32 +91,81 @@ final class Downloader: Sendable {
         }
         return try await ticket.run {
             try Task.checkCancellation()
-            let urlRequest = try await modified(urlRequest, url: url)
-            instrumentation.record(.networkRequest(url: url, isConditional: isConditional))
-            let requestTime = clock.now
-            do {
-                let loaded = try await loader.load(
-                    urlRequest, limits: limits, priority: loadPriority,
-                    progress: { received, expected in context.reportProgress(received, expected) },
-                    received: { chunk in context.report(.bytes(chunk)) }
-                )
-                instrumentation.record(.bytesReceived(loaded.data.count))
-                return Response(
-                    data: loaded.data,
-                    response: loaded.response,
-                    requestTime: requestTime,
-                    responseTime: clock.now,
-                    redirects: loaded.redirects
-                )
-            } catch {
-                if Task.isCancelled || error is CancellationError || (error as? URLError)?.code == .cancelled {
-                    throw CancellationError()
+            var resumes = mayResume && !isConditional
+            while true {
+                let transfer = resumeKey.map { ResumableTransfer(store: partials, key: $0, url: url, mayResume: resumes) }
+                var sent = urlRequest
+                transfer?.prepare(&sent)
+                if let response = try await load(
+                    sent, url: url, isConditional: isConditional, priority: loadPriority,
+                    transfer: transfer, reportedBytes: reportedBytes, context: context
+                ) {
+                    return response
                 }
-                if let error = error as? ImagePipeline.Error {
-                    throw error
-                }
-                throw ImagePipeline.Error.transport(url: url, underlying: error)
+                // The kept bytes were refused (a 416, a range that does not continue them): the
+                // whole body, in the same slot.
+                resumes = false
             }
+        }
+    }
+
+    /// Sends one request; `nil` when `transfer` says to ask again without a range.
+    private func load(
+        _ urlRequest: URLRequest,
+        url: URL,
+        isConditional: Bool,
+        priority: DataLoadPriority,
+        transfer: ResumableTransfer?,
+        reportedBytes: Locked<Int>,
+        context: TaskCoalescer<DataTaskKey, ImageDataResponse>.JobContext
+    ) async throws -> Response? {
+        let urlRequest = try await modified(urlRequest, url: url)
+        instrumentation.record(.networkRequest(url: url, isConditional: isConditional))
+        let requestTime = clock.now
+        do {
+            let loaded = try await loader.load(
+                urlRequest, limits: limits, priority: priority,
+                progress: { received, expected in
+                    // A resumed body counts from the kept bytes on: the view's progress goes on.
+                    let offset = Int64(transfer?.offset ?? 0)
+                    context.reportProgress(received + offset, expected.map { $0 + offset })
+                },
+                received: { chunk in
+                    reportedBytes.withLock { $0 += chunk.count }
+                    context.report(.bytes(chunk))
+                },
+                head: { response in
+                    guard let (prefix, total) = transfer?.didReceiveHead(response) else { return }
+                    // Subscribers that saw none of the body get the kept bytes first (progressive
+                    // previews); after a retry in the same job they already have them.
+                    let handsOver = reportedBytes.withLock { count in
+                        defer { if count == 0 { count = prefix.count } }
+                        return count == 0
+                    }
+                    if handsOver { context.report(.bytes(prefix)) }
+                    context.reportProgress(Int64(prefix.count), Int64(total))
+                },
+                interrupted: { received in transfer?.interrupted(received) }
+            )
+            instrumentation.record(.bytesReceived(loaded.data.count))
+            let outcome = transfer?.finish(loaded) ?? .response(data: loaded.data, response: loaded.response, resumedFrom: 0)
+            guard case .response(let data, let response, let resumedFrom) = outcome else { return nil }
+            return Response(
+                data: data,
+                response: response,
+                requestTime: requestTime,
+                responseTime: clock.now,
+                redirects: loaded.redirects,
+                resumedFrom: resumedFrom
+            )
+        } catch {
+            if Task.isCancelled || error is CancellationError || (error as? URLError)?.code == .cancelled {
+                throw CancellationError()
+            }
+            if let error = error as? ImagePipeline.Error {
+                throw error
+            }
+            throw ImagePipeline.Error.transport(url: url, underlying: error)
         }
     }
 

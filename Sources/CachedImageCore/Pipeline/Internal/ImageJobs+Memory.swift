@@ -15,6 +15,7 @@ extension ImageJobs {
         dropCopies(of: request.cacheKey)
         resolver.diskCache?.removeEntry(forKey: request.cacheKey)
         fetcher.forgetFailure(forKey: request.cacheKey)
+        fetcher.forgetPartialDownload(forKey: request.cacheKey)
     }
 
     /// Drops everything made from `cacheKey`'s bytes, so none of it answers again: decoded
