@@ -69,6 +69,11 @@ public final class ImageViewLoadingController {
         var layout: LayoutTarget?
         /// Loading (or shown) at the pipeline's cap: no layout gave a size after the first one.
         var isAtCap = false
+        /// The view's last size in points, for a scale change that comes without a layout.
+        var points: (width: Double, height: Double)
+        /// The scale the request is sized at: the highest the view reported for it (see
+        /// ``ViewScaleRule``).
+        var scale: Double
     }
 
     private var sizing: Sizing?
@@ -120,8 +125,9 @@ public final class ImageViewLoadingController {
             return
         }
         sizingToken += 1
+        let scale = ViewScaleRule.scale(reported: scale, current: nil)
         let layout = LayoutTarget(width: width, height: height, scale: scale, unknownSide: unknownSide)
-        sizing = Sizing(base: request, layout: layout)
+        sizing = Sizing(base: request, layout: layout, points: (width, height), scale: scale)
         guard let layout else {
             // No size yet: wait for the layout that may give one, then load at the cap.
             handOffCurrentLoad()
@@ -147,7 +153,10 @@ public final class ImageViewLoadingController {
     /// download, which is never restarted.
     public func viewDidLayout(width: Double, height: Double, scale: Double) {
         guard var sizing else { return }
-        guard let layout = LayoutTarget(width: width, height: height, scale: scale, unknownSide: unknownSide) else {
+        sizing.points = (width, height)
+        sizing.scale = ViewScaleRule.scale(reported: scale, current: sizing.scale)
+        self.sizing = sizing
+        guard let layout = LayoutTarget(width: width, height: height, scale: sizing.scale, unknownSide: unknownSide) else {
             loadAtCapIfUnsized()
             return
         }
@@ -169,6 +178,18 @@ public final class ImageViewLoadingController {
         isResizing = true
         loader.load(sized)
     }
+    /// The view's scale changed with no layout: it joined a window (a view laid out outside
+    /// one is laid out at 1x, and joining a 3x window changes no size, so no layout follows),
+    /// moved to another screen, or its traits changed. Retargets the view's last laid-out size
+    /// at `scale` as ``viewDidLayout(width:height:scale:)`` does: a download in flight is
+    /// joined at the sharper size, never restarted; an image already shown stays on screen
+    /// while the sharper one decodes. A lower scale (the view left its window) changes
+    /// nothing: the sharper decode covers it (``ViewScaleRule``).
+    public func viewScaleDidChange(_ scale: Double) {
+        guard let sizing else { return }
+        viewDidLayout(width: sizing.points.width, height: sizing.points.height, scale: scale)
+    }
+
     /// The view is about to show another row: stop (or demote) the load and display the
     /// placeholder, so nothing of the previous row stays visible.
     public func prepareForReuse() {
