@@ -29,7 +29,8 @@ import UIKit
 /// its scale changes (it joins a window) the image is loaded again at the new size while the
 /// current one stays on screen; a download in flight is joined, never restarted. The loader
 /// follows the view's bounds and scale itself; call ``layoutDidChange()`` from `layoutSubviews` if the
-/// view is resized some other way. Memory hits show in the same frame without a transition;
+/// view is resized some other way (``ImageViewLoadingController/viewScaleDidChange(_:)`` for a
+/// scale change alone). Memory hits show in the same frame without a transition;
 /// images that arrive later cross-dissolve (``transitionDuration``). The decisions live in
 /// ``ImageViewLoadingController``.
 @MainActor
@@ -65,11 +66,15 @@ public final class CachedImageViewLoader {
         self.imageView = imageView
         controller = ImageViewLoadingController(pipeline: pipeline)
         controller.onDisplay = { [weak self] display in self?.apply(display) }
-        let layoutChanged = Self.onMainThread { [weak self] in self?.layoutDidChange() }
+        let layoutChanged = MainThreadCallback.make { [weak self] in self?.layoutDidChange() }
         boundsObservation = imageView.layer.observe(\.bounds, options: [.new]) { _, _ in layoutChanged() }
-        // UIKit sets the layer's scale when the view joins a window (or the screen changes): a
-        // view laid out before it had a window retargets from 1x like a resize.
-        scaleObservation = imageView.layer.observe(\.contentsScale, options: [.new]) { _, _ in layoutChanged() }
+        // UIKit sets the layer's scale when the view joins a window (or the screen changes), with
+        // no layout when the size stays: a view laid out at 1x before it had a window retargets
+        // at the new scale (read from the change itself: the traits may not have caught up).
+        scaleObservation = imageView.layer.observe(\.contentsScale, options: [.new]) { _, change in
+            guard let scale = change.newValue else { return }
+            MainThreadCallback.make { [weak self] in self?.controller.viewScaleDidChange(Double(scale)) }()
+        }
         AppLifecycleObserver.install(for: pipeline)
     }
 
@@ -113,23 +118,6 @@ public final class CachedImageViewLoader {
         controller.prepareForReuse()
     }
 
-    /// `body` as a plain callback for KVO, which calls back on the thread that changed the
-    /// value: UIKit lays out on the main thread, so it runs there at once, in the same layout
-    /// pass (`MainActor.assumeIsolated` is not in the iOS 15/16 runtime); from any other thread
-    /// it hops to the main actor.
-    private static func onMainThread(_ body: @escaping @MainActor () -> Void) -> @Sendable () -> Void {
-        let unchecked = UncheckedCallback(body: body)
-        return {
-            guard Thread.isMainThread else {
-                Task { @MainActor in unchecked.body() }
-                return
-            }
-            // On the main thread the main actor's isolation holds; the calling convention of an
-            // isolated and a plain closure is the same.
-            unsafeBitCast(unchecked.body, to: (() -> Void).self)()
-        }
-    }
-
     private static func scale(of view: UIView) -> CGFloat {
         let scale = view.traitCollection.displayScale
         return scale > 0 ? scale : 1
@@ -157,9 +145,5 @@ public final class CachedImageViewLoader {
             imageView.image = image
         }
     }
-}
-/// A main-actor closure carried through a `@Sendable` one; only ever called on the main thread.
-private struct UncheckedCallback: @unchecked Sendable {
-    let body: @MainActor () -> Void
 }
 #endif
