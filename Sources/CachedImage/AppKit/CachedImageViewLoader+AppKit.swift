@@ -85,16 +85,11 @@ public final class CachedImageViewLoader {
     /// fill). A view that draws its image unscaled (`.scaleNone`) gets the pipeline's cap.
     public func load(_ request: ImageRequest) {
         guard let imageView else { return }
-        var request = request
-        if request.targetSize == nil {
-            guard let mode = ImageContentMode(imageScaling: Int(imageView.imageScaling.rawValue)) else {
-                controller.setRequest(request)
-                return
-            }
-            request.contentMode = mode
-        }
         let bounds = imageView.bounds.size
-        controller.setRequest(request, fittingWidth: Double(bounds.width), height: Double(bounds.height), scale: Double(Self.scale(of: imageView)))
+        controller.setRequest(
+            request, drawnIn: ImageContentMode(imageScaling: Int(imageView.imageScaling.rawValue)),
+            width: Double(bounds.width), height: Double(bounds.height), scale: Double(Self.scale(of: imageView))
+        )
     }
 
     /// The view's size or scale may have changed: loads a request that waited for a size, or a
@@ -132,8 +127,7 @@ public final class CachedImageViewLoader {
             imageView.image = failureImage ?? placeholder
         case .image(let response, let animated):
             // Downsampled for the view: pixels per point of the screen, so its point size is the view's.
-            let pointScale = ImageDisplayScale.scale(for: response.request, explicitScale: nil, displayScale: Double(Self.scale(of: imageView)))
-            let scale = ImageDisplayScale.scale(pointScale, for: response.image, request: response.request)
+            let scale = ImageDisplayScale.scale(showing: response, displayScale: Double(Self.scale(of: imageView)))
             let image = response.image.platformImage(scale: CGFloat(scale))
             if animated, transitionDuration > 0, let layer = imageView.layer {
                 let transition = CATransition()

@@ -93,16 +93,11 @@ public final class CachedImageViewLoader {
     /// draws its image unscaled (`.center`, `.top`, ...) gets the pipeline's default cap instead.
     public func load(_ request: ImageRequest) {
         guard let imageView else { return }
-        var request = request
-        if request.targetSize == nil {
-            guard let mode = ImageContentMode(viewContentMode: imageView.contentMode.rawValue) else {
-                controller.setRequest(request)
-                return
-            }
-            request.contentMode = mode
-        }
         let bounds = imageView.bounds.size
-        controller.setRequest(request, fittingWidth: Double(bounds.width), height: Double(bounds.height), scale: Double(Self.scale(of: imageView)))
+        controller.setRequest(
+            request, drawnIn: ImageContentMode(viewContentMode: imageView.contentMode.rawValue),
+            width: Double(bounds.width), height: Double(bounds.height), scale: Double(Self.scale(of: imageView))
+        )
     }
 
     /// The view's size may have changed: loads a request that waited for a size, or a larger
@@ -133,8 +128,7 @@ public final class CachedImageViewLoader {
             imageView.image = failureImage ?? placeholder
         case .image(let response, let animated):
             // Downsampled for the view: pixels per point of the screen, so its point size is the view's.
-            let pointScale = ImageDisplayScale.scale(for: response.request, explicitScale: nil, displayScale: Double(Self.scale(of: imageView)))
-            let scale = ImageDisplayScale.scale(pointScale, for: response.image, request: response.request)
+            let scale = ImageDisplayScale.scale(showing: response, displayScale: Double(Self.scale(of: imageView)))
             let image = response.image.platformImage(scale: CGFloat(scale))
             if animated, transitionDuration > 0 {
                 let transition = CATransition()

@@ -144,6 +144,22 @@ public final class ImageViewLoadingController {
         present(layout.applied(to: request))
     }
 
+    /// Like ``setRequest(_:fittingWidth:height:scale:)`` for a view that draws its image in
+    /// `mode` (from UIKit's `contentMode` or AppKit's `imageScaling`): a request without a
+    /// target size takes that mode; `nil` (a view drawing its image unscaled) loads the request
+    /// as is, within the pipeline's cap.
+    package func setRequest(_ request: ImageRequest, drawnIn mode: ImageContentMode?, width: Double, height: Double, scale: Double) {
+        var request = request
+        if request.targetSize == nil {
+            guard let mode else {
+                setRequest(request)
+                return
+            }
+            request.contentMode = mode
+        }
+        setRequest(request, fittingWidth: width, height: height, scale: scale)
+    }
+
     /// The view's size or scale changed (its `layoutSubviews` ran, it joined a window). For a
     /// request sized by ``setRequest(_:fittingWidth:height:scale:)``: the first size starts the
     /// load (a layout with no size at all loads at the pipeline's cap); a larger size or scale
