@@ -37,36 +37,32 @@ final class AnimationDisplayLink {
 
     /// Runs the link (at `framesPerSecond` when known) or pauses it.
     func setRunning(_ running: Bool, framesPerSecond: Int?) {
+        // `CADisplayLink` is macOS 14+ (players made earlier run their own loop).
+        guard #available(macOS 14.0, *) else { return }
         guard running else {
             holder.link?.isPaused = true
             return
         }
         guard let link = holder.link ?? makeLink() else { return }
         if let framesPerSecond, framesPerSecond > 0 {
+            // iOS and tvOS 15+, visionOS, macOS 14+: every version this link runs on.
             let rate = Float(framesPerSecond)
-            #if canImport(UIKit)
-            if #available(iOS 15.0, tvOS 15.0, *) {
-                link.preferredFrameRateRange = CAFrameRateRange(minimum: min(rate, 10), maximum: rate, preferred: rate)
-            } else {
-                link.preferredFramesPerSecond = framesPerSecond
-            }
-            #else
             link.preferredFrameRateRange = CAFrameRateRange(minimum: min(rate, 10), maximum: rate, preferred: rate)
-            #endif
         }
         link.isPaused = false
     }
 
+    @available(macOS 14.0, *)
     private func makeLink() -> CADisplayLink? {
         let selector = #selector(DisplayLinkTarget.refresh(_:))
         #if canImport(UIKit)
         let link = CADisplayLink(target: target, selector: selector)
         #else
-        guard #available(macOS 14.0, *), let screen = NSScreen.main else { return nil }
+        guard let screen = NSScreen.main else { return nil }
         let link = screen.displayLink(target: target, selector: selector)
         #endif
         link.add(to: .main, forMode: .common)
-        holder.link = link
+        holder.storage = link
         return link
     }
 }
@@ -77,16 +73,26 @@ final class AnimationDisplayLink {
 private final class DisplayLinkTarget: NSObject {
     var onRefresh: ((TimeInterval) -> Void)?
 
-    @objc func refresh(_ link: CADisplayLink) {
+    /// The link's callback (`sender` is the `CADisplayLink`, typed loosely: macOS before 14
+    /// has no such class, and never calls this).
+    @objc func refresh(_ sender: AnyObject) {
+        guard #available(macOS 14.0, *), let link = sender as? CADisplayLink else { return }
         onRefresh?(link.targetTimestamp)
     }
 }
 
 /// Invalidates the link when its owner goes away (a run loop keeps a link alive until then).
 private final class DisplayLinkHolder: @unchecked Sendable {
-    var link: CADisplayLink?
+    /// The `CADisplayLink` (stored untyped: the class is macOS 14+).
+    var storage: AnyObject?
 
-    deinit { link?.invalidate() }
+    @available(macOS 14.0, *)
+    var link: CADisplayLink? { storage as? CADisplayLink }
+
+    deinit {
+        guard #available(macOS 14.0, *) else { return }
+        link?.invalidate()
+    }
 }
 
 /// The clock a display-driven player follows: `CACurrentMediaTime()`, the scale of a display
