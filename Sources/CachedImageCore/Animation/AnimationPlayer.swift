@@ -272,7 +272,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     }
 
     private func syncDisplayRefresh() {
-        let wants = driver == .display && playback.isRunning && decoder != nil
+        let wants = driver == .display && playback.isRunning && decoder != nil && !frameDecodingFailed
         guard wants != wantsDisplayRefresh else { return }
         wantsDisplayRefresh = wants
         onWantsDisplayRefreshChange?(wants)
@@ -389,6 +389,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         guard generation == loopGeneration, source === decoder else { return }
         guard let frame else {
             frameDecodingFailed = true
+            syncDisplayRefresh() // resting on the frame shown: the display link can stop
             return
         }
         if let cost, cost.wasEvicted(holding: buffer.totalCost) {
