@@ -29,7 +29,7 @@ public struct CallSiteExamples: View {
                 .frame(height: 120)
 
             // ... reading phase.error too.
-            CachedAsyncImage(request: ImageRequest(url: url, targetSize: PixelSize(width: 300, height: 300))) { phase in
+            CachedAsyncImage(request: ImageRequest(url: url, targetSizeInPoints: CGSize(width: 100, height: 100))) { phase in
                 if let image = phase.image {
                     image.resizable().scaledToFit()
                 } else if phase.error != nil {
@@ -54,7 +54,7 @@ public struct CallSiteExamples: View {
                 image.resizable().scaledToFit()
             }
 
-            // A request alone: the image as loaded, decoded at display size.
+            // A request alone: the image as loaded, decoded at display size (here in pixels).
             CachedAsyncImage(request: ImageRequest(url: url, targetSize: PixelSize(width: 600, height: 600)))
 
             // A request with content and placeholder.

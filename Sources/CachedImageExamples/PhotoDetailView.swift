@@ -8,7 +8,6 @@ import SwiftUI
 @MainActor
 public struct PhotoDetailView: View {
     let photo: Photo
-    @Environment(\.displayScale) private var displayScale
 
     public init(photo: Photo) {
         self.photo = photo
@@ -16,7 +15,7 @@ public struct PhotoDetailView: View {
 
     public var body: some View {
         GeometryReader { geometry in
-            CachedAsyncImage(request: request(fitting: geometry.size), scale: displayScale) { phase in
+            CachedAsyncImage(request: request(fitting: geometry.size)) { phase in
                 if let image = phase.image {
                     image.resizable().scaledToFit()
                 } else if phase.error != nil {
@@ -32,13 +31,10 @@ public struct PhotoDetailView: View {
         .navigationTitle("Photo \(photo.id)")
     }
 
-    /// The photo, decoded no larger than the view in pixels, before the rows' thumbnails.
+    /// The photo, decoded to fit the view (its size in points; the display's scale is applied
+    /// for you), before the rows' thumbnails.
     private func request(fitting size: CGSize) -> ImageRequest {
-        ImageRequest(
-            url: photo.url,
-            priority: .high,
-            targetSize: PixelSize(width: Int(size.width * displayScale), height: Int(size.height * displayScale))
-        )
+        ImageRequest(url: photo.url, priority: .high, targetSizeInPoints: size, contentMode: .aspectFit)
     }
 }
 #endif

@@ -28,7 +28,7 @@ struct ImageRequestTests {
         var revalidating = plain
         revalidating.urlRequest.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
         #expect(!revalidating.urlRequestIsPlain.value)
-        #expect(resolver.keyed(revalidating).options.contains(.reloadRevalidatingCachedData))
+        #expect(resolver.keyed(revalidating).options.contains(.reloadRevalidatingCacheData))
 
         var signedIn = plain
         signedIn.urlRequest.setValue("Bearer a", forHTTPHeaderField: "Authorization")
@@ -36,7 +36,7 @@ struct ImageRequestTests {
 
         var reloading = plain
         reloading.urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-        #expect(resolver.keyed(reloading).options.contains(.reloadIgnoringCachedData))
+        #expect(resolver.keyed(reloading).options.contains(.reloadIgnoringLocalCacheData))
     }
 
     @Test("a nil URL stays nil, like AsyncImage(url: nil)")
@@ -67,7 +67,7 @@ struct ImageRequestTests {
         let plain = ImageRequest(url: url)
         #expect(DataTaskKey(plain) == DataTaskKey(ImageRequest(url: url, options: .skipMemoryCache)))
         #expect(DataTaskKey(plain) != DataTaskKey(ImageRequest(url: url, options: .returnCacheDataDontLoad)))
-        #expect(DataTaskKey(plain) != DataTaskKey(ImageRequest(url: url, options: .reloadIgnoringCachedData)))
+        #expect(DataTaskKey(plain) != DataTaskKey(ImageRequest(url: url, options: .reloadIgnoringLocalCacheData)))
     }
 
     @Test("fitting never upscales and keeps the aspect ratio")

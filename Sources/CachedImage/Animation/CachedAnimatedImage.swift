@@ -71,7 +71,7 @@ public struct CachedAnimatedImage<Content: View>: View {
     }
 
     public var body: some View {
-        let resolved = requestDefaults.applied(to: request)
+        let resolved = requestDefaults.applied(to: request.resolvingPointSize(displayScale: Double(displayScale)))
         // The player's frame once it has one; before that, the memory cache's first frame,
         // looked up synchronously so a memory hit never shows the placeholder.
         let cached = player.frame == nil ? pipeline.cachedImage(for: resolved) : nil

@@ -103,6 +103,9 @@ public final class CachedAnimatedImageView: UIImageView {
     /// Loads (and plays, when animated) `request` through `pipeline`; `nil` clears the view.
     /// Setting the request already shown changes nothing.
     public func setImage(with request: ImageRequest?, pipeline: ImagePipeline = .shared) {
+        // A size in points becomes pixels at this view's scale, once it has one (in a window).
+        let scale = Double(traitCollection.displayScale)
+        let request = scale > 0 ? request?.resolvingPointSize(displayScale: scale) : request
         let resolved = request.map(requestDefaults.applied(to:))
         guard resolved != self.request || pipeline !== self.pipeline else { return }
         self.request = resolved

@@ -4,8 +4,9 @@ import CoreGraphics
 import Foundation
 
 extension ImageProcessors {
-    /// Resizes to a size in pixels: fit inside it or fill it (optionally cropped to it), never
-    /// enlarging unless `upscale` is set.
+    /// Resizes to a size in pixels: fill it (the default, as ``ImageRequest``'s
+    /// ``ImageRequest/contentMode``: the image covers the size, optionally cropped to it) or fit
+    /// inside it, never enlarging unless `upscale` is set.
     ///
     /// Prefer ``ImageRequest/targetSize`` for plain downsampling (the decoder then never holds
     /// the full bitmap); use `Resize` for exact thumbnails (`.aspectFill` with `crop`).
@@ -16,14 +17,14 @@ extension ImageProcessors {
     public struct Resize: ImageResizing {
         /// The size to fit or fill, in pixels.
         public var size: PixelSize
-        /// Fit inside ``size``, or fill it.
+        /// Fill ``size`` (the default), or fit inside it.
         public var contentMode: ImageContentMode
         /// Whether smaller images are enlarged.
         public var upscale: Bool
         /// With `.aspectFill`, whether the output is cropped to ``size`` (centred).
         public var crop: Bool
 
-        public init(size: PixelSize, contentMode: ImageContentMode = .aspectFit, upscale: Bool = false, crop: Bool = false) {
+        public init(size: PixelSize, contentMode: ImageContentMode = .aspectFill, upscale: Bool = false, crop: Bool = false) {
             self.size = size
             self.contentMode = contentMode
             self.upscale = upscale

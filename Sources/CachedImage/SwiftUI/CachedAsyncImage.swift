@@ -56,7 +56,7 @@ public struct CachedAsyncImage<Content: View>: View {
     /// Whether the content can show progress (only the ``CachedImagePhase`` form can).
     private let reportsProgress: Bool
     private var keepsPreviousImage = false
-    private var disappearBehavior: ImageLoader.DisappearBehavior = .automatic
+    private var offscreenBehavior: OffscreenBehavior = .automatic
     /// The chained options (`.fade`, `.priority`, `.processors`, `.onSuccess`...).
     var options = CachedAsyncImageOptions()
 
@@ -247,14 +247,14 @@ public struct CachedAsyncImage<Content: View>: View {
         return copy
     }
 
-    /// What happens when the view leaves the screen. Default ``ImageLoader/DisappearBehavior/automatic``:
+    /// What happens when the view leaves the screen. Default ``OffscreenBehavior/automatic``:
     /// the load drops to `.low` at once, and if the view is still off screen half a second later
     /// its load is cancelled and its image let go (a fling costs little; a quick scroll back
     /// finds everything still there). `.lowerPriority(to:)` keeps loading and keeps the image;
     /// `.cancel` lets go as soon as the view is off screen.
-    public func offscreenBehavior(_ behavior: ImageLoader.DisappearBehavior) -> CachedAsyncImage {
+    public func offscreenBehavior(_ behavior: OffscreenBehavior) -> CachedAsyncImage {
         var copy = self
-        copy.disappearBehavior = behavior
+        copy.offscreenBehavior = behavior
         return copy
     }
 
@@ -262,7 +262,8 @@ public struct CachedAsyncImage<Content: View>: View {
 
     public var body: some View {
         let model = self.model
-        let ownRequest = options.applied(to: self.request)
+        // A size in points becomes pixels at this view's display scale.
+        let ownRequest = options.applied(to: self.request).resolvingPointSize(displayScale: Double(displayScale))
         let layoutSizing = self.layoutSizing
         let request = layoutSizing.applied(to: requestDefaults.applied(to: ownRequest))
         layoutSizing.configure(for: model, request: request, displayScale: Double(displayScale))
@@ -270,7 +271,7 @@ public struct CachedAsyncImage<Content: View>: View {
             pipeline: pipeline,
             transaction: transaction,
             keepsPreviousImage: keepsPreviousImage || LayoutDecodeSize.keepsImage(whileLoading: request, after: model.loader.request),
-            disappearBehavior: disappearBehavior,
+            offscreenBehavior: offscreenBehavior,
             reportsProgress: reportsProgress,
             fadeDuration: options.fadeDuration,
             callbacks: options.callbacks

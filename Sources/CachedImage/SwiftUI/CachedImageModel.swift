@@ -102,10 +102,10 @@ public final class CachedImageModel: ObservableObject {
         set { loader.keepsPreviousImage = newValue }
     }
 
-    /// What happens when the view leaves the screen. Default ``ImageLoader/DisappearBehavior/automatic``.
-    public var offscreenBehavior: ImageLoader.DisappearBehavior {
-        get { loader.disappearBehavior }
-        set { loader.disappearBehavior = newValue }
+    /// What happens when the view leaves the screen. Default ``OffscreenBehavior/automatic``.
+    public var offscreenBehavior: OffscreenBehavior {
+        get { loader.offscreenBehavior }
+        set { loader.offscreenBehavior = newValue }
     }
 
     /// Start, success, failure and progress callbacks, each fired once per event.
@@ -119,6 +119,7 @@ public final class CachedImageModel: ObservableObject {
     /// Shows the image for `request` (at once when it is in memory). The current request again
     /// changes nothing; another replaces it.
     public func load(_ request: ImageRequest) {
+        let request = request.resolvingPointSize(displayScale: Double(displayScale))
         load(request, ownRequest: request)
     }
 
@@ -151,7 +152,7 @@ public final class CachedImageModel: ObservableObject {
         pipeline: ImagePipeline,
         transaction: Transaction,
         keepsPreviousImage: Bool,
-        disappearBehavior: ImageLoader.DisappearBehavior,
+        offscreenBehavior: OffscreenBehavior,
         reportsProgress: Bool,
         fadeDuration: TimeInterval? = nil,
         callbacks: ImageLoader.Callbacks = ImageLoader.Callbacks()
@@ -160,7 +161,7 @@ public final class CachedImageModel: ObservableObject {
         self.fadeDuration = fadeDuration
         loader.callbacks = callbacks
         loader.keepsPreviousImage = keepsPreviousImage
-        loader.disappearBehavior = disappearBehavior
+        loader.offscreenBehavior = offscreenBehavior
         loader.reportsProgress = reportsProgress
         loader.pipeline = pipeline
         connect()

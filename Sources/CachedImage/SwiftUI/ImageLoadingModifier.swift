@@ -45,6 +45,8 @@ private struct ModelLoadingModifier: ViewModifier {
 
     func body(content: Content) -> some View {
         model.attach(to: pipeline, displayScale: displayScale)
+        // A size in points becomes pixels at this view's display scale.
+        let request = self.request.resolvingPointSize(displayScale: Double(displayScale))
         return content.modifier(ImageLifecycleModifier(
             model: model, request: requestDefaults.applied(to: request), ownRequest: request, pipeline: pipeline
         ))

@@ -2,13 +2,15 @@
 import CachedImageCore
 import SwiftUI
 
-/// The environment key behind ``SwiftUI/EnvironmentValues/imagePipeline``.
+/// The environment key behind ``SwiftUI/EnvironmentValues/imagePipeline``: read each time,
+/// so a pipeline the app sets as ``ImagePipeline/shared`` at launch is the default.
 private struct ImagePipelineKey: EnvironmentKey {
-    static let defaultValue = ImagePipeline.shared
+    static var defaultValue: ImagePipeline { .shared }
 }
 
 extension EnvironmentValues {
-    /// The pipeline `CachedAsyncImage` loads through. Default: `ImagePipeline.shared`.
+    /// The pipeline `CachedAsyncImage` loads through. Default: ``ImagePipeline/shared`` (the
+    /// app's replacement, when it set one at launch).
     public var imagePipeline: ImagePipeline {
         get { self[ImagePipelineKey.self] }
         set { self[ImagePipelineKey.self] = newValue }

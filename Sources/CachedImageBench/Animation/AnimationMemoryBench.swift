@@ -2,7 +2,7 @@ import CachedImageCore
 import Foundation
 import ImageFixtures
 
-/// Frame memory per animated image player (issue 27): a generated 100-frame GIF played through
+/// Table 8: frame memory per animated image player (issue 27): a generated 100-frame GIF played through
 /// core's `AnimationPlayer` (what `CachedAnimatedImage` and `CachedAnimatedImageView` drive),
 /// loaded through a pipeline from a file, on the real clock. Frames are real bitmaps of
 /// width x height x 4 bytes (what ImageIO hands the player on Apple platforms); the figures are
@@ -32,7 +32,7 @@ struct AnimationMemoryBench {
     func run(root: URL) async throws {
         let sides = options.pick(quick: [120, 480], full: [120, 240, 480])
         var table = Table(
-            "Frame memory per player, 100-frame GIF (16 MB frame buffer limit)",
+            "8. Frame memory per player, 100-frame GIF (16 MB frame buffer limit)",
             columns: ["Frame size", "One frame", "Whole loop", "Playing", "Accounted in cache", "Paused", "Two players of one URL (cache)"]
         )
         for side in sides {

@@ -4,7 +4,7 @@ import ImageFixtures
 import LoopbackServer
 import ToolSupport
 
-/// Table 15: the delivery latency of a processed image with `diskCachePolicy` `.automatic`
+/// Table 16: the delivery latency of a processed image with `diskCachePolicy` `.automatic`
 /// (issue 35): the time from `image(for:)` to the processed image, with the encode for the disk
 /// after delivery (the pipeline today) against the old order, where the delivery waited for
 /// that encode (emulated side by side in the same process: the same load with `.original`, then
@@ -40,7 +40,7 @@ struct ProcessedDeliveryBench {
         _ = try await makePipeline(directory, policy: .original, encoder: encoder).image(for: ImageRequest(url: url))
         makePipeline(directory, policy: .original, encoder: encoder).diskCache?.flush()
         var table = Table(
-            "15. Delivery latency of a processed image, diskCachePolicy .automatic (median (min-max) of \(rounds), ms)",
+            "16. Delivery latency of a processed image, diskCachePolicy .automatic (median (min-max) of \(rounds), ms)",
             columns: ["processed size", "after: encode after delivery", "before: encode on the delivery path", "the encode alone"]
         )
         for side in [300, 800] {

@@ -42,7 +42,7 @@ struct ImageFetcher: Sendable {
             return .failure(error as? CLIError ?? CLIError("\(input): \(error)"))
         }
         var requestOptions: ImageRequest.Options = []
-        if options.revalidate { requestOptions.insert(.reloadRevalidatingCachedData) }
+        if options.revalidate { requestOptions.insert(.reloadRevalidatingCacheData) }
         if options.offline { requestOptions.insert(.returnCacheDataDontLoad) }
         let request = ImageRequest(url: url, options: requestOptions)
         let task = pipeline.imageTask(with: request, progress: progress)

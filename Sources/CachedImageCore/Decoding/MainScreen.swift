@@ -14,6 +14,24 @@ import CoreGraphics
 enum MainScreen {
     private static let recorded = Locked<PixelSize?>(nil)
     private static let recordedRate = Locked<Int?>(nil)
+    private static let recordedScale = Locked<Double?>(nil)
+
+    /// The main screen's pixels per point (3 on most iPhones), or `nil` where there is none
+    /// (Linux) or not yet known. Read like ``pixelSize``. Views use their own display's scale;
+    /// this is for a points-based size outside a view (``ImageRequest/targetSizeInPoints``).
+    static var scale: Double? {
+        #if os(iOS) || os(tvOS)
+        return recordedOnMainThread(recordedScale, readUIKitScale)
+        #elseif os(macOS)
+        if let scale = recordedScale.withLock({ $0 }) { return scale }
+        guard let mode = CGDisplayCopyDisplayMode(CGMainDisplayID()), mode.width > 0 else { return nil }
+        let scale = Double(mode.pixelWidth) / Double(mode.width)
+        recordedScale.withLock { $0 = scale }
+        return scale
+        #else
+        return nil
+        #endif
+    }
 
     /// The main screen's highest refresh rate (120 on ProMotion), or `nil` where there is none
     /// (Linux, macOS: the first-frame budget assumes 60 Hz) or not yet known. Read like ``pixelSize``.
@@ -93,6 +111,12 @@ enum MainScreen {
     private static func readUIKitRefreshRate() -> Int? {
         let rate = UIScreen.main.maximumFramesPerSecond
         return rate > 0 ? rate : nil
+    }
+
+    @MainActor
+    private static func readUIKitScale() -> Double? {
+        let scale = Double(UIScreen.main.scale)
+        return scale > 0 ? scale : nil
     }
 
     @MainActor

@@ -8,7 +8,8 @@ import Foundation
 // themselves. The load is queued when something needs the index (a write, a count, a removal,
 // `flush()`, a corrupt file to delete) or after `readsBeforeLoadLimit` reads, whichever comes
 // first. Queuing it at open (or arming a timer for it) cost every relaunch's first image the
-// thread wake-up and a share of the CPU (BENCHMARKS.md, sixth pass).
+// thread wake-up and a share of the CPU (BENCHMARKS.md, table 7b; the
+// measurement is in that file's git history).
 extension DiskCache {
     /// Queues the index load unless it is queued already. Under the state lock, so that any job
     /// queued after this call (its caller took the lock first) runs after the load.

@@ -9,9 +9,9 @@ import FoundationNetworking
 /// The pipeline reads them from ``ImageRequest/urlRequest`` and maps them onto its behaviour
 /// (the table is in the DocC article *Request cache directives*):
 /// - `no-cache`, `Pragma: no-cache` (without `Cache-Control`), `.reloadRevalidatingCacheData`:
-///   ``ImageRequest/Options/reloadRevalidatingCachedData``.
+///   ``ImageRequest/Options/reloadRevalidatingCacheData``.
 /// - `.reloadIgnoringLocalCacheData`, `.reloadIgnoringLocalAndRemoteCacheData`:
-///   ``ImageRequest/Options/reloadIgnoringCachedData``.
+///   ``ImageRequest/Options/reloadIgnoringLocalCacheData``.
 /// - `.returnCacheDataDontLoad`: ``ImageRequest/Options/returnCacheDataDontLoad``.
 /// - `only-if-cached`: a stored response that the request's other directives accept, else
 ///   ``ImagePipeline/Error/notCached(_:)``; never the network.
@@ -84,8 +84,8 @@ struct RequestCacheDirectives: Sendable, Hashable {
         var options: ImageRequest.Options = []
         // `no-store`: nothing of this exchange is stored, and (as fetch's `no-store` mode and
         // Firefox do) nothing stored answers it.
-        if ignoresStoredResponses || noStore { options.insert(.reloadIgnoringCachedData) }
-        if noCache { options.insert(.reloadRevalidatingCachedData) }
+        if ignoresStoredResponses || noStore { options.insert(.reloadIgnoringLocalCacheData) }
+        if noCache { options.insert(.reloadRevalidatingCacheData) }
         if cacheOnly { options.insert(.returnCacheDataDontLoad) }
         return options
     }

@@ -10,7 +10,7 @@ extension ImagePipeline {
     /// ``ImagePipeline/DiskCachePolicy`` qualifies as it is), and it decodes to at most
     /// ``maximumDecodedBytes``. Reads stop for the rest of a frame (``frameInterval``) once they
     /// took ``timePerFrame``: at most one read more than the budget, measured in BENCHMARKS.md
-    /// ("The first frame after a relaunch"). Everything else loads asynchronously.
+    /// (table 11, "The first frame after a relaunch"). Everything else loads asynchronously.
     ///
     /// ```swift
     /// var configuration = ImagePipeline.Configuration()

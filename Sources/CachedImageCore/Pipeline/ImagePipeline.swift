@@ -18,8 +18,31 @@ import FoundationNetworking
 /// print(response.source) // .memory, .disk, .network or .revalidated
 /// ```
 public final class ImagePipeline: Sendable {
-    /// A pipeline with the default configuration, shared by the whole app.
-    public static let shared = ImagePipeline()
+    /// The pipeline the whole app shares: what `CachedAsyncImage` (through the `imagePipeline`
+    /// environment value), `CachedImageViewLoader`, `UIImageView.cachedImage`, ``ImagePrefetcher``
+    /// and ``ImageLoader`` use when given none. A pipeline with the default configuration until
+    /// the app replaces it.
+    ///
+    /// Replace it once, at launch, before the first image loads (in the `App`'s initialiser or
+    /// `application(_:didFinishLaunchingWithOptions:)`):
+    ///
+    /// ```swift
+    /// var configuration = ImagePipeline.Configuration()
+    /// configuration.memoryCacheCostLimit = 100 * 1024 * 1024
+    /// ImagePipeline.shared = ImagePipeline(configuration: configuration)
+    /// ```
+    ///
+    /// Reading and writing it is thread-safe. Each view, loader and prefetcher reads it when it
+    /// is created (a SwiftUI view's environment, each time its `body` runs), so one made before
+    /// the replacement keeps the pipeline it read: that is why the replacement belongs at launch.
+    /// The default pipeline is made on the first read, so an app that replaces it before
+    /// reading it never opens the default disk cache.
+    public static var shared: ImagePipeline {
+        get { sharedPipeline.withLock { $0.pipeline } }
+        set { sharedPipeline.withLock { $0.replace(with: newValue) } }
+    }
+
+    private static let sharedPipeline = Locked(SharedPipeline())
 
     /// The configuration the pipeline was created with.
     public let configuration: Configuration

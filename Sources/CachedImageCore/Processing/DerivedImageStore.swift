@@ -47,7 +47,7 @@ struct DerivedImageStore: Sendable {
         for request: ImageRequest, limits: (entryBytes: Int, decodedBytes: Int)? = nil
     ) -> (image: DecodedImage, metadata: CachedResponseMetadata)? {
         guard policy(for: request) != .original, isDerivable(request),
-              request.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringCachedData]),
+              request.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringLocalCacheData]),
               let version = diskCache.entry(forKey: Self.versionKey(request.cacheKey)),
               DataFetcher.varyMatches(version.metadata, request)
         else {

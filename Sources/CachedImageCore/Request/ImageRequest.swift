@@ -49,12 +49,20 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// about 4 MB, not 48 MB. Never upscaled. Part of the decoded image's cache key, not of the
     /// original bytes'. `nil`: the pipeline's cap applies
     /// (``ImagePipeline/Configuration/maximumDecodedPixelSize``, the screen's size by default).
-    public var targetSize: PixelSize?
+    /// To give the size in points, as SwiftUI and UIKit lay views out, set
+    /// ``targetSizeInPoints`` instead; setting this clears it.
+    public var targetSize: PixelSize? {
+        didSet { pointSize = nil }
+    }
 
-    /// How the image covers ``targetSize``: `.aspectFill` (the default: a cell that crops, such
-    /// as `scaledToFill()` or `.scaleAspectFill`) decodes at least the target in both
-    /// dimensions; `.aspectFit` (a view that letterboxes) decodes inside it. Ignored without a
-    /// target size; part of the decoded image's cache key otherwise.
+    /// ``targetSizeInPoints``, kept so that a view can apply its own display's scale.
+    var pointSize: PointSize?
+
+    /// How the image covers ``targetSize``: `.aspectFill` (the default, as for
+    /// `ImageProcessors.Resize`: a cell that crops, such as `scaledToFill()` or
+    /// `.scaleAspectFill`) decodes at least the target in both dimensions; `.aspectFit` (a view
+    /// that letterboxes) decodes inside it. Ignored without a target size; part of the decoded
+    /// image's cache key otherwise.
     public var contentMode: ImageContentMode
 
     /// Options that change how caches and the network are used.
@@ -191,12 +199,19 @@ extension ImageRequest {
         }
 
         /// Skip the memory and disk caches and download again; the result still refreshes them.
-        public static let reloadIgnoringCachedData = Options(rawValue: 1 << 0)
+        /// Like `URLRequest.CachePolicy.reloadIgnoringLocalCacheData`.
+        public static let reloadIgnoringLocalCacheData = Options(rawValue: 1 << 0)
 
         /// Offline: serve cached bytes even when stale and never touch the network; a miss, or a
         /// stale entry the server marked `must-revalidate` or `no-cache`, fails with
-        /// ``ImagePipeline/Error/notCached(_:)``.
+        /// ``ImagePipeline/Error/notCached(_:)``. Like `URLRequest.CachePolicy.returnCacheDataDontLoad`.
         public static let returnCacheDataDontLoad = Options(rawValue: 1 << 1)
+
+        /// Serve a cached image whatever its age, and load only when nothing is cached: like
+        /// `URLRequest.CachePolicy.returnCacheDataElseLoad` (for a screen that must not wait, such as
+        /// an offline-first feed). The memory cache is not read (a decoded image does not carry
+        /// its age; the disk entry does).
+        public static let returnCacheDataElseLoad = Options(rawValue: 1 << 7)
 
         /// Neither read nor write the memory cache of decoded images.
         public static let skipMemoryCache = Options(rawValue: 1 << 2)
@@ -205,10 +220,10 @@ extension ImageRequest {
         public static let skipDiskCache = Options(rawValue: 1 << 3)
 
         /// Revalidate a cached entry with the server (a conditional request) even while it is
-        /// fresh, unless the server marked it `immutable`. Like `URLRequest`'s
-        /// `.reloadRevalidatingCacheData`: a pull-to-refresh. The memory cache is not read (the
-        /// result still refreshes it).
-        public static let reloadRevalidatingCachedData = Options(rawValue: 1 << 4)
+        /// fresh, unless the server marked it `immutable`. Like
+        /// `URLRequest.CachePolicy.reloadRevalidatingCacheData`: a pull-to-refresh. The memory
+        /// cache is not read (the result still refreshes it).
+        public static let reloadRevalidatingCacheData = Options(rawValue: 1 << 4)
 
         /// Ask the network even when this image failed moments ago: an explicit retry (the
         /// pipeline otherwise answers a recently failed URL with the same error for a short

@@ -10,7 +10,7 @@ import Foundation
 ///   failure the pipeline remembers answers again without a request).
 /// - A transient failure becomes **stale** when the app returns to the foreground, when the
 ///   network comes back, or when its view stays off screen past its grace period
-///   (``ImageLoader/DisappearBehavior``). A stale failure is asked again as soon as its view is
+///   (``OffscreenBehavior``). A stale failure is asked again as soon as its view is
 ///   on screen: at once for a view on screen, on its next appearance otherwise.
 /// - Nothing else asks again: branch swaps and quick re-appearances never do, and a failure
 ///   that comes back from the request it caused waits for the next such moment (no loop).

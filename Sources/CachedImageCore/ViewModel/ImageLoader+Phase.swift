@@ -55,42 +55,21 @@ extension ImageLoader {
         }
     }
 
-    /// What happens when the view leaves the screen (``ImageLoader/didDisappear()`` with no
-    /// appearance left outstanding).
-    public enum DisappearBehavior: Sendable, Hashable {
-        /// Keep loading at this lower priority (visible images go first) and keep the image;
-        /// the request's own priority comes back with the view.
-        case lowerPriority(to: ImageRequest.Priority)
-        /// Cancel this view's interest, and let go of its image, once the current main-actor
-        /// turn ends with the view still off screen (a branch swap that disappears and appears
-        /// in one update cancels nothing). The view loads again when it comes back: from the
-        /// memory cache when the image is there (in the same frame), else from disk or network.
-        case cancel
-        /// The default (``automatic``): lower the priority at once; if the view is still off
-        /// screen `after` seconds later, cancel the load and let go of the image as ``cancel``
-        /// does. A fling stops the loads of the rows it passed; a quick scroll back finds its
-        /// loads still running and its images still held.
-        case lowerPriorityThenCancel(to: ImageRequest.Priority, after: TimeInterval)
+    /// The old name of ``OffscreenBehavior``.
+    @available(*, deprecated, renamed: "OffscreenBehavior")
+    public typealias DisappearBehavior = OffscreenBehavior
 
-        /// `.lowerPriorityThenCancel(to: .low, after: 0.5)`: the default.
-        public static let automatic = DisappearBehavior.lowerPriorityThenCancel(to: .low, after: 0.5)
+    /// The old name of ``offscreenBehavior``.
+    @available(*, deprecated, renamed: "offscreenBehavior")
+    public var disappearBehavior: OffscreenBehavior {
+        get { offscreenBehavior }
+        set { offscreenBehavior = newValue }
+    }
 
-        /// The priority a load runs at while its view is off screen, if it keeps running.
-        var offscreenPriority: ImageRequest.Priority? {
-            switch self {
-            case .lowerPriority(let priority), .lowerPriorityThenCancel(let priority, _): priority
-            case .cancel: nil
-            }
-        }
-
-        /// Seconds off screen after which the load is cancelled and the image let go; `nil`: never.
-        var gracePeriod: TimeInterval? {
-            switch self {
-            case .lowerPriority: nil
-            case .cancel: 0
-            case .lowerPriorityThenCancel(_, let seconds): max(0, seconds)
-            }
-        }
+    /// The old spelling of ``init(pipeline:keepsPreviousImage:offscreenBehavior:)``.
+    @available(*, deprecated, renamed: "init(pipeline:keepsPreviousImage:offscreenBehavior:)")
+    nonisolated public convenience init(pipeline: ImagePipeline = .shared, keepsPreviousImage: Bool = false, disappearBehavior: OffscreenBehavior) {
+        self.init(pipeline: pipeline, keepsPreviousImage: keepsPreviousImage, offscreenBehavior: disappearBehavior)
     }
 
     /// Why the phase is `.empty` while the current request is set: what brings the image back.

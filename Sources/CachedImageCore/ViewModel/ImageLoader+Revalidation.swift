@@ -13,7 +13,7 @@ extension ImageLoader {
         guard let request, case .success(let shown) = phase else { return }
         revalidation?.cancel()
         var taskRequest = request
-        if !visibility.isOnScreen, let priority = disappearBehavior.offscreenPriority {
+        if !visibility.isOnScreen, let priority = offscreenBehavior.offscreenPriority {
             taskRequest.priority = min(priority, request.priority)
         }
         let generation = self.generation

@@ -31,14 +31,14 @@ extension ImageLoader {
     }
 
     /// The view (or one of its branches) disappeared. When no appearance is left outstanding,
-    /// ``disappearBehavior`` applies: the load's priority drops, and after the grace period (if
+    /// ``offscreenBehavior`` applies: the load's priority drops, and after the grace period (if
     /// the view has not come back) the load is cancelled and the image let go. A disappearance
     /// without a matching appearance is absorbed: it never makes the count negative.
     public func didDisappear() {
         let wasOnScreen = visibility.isOnScreen
         visibility.disappear()
         guard wasOnScreen, !visibility.isOnScreen else { return }
-        if case .loading = phase, let priority = disappearBehavior.offscreenPriority, let request {
+        if case .loading = phase, let priority = offscreenBehavior.offscreenPriority, let request {
             task?.setPriority(min(priority, request.priority))
         }
         armOffscreenCheckIfHidden()
@@ -47,7 +47,7 @@ extension ImageLoader {
     /// While the view is off screen, schedules the end of its grace period.
     func armOffscreenCheckIfHidden() {
         offscreenCheckToken += 1
-        guard !visibility.isOnScreen, let gracePeriod = disappearBehavior.gracePeriod else { return }
+        guard !visibility.isOnScreen, let gracePeriod = offscreenBehavior.gracePeriod else { return }
         let token = offscreenCheckToken
         scheduler.schedule(after: gracePeriod) { [weak self] in
             self?.offscreenGraceEnded(token: token)

@@ -16,7 +16,7 @@ import Foundation
 ///   phase: a `.success` stays, and so does a `.failure`. Only these load the current request
 ///   again: ``retry()``, a ``cancel()`` followed by ``load(_:)``, a new appearance after the view
 ///   left the screen long enough for its load to be cancelled or its image let go (see
-///   ``DisappearBehavior``), and a transient failure made stale (``FailureRecovery``: back
+///   ``OffscreenBehavior``), and a transient failure made stale (``FailureRecovery``: back
 ///   after the grace period, the app in the foreground, the network back).
 /// - **An image once shown is shown again at once**: an image the view showed is kept for
 ///   display whatever its HTTP freshness and comes back in the first frame, revalidated behind
@@ -44,9 +44,9 @@ public final class ImageLoader {
     /// request loads, so a view can keep showing it instead of a placeholder. Default `false`.
     public var keepsPreviousImage: Bool
 
-    /// What happens when the view leaves the screen. Default ``DisappearBehavior/automatic``:
+    /// What happens when the view leaves the screen. Default ``OffscreenBehavior/automatic``:
     /// lower the priority at once, cancel the load and let go of the image after half a second.
-    public var disappearBehavior: DisappearBehavior
+    public var offscreenBehavior: OffscreenBehavior
 
     /// Whether download progress is published as `.loading` phases. Default `true`; turn it off
     /// for a view that cannot show progress, so that a download re-renders nothing until it ends.
@@ -115,9 +115,9 @@ public final class ImageLoader {
     nonisolated public convenience init(
         pipeline: ImagePipeline = .shared,
         keepsPreviousImage: Bool = false,
-        disappearBehavior: DisappearBehavior = .automatic
+        offscreenBehavior: OffscreenBehavior = .automatic
     ) {
-        self.init(pipeline: pipeline, keepsPreviousImage: keepsPreviousImage, disappearBehavior: disappearBehavior, scheduler: SystemViewModelScheduler())
+        self.init(pipeline: pipeline, keepsPreviousImage: keepsPreviousImage, offscreenBehavior: offscreenBehavior, scheduler: SystemViewModelScheduler())
     }
 
     /// Creates a loader whose grace periods and progress throttling run on `scheduler` (tests
@@ -125,12 +125,12 @@ public final class ImageLoader {
     nonisolated package init(
         pipeline: ImagePipeline,
         keepsPreviousImage: Bool = false,
-        disappearBehavior: DisappearBehavior = .automatic,
+        offscreenBehavior: OffscreenBehavior = .automatic,
         scheduler: any ViewModelScheduler
     ) {
         self.pipeline = pipeline
         self.keepsPreviousImage = keepsPreviousImage
-        self.disappearBehavior = disappearBehavior
+        self.offscreenBehavior = offscreenBehavior
         self.scheduler = scheduler
     }
 
@@ -325,7 +325,7 @@ public final class ImageLoader {
         let generation = self.generation
         var taskRequest = request
         taskRequest.options.formUnion(extraOptions)
-        if !visibility.isOnScreen, let priority = disappearBehavior.offscreenPriority {
+        if !visibility.isOnScreen, let priority = offscreenBehavior.offscreenPriority {
             taskRequest.priority = min(priority, request.priority)
         }
         let task = pipeline.imageTask(

@@ -90,7 +90,7 @@ public final class ImageViewLoadingController {
     /// Creates a controller whose end-of-layout checks run on `scheduler` (tests pass one over
     /// their own clock).
     package init(pipeline: ImagePipeline, scheduler: any ViewModelScheduler) {
-        loader = ImageLoader(pipeline: pipeline, disappearBehavior: .lowerPriority(to: .low), scheduler: scheduler)
+        loader = ImageLoader(pipeline: pipeline, offscreenBehavior: .lowerPriority(to: .low), scheduler: scheduler)
         loader.onChange = { [weak self] phase in self?.loaderDidChange(phase) }
     }
 
@@ -105,7 +105,8 @@ public final class ImageViewLoadingController {
     }
 
     /// Like ``setRequest(_:)``, decoding for a view of `width` x `height` points at `scale`
-    /// pixels per point when the request has no target size of its own.
+    /// pixels per point when the request has no target size of its own (a request sized in
+    /// points, ``ImageRequest/targetSizeInPoints``, is decoded for its points at `scale`).
     ///
     /// A dimension of zero (or not finite) is unknown, never a reason to wait forever: with one
     /// dimension known, the image is decoded to fit it (a 320x0 view loads 320 points wide);
@@ -115,7 +116,7 @@ public final class ImageViewLoadingController {
     /// arranged subview sized by its image). Setting the same request again with another size
     /// is a layout change.
     public func setRequest(_ request: ImageRequest, fittingWidth width: Double, height: Double, scale: Double) {
-        guard request.targetSize == nil else {
+        guard request.targetSize == nil || request.pointSize != nil else {
             setRequest(request)
             return
         }
@@ -126,7 +127,7 @@ public final class ImageViewLoadingController {
         }
         sizingToken += 1
         let scale = ViewScaleRule.scale(reported: scale, current: nil)
-        let layout = LayoutTarget(width: width, height: height, scale: scale, unknownSide: unknownSide)
+        let layout = layoutTarget(for: request, width: width, height: height, scale: scale)
         sizing = Sizing(base: request, layout: layout, points: (width, height), scale: scale)
         guard let layout else {
             // No size yet: wait for the layout that may give one, then load at the cap.
@@ -172,7 +173,7 @@ public final class ImageViewLoadingController {
         sizing.points = (width, height)
         sizing.scale = ViewScaleRule.scale(reported: scale, current: sizing.scale)
         self.sizing = sizing
-        guard let layout = LayoutTarget(width: width, height: height, scale: sizing.scale, unknownSide: unknownSide) else {
+        guard let layout = layoutTarget(for: sizing.base, width: width, height: height, scale: sizing.scale) else {
             loadAtCapIfUnsized()
             return
         }
@@ -231,6 +232,13 @@ public final class ImageViewLoadingController {
     }
 
     // MARK: Internals
+
+    /// What a view of `width` x `height` points at `scale` decodes `request` at: its size in
+    /// points (``ImageRequest/targetSizeInPoints``) at the view's scale, else the view's size.
+    private func layoutTarget(for request: ImageRequest, width: Double, height: Double, scale: Double) -> LayoutTarget? {
+        let points = request.pointSize.map { ($0.width, $0.height) } ?? (width, height)
+        return LayoutTarget(width: points.0, height: points.1, scale: scale, unknownSide: unknownSide)
+    }
 
     /// Shows `request`; `handingOff`: a load in flight for another row is handed off as
     /// ``reuseBehavior`` says (a resize of the same row hands nothing off: its new size joins

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The size to decode an image at from the size SwiftUI lays its view out at: the rule behind
 /// `CachedAsyncImage`'s automatic sizing, here so it is tested on every platform.
 ///
@@ -47,10 +49,7 @@ public struct LayoutDecodeSize: Sendable, Hashable {
             width = max(width, content.width)
             height = max(height, content.height)
         }
-        let scale = displayScale.isFinite && displayScale > 0 ? displayScale : 1
-        let pixelWidth = (width * scale).rounded(.up), pixelHeight = (height * scale).rounded(.up)
-        guard pixelWidth < Double(Int32.max), pixelHeight < Double(Int32.max) else { return nil }
-        return PixelSize(width: Int(pixelWidth), height: Int(pixelHeight))
+        return PixelSize(points: CGSize(width: width, height: height), scale: displayScale)
     }
 
     /// Records the proposal the view was placed with (and the size its content took for it,

@@ -32,10 +32,7 @@ struct LayoutTarget: Hashable, Sendable {
 
     /// `points` at `scale` in whole pixels (rounded up); `nil` when unknown or absurd.
     static func pixels(_ points: Double, _ scale: Double) -> Int? {
-        guard points > 0, points.isFinite, scale > 0, scale.isFinite else { return nil }
-        let pixels = (points * scale).rounded(.up)
-        guard pixels < Double(Int32.max) else { return nil }
-        return Int(pixels)
+        PixelSize.pixels(points: points, scale: scale)
     }
 
     /// `request` decoded for this target.

@@ -30,22 +30,22 @@ struct RequestCacheDirectivesTests {
 
     @Test func aPlainRequestStatesNothing() {
         #expect(directives().isEmpty)
-        #expect(directives("max-age=0").impliedOptions == .reloadRevalidatingCachedData)
+        #expect(directives("max-age=0").impliedOptions == .reloadRevalidatingCacheData)
         #expect(directives().impliedOptions == [])
     }
 
     @Test func noCacheAndPragmaAndMaxAgeZeroRevalidate() {
-        #expect(directives("no-cache").impliedOptions == .reloadRevalidatingCachedData)
-        #expect(directives("max-age=0").impliedOptions == .reloadRevalidatingCachedData)
-        #expect(directives(pragma: "no-cache").impliedOptions == .reloadRevalidatingCachedData)
+        #expect(directives("no-cache").impliedOptions == .reloadRevalidatingCacheData)
+        #expect(directives("max-age=0").impliedOptions == .reloadRevalidatingCacheData)
+        #expect(directives(pragma: "no-cache").impliedOptions == .reloadRevalidatingCacheData)
         // Pragma counts only without Cache-Control (RFC 9111 5.4).
         #expect(directives("max-stale", pragma: "no-cache").impliedOptions == [])
-        #expect(directives(policy: .reloadRevalidatingCacheData).impliedOptions == .reloadRevalidatingCachedData)
+        #expect(directives(policy: .reloadRevalidatingCacheData).impliedOptions == .reloadRevalidatingCacheData)
     }
 
     @Test func cachePoliciesMapOntoOptions() {
-        #expect(directives(policy: .reloadIgnoringLocalCacheData).impliedOptions == .reloadIgnoringCachedData)
-        #expect(directives(policy: .reloadIgnoringLocalAndRemoteCacheData).impliedOptions == .reloadIgnoringCachedData)
+        #expect(directives(policy: .reloadIgnoringLocalCacheData).impliedOptions == .reloadIgnoringLocalCacheData)
+        #expect(directives(policy: .reloadIgnoringLocalAndRemoteCacheData).impliedOptions == .reloadIgnoringLocalCacheData)
         #expect(directives(policy: .returnCacheDataDontLoad).impliedOptions == .returnCacheDataDontLoad)
         #expect(directives(policy: .returnCacheDataElseLoad).acceptsAnyStoredResponse)
         #expect(directives(policy: .returnCacheDataElseLoad).constrainsFreshness)
@@ -82,7 +82,7 @@ struct RequestCacheDirectivesTests {
 
     @Test func noStoreAndOnlyIfCachedAreRead() {
         #expect(directives("no-store").noStore)
-        #expect(directives("no-store").impliedOptions == .reloadIgnoringCachedData)
+        #expect(directives("no-store").impliedOptions == .reloadIgnoringLocalCacheData)
         #expect(directives("ONLY-IF-CACHED").onlyIfCached)
         #expect(!directives("no-store").constrainsFreshness)
     }

@@ -33,7 +33,7 @@ struct CustomKeyRequestTests {
     func missingKeyFails() async throws {
         try await withScriptedFixture { fixture in
             let pipeline = fixture.makePipeline { $0.allowedSchemes = ["https"] }
-            for options: ImageRequest.Options in [[], [.reloadIgnoringCachedData], [.reloadRevalidatingCachedData], [.retryingFailure]] {
+            for options: ImageRequest.Options in [[], [.reloadIgnoringLocalCacheData], [.reloadRevalidatingCacheData], [.retryingFailure]] {
                 do {
                     _ = try await pipeline.image(for: ImageRequest(key: "nobody", options: options))
                     Issue.record("expected notCached for \(options)")

@@ -149,20 +149,20 @@ struct PipelineFreshnessTests {
             let pipeline = fixture.makePipeline()
             _ = try await load(pipeline, fixture.url("/mutable.png"))
             _ = try await load(pipeline, fixture.url("/immutable.png"))
-            #expect(try await load(pipeline, fixture.url("/mutable.png"), options: .reloadRevalidatingCachedData).source == .revalidated)
-            #expect(try await load(pipeline, fixture.url("/immutable.png"), options: .reloadRevalidatingCachedData).source == .disk)
+            #expect(try await load(pipeline, fixture.url("/mutable.png"), options: .reloadRevalidatingCacheData).source == .revalidated)
+            #expect(try await load(pipeline, fixture.url("/immutable.png"), options: .reloadRevalidatingCacheData).source == .disk)
             #expect(fixture.server.requestCount(for: "/immutable.png") == 1)
         }
     }
 
     @Test("reloading ignores the caches and refreshes them")
-    func reloadIgnoringCachedData() async throws {
+    func reloadIgnoringLocalCacheData() async throws {
         try await withScriptedFixture { fixture throws in
             fixture.servePNG("/n.png", headers: ["Cache-Control": "max-age=600"])
             let pipeline = fixture.makePipeline()
             let url = fixture.url("/n.png")
             _ = try await pipeline.image(for: url)
-            let reloaded = try await pipeline.image(for: ImageRequest(url: url, options: .reloadIgnoringCachedData))
+            let reloaded = try await pipeline.image(for: ImageRequest(url: url, options: .reloadIgnoringLocalCacheData))
             #expect(reloaded.source == .network)
             #expect(fixture.server.requestCount(for: "/n.png") == 2)
         }

@@ -200,7 +200,7 @@ struct PipelineHTTPCachingTests {
             let revalidation = pipeline.imageTask(with: ImageRequest(url: url))
             #expect(await eventually { fixture.server.requests(for: "/avatar.png").last?.header("If-None-Match") == "\"v1\"" })
             // Meanwhile pull-to-refresh downloads and stores the new bytes.
-            let reloaded = try await pipeline.image(for: ImageRequest(url: url, options: .reloadIgnoringCachedData))
+            let reloaded = try await pipeline.image(for: ImageRequest(url: url, options: .reloadIgnoringLocalCacheData))
             #expect(reloaded.image.data == new)
             diskCache.flush()
             let newEntry = try #require(diskCache.entry(forKey: url.absoluteString))

@@ -104,7 +104,7 @@ struct PipelineKeyTests {
             _ = try await pipeline.image(for: url)
             #expect(try await pipeline.image(for: url).source == .memory)
 
-            let refresh = ImageRequest(url: url, options: .reloadRevalidatingCachedData)
+            let refresh = ImageRequest(url: url, options: .reloadRevalidatingCacheData)
             #expect(pipeline.cachedImage(for: refresh) == nil)
             #expect(try await pipeline.image(for: refresh).source == .revalidated)
             let requests = fixture.server.requests(for: "/feed.png")

@@ -88,7 +88,7 @@ struct PipelineMemoryVaryTests {
             #expect(pipeline.cachedImage(for: request(fixture.url("/p.png"), ["X-Lang": "en"])) != nil)
 
             serveVarying(fixture, "/p.png", vary: "X-Lang")
-            _ = try await pipeline.image(for: ImageRequest(url: fixture.url("/p.png"), options: .reloadIgnoringCachedData))
+            _ = try await pipeline.image(for: ImageRequest(url: fixture.url("/p.png"), options: .reloadIgnoringLocalCacheData))
             #expect(pipeline.memoryCache?.value(forKey: ImageCacheKey(ImageRequest(url: fixture.url("/p.png")))) == nil)
             #expect(pipeline.cachedImage(for: request(fixture.url("/p.png"), ["X-Lang": "en"])) == nil)
             #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/p.png"))) != nil)

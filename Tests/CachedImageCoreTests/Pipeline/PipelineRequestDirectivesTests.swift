@@ -51,11 +51,11 @@ struct PipelineRequestDirectivesTests {
         }
     }
 
-    @Test(".reloadRevalidatingCachedData sends Cache-Control: max-age=0 with its validators")
+    @Test(".reloadRevalidatingCacheData sends Cache-Control: max-age=0 with its validators")
     func forcedRevalidationTellsIntermediaries() async throws {
         try await withScriptedFixture { fixture throws in
             let pipeline = try await loadedFresh(fixture, "/r.png")
-            let response = try await pipeline.image(for: ImageRequest(url: fixture.url("/r.png"), options: .reloadRevalidatingCachedData))
+            let response = try await pipeline.image(for: ImageRequest(url: fixture.url("/r.png"), options: .reloadRevalidatingCacheData))
             #expect(response.source == .revalidated)
             let sent = try #require(fixture.server.requests(for: "/r.png").last)
             #expect(sent.header("Cache-Control") == "max-age=0")
@@ -97,6 +97,22 @@ struct PipelineRequestDirectivesTests {
             #expect(try await pipeline.image(for: request(fixture.url("/s.png"), policy: .returnCacheDataElseLoad)).source == .disk)
             #expect(fixture.server.requestCount(for: "/s.png") == 1)
             #expect(try await pipeline.image(for: request(fixture.url("/s.png"), cacheControl: "max-stale=1000")).source == .revalidated)
+        }
+    }
+
+    @Test(".returnCacheDataElseLoad, as an option: a cached image at any age without asking, the network for what is not cached")
+    func returnCacheDataElseLoadOption() async throws {
+        try await withScriptedFixture { fixture throws in
+            let pipeline = try await loadedFresh(fixture, "/e.png")
+            fixture.clock.advance(by: 100_000)
+            let anyAge = ImageRequest(url: fixture.url("/e.png"), options: [.returnCacheDataElseLoad])
+            #expect(try await pipeline.image(for: anyAge).source == .disk)
+            #expect(fixture.server.requestCount(for: "/e.png") == 1)
+            fixture.servePNG("/new.png")
+            #expect(try await pipeline.image(for: ImageRequest(url: fixture.url("/new.png"), options: [.returnCacheDataElseLoad])).source == .network)
+            // The same stale image without the option is asked again.
+            #expect(try await pipeline.image(for: ImageRequest(url: fixture.url("/e.png"))).source == .revalidated)
+            #expect(fixture.server.requestCount(for: "/e.png") == 2)
         }
     }
 

@@ -293,7 +293,7 @@ struct DiskCachePolicyTests {
 
         // Pull-to-refresh on the full-size image; the server has new bytes.
         current.withLock { $0 = (v2, "\"v2\"") }
-        let refreshed = try await pipeline.imageFlushed(for: ImageRequest(url: url, options: .reloadRevalidatingCachedData))
+        let refreshed = try await pipeline.imageFlushed(for: ImageRequest(url: url, options: .reloadRevalidatingCacheData))
         #expect(refreshed.image.data == v2)
 
         // After a relaunch the thumbnail must come from v2, not the derived entry of v1.

@@ -104,7 +104,7 @@ struct SoakTests {
                         if (30..<40).contains(action) {
                             options = [.skipMemoryCache]  // straight to the disk cache
                         } else if (40..<45).contains(action) {
-                            options = [.reloadRevalidatingCachedData]  // conditional GETs, 304s
+                            options = [.reloadRevalidatingCacheData]  // conditional GETs, 304s
                         }
                         let request = ImageRequest(url: server.url("/img/\(slot).png"), priority: .normal, options: options)
                         let task = pipeline.imageTask(with: request)

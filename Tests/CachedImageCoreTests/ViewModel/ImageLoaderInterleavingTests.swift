@@ -22,16 +22,16 @@ struct ImageLoaderInterleavingTests {
         case render, appear, disappear, load, complete, endTurn, passTime
     }
 
-    nonisolated static let behaviors: [ImageLoader.DisappearBehavior] = [.automatic, .cancel, .lowerPriority(to: .low)]
+    nonisolated static let behaviors: [OffscreenBehavior] = [.automatic, .cancel, .lowerPriority(to: .low)]
 
     @Test("invariants hold for 25 seeds of 60 operations", arguments: behaviors, Outcome.allCases)
-    func randomInterleavings(behavior: ImageLoader.DisappearBehavior, outcome: Outcome) async throws {
+    func randomInterleavings(behavior: OffscreenBehavior, outcome: Outcome) async throws {
         for seed in UInt64(1)...25 {
             try await run(seed: seed, behavior: behavior, outcome: outcome, operations: 60)
         }
     }
 
-    private func run(seed: UInt64, behavior: ImageLoader.DisappearBehavior, outcome: Outcome, operations: Int) async throws {
+    private func run(seed: UInt64, behavior: OffscreenBehavior, outcome: Outcome, operations: Int) async throws {
         try await withScriptedFixture { fixture throws in
             let gate = Gate()
             let png = ImageFixtures.png(width: 16, height: 16, seed: seed)
@@ -44,7 +44,7 @@ struct ImageLoaderInterleavingTests {
                 }
             }
             let scheduler = ManualScheduler(clock: fixture.clock)
-            let loader = ImageLoader(pipeline: fixture.makePipeline(), disappearBehavior: behavior, scheduler: scheduler)
+            let loader = ImageLoader(pipeline: fixture.makePipeline(), offscreenBehavior: behavior, scheduler: scheduler)
             let request = ImageRequest(url: fixture.url("/image.png"), priority: .high)
             var seen: [PhaseRecorder.Seen] = []
             loader.onChange = { seen.append(PhaseRecorder.Seen($0)) }

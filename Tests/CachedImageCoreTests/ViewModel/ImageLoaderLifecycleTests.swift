@@ -14,9 +14,9 @@ struct ImageLoaderLifecycleTests {
         case notFound, droppedConnection
     }
 
-    private func makeLoader(_ fixture: ScriptedFixture, _ behavior: ImageLoader.DisappearBehavior = .automatic) -> (ImageLoader, ManualScheduler) {
+    private func makeLoader(_ fixture: ScriptedFixture, _ behavior: OffscreenBehavior = .automatic) -> (ImageLoader, ManualScheduler) {
         let scheduler = ManualScheduler(clock: fixture.clock)
-        return (ImageLoader(pipeline: fixture.makePipeline(), disappearBehavior: behavior, scheduler: scheduler), scheduler)
+        return (ImageLoader(pipeline: fixture.makePipeline(), offscreenBehavior: behavior, scheduler: scheduler), scheduler)
     }
 
     @Test("after a failure, 20 branch swaps make no request and no .loading phase", arguments: FailureKind.allCases)
@@ -89,11 +89,11 @@ struct ImageLoaderLifecycleTests {
         }
     }
 
-    nonisolated static let behaviors: [ImageLoader.DisappearBehavior] = [.automatic, .cancel, .lowerPriority(to: .low)]
+    nonisolated static let behaviors: [OffscreenBehavior] = [.automatic, .cancel, .lowerPriority(to: .low)]
 
     @Test("a branch swap leaves the visible load running at its own priority (both orders, every off-screen behaviour)",
           arguments: behaviors, [true, false])
-    func branchSwapKeepsVisibleLoad(behavior: ImageLoader.DisappearBehavior, animated: Bool) async throws {
+    func branchSwapKeepsVisibleLoad(behavior: OffscreenBehavior, animated: Bool) async throws {
         try await withScriptedFixture { fixture throws in
             let gate = Gate()
             fixture.serveHeldPNG("/a.png", until: gate)

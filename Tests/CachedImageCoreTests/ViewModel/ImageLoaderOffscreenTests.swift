@@ -19,8 +19,8 @@ struct ImageLoaderOffscreenTests {
 
     @Test("the default is .automatic: lower the priority at once, cancel and let go after half a second")
     func defaultBehavior() {
-        #expect(ImageLoader().disappearBehavior == .automatic)
-        #expect(ImageLoader.DisappearBehavior.automatic == .lowerPriorityThenCancel(to: .low, after: 0.5))
+        #expect(ImageLoader().offscreenBehavior == .automatic)
+        #expect(OffscreenBehavior.automatic == .lowerPriorityThenCancel(to: .low, after: 0.5))
     }
 
     @Test("a quick scroll back (within the grace period) keeps the same load: priority low, then restored; one request")
@@ -157,7 +157,7 @@ struct ImageLoaderOffscreenTests {
         try await withScriptedFixture { fixture throws in
             fixture.servePNG("/a.png")
             let scheduler = ManualScheduler(clock: fixture.clock)
-            let loader = ImageLoader(pipeline: fixture.makePipeline(), disappearBehavior: .lowerPriority(to: .low), scheduler: scheduler)
+            let loader = ImageLoader(pipeline: fixture.makePipeline(), offscreenBehavior: .lowerPriority(to: .low), scheduler: scheduler)
             let recorder = PhaseRecorder(loader)
             let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
             view.appear()

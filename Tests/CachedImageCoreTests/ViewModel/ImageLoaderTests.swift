@@ -187,7 +187,7 @@ struct ImageLoaderTests {
         try await withScriptedFixture { fixture throws in
             fixture.server.serve("/flaky.png", .status(503))
             let scheduler = ManualScheduler(clock: fixture.clock)
-            let loader = ImageLoader(pipeline: fixture.makePipeline(), disappearBehavior: .cancel, scheduler: scheduler)
+            let loader = ImageLoader(pipeline: fixture.makePipeline(), offscreenBehavior: .cancel, scheduler: scheduler)
             let recorder = PhaseRecorder(loader)
             let request = ImageRequest(url: fixture.url("/flaky.png"))
             loader.load(request)
@@ -240,7 +240,7 @@ struct ImageLoaderTests {
             let gate = Gate()
             serveGated(fixture, "/a.png", gate: gate)
             let scheduler = ManualScheduler(clock: fixture.clock)
-            let loader = ImageLoader(pipeline: fixture.makePipeline(), disappearBehavior: .cancel, scheduler: scheduler)
+            let loader = ImageLoader(pipeline: fixture.makePipeline(), offscreenBehavior: .cancel, scheduler: scheduler)
             let recorder = PhaseRecorder(loader)
             loader.load(ImageRequest(url: fixture.url("/a.png")))
 

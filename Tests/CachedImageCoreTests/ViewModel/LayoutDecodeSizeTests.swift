@@ -125,7 +125,7 @@ struct LayoutDecodeSizeTests {
         #expect(!LayoutDecodeSize.keepsImage(whileLoading: ImageRequest(url: nil), after: ImageRequest(url: nil, targetSize: small.targetSize)))
     }
 
-    /// BENCHMARKS.md, "Decoding at the laid-out size": a 3-column grid of 4000x3000 photos in
+    /// BENCHMARKS.md, table 15, "Decoding at the laid-out size": a 3-column grid of 4000x3000 photos in
     /// 110-point cells on a 393x852-point, 3x screen (1179x2556 pixels), before (the cap: the
     /// screen's longer side squared) and after (the cell's proposal).
     @Test("a grid of 4000x3000 photos in 110-point cells decodes 33.7 times fewer bytes")

@@ -152,7 +152,7 @@ final class DataFetcher: Sendable {
     }
 
     private func cachedEntry(for request: ImageRequest) -> DiskCache.Entry? {
-        guard let diskCache, request.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringCachedData]) else {
+        guard let diskCache, request.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringLocalCacheData]) else {
             return nil
         }
         return diskCache.entry(forKey: request.cacheKey)
@@ -181,7 +181,7 @@ final class DataFetcher: Sendable {
         context: Context
     ) async throws -> ImageDataResponse {
         let key = request.cacheKey
-        let insists = !request.options.isDisjoint(with: [.retryingFailure, .reloadIgnoringCachedData, .reloadRevalidatingCachedData])
+        let insists = !request.options.isDisjoint(with: [.retryingFailure, .reloadIgnoringLocalCacheData, .reloadRevalidatingCacheData])
         if !insists, let error = failures.error(forKey: key) {
             throw error
         }
@@ -224,7 +224,7 @@ final class DataFetcher: Sendable {
         }
         // A forced revalidation tells caches on the way (a CDN) to ask the origin too, as a
         // browser's reload does, unless the request states its own directives.
-        if request.options.contains(.reloadRevalidatingCachedData), urlRequest.value(forHTTPHeaderField: "Cache-Control") == nil {
+        if request.options.contains(.reloadRevalidatingCacheData), urlRequest.value(forHTTPHeaderField: "Cache-Control") == nil {
             urlRequest.setValue("max-age=0", forHTTPHeaderField: "Cache-Control")
         }
         let revalidated = cached.flatMap { $0.entry.metadata.hasValidators ? $0 : nil }

@@ -7,9 +7,9 @@ struct FreshnessCheck: Sendable {
     var clock: any CacheClock
 
     /// Whether `metadata` may be served without asking the server, for a request with `options`.
-    /// `.reloadRevalidatingCachedData` asks even for fresh entries, unless they are `immutable`.
+    /// `.reloadRevalidatingCacheData` asks even for fresh entries, unless they are `immutable`.
     func isFresh(_ metadata: CachedResponseMetadata, for options: ImageRequest.Options) -> Bool {
-        let revalidationRequested = options.contains(.reloadRevalidatingCachedData)
+        let revalidationRequested = options.contains(.reloadRevalidatingCacheData)
         switch policy {
         case .ignoreHTTPHeaders:
             return !revalidationRequested
@@ -26,7 +26,7 @@ struct FreshnessCheck: Sendable {
         let fresh = isFresh(metadata, for: request.options)
         let directives = request.cacheDirectives
         guard directives.constrainsFreshness, case .http(let heuristic) = policy,
-              !request.options.contains(.reloadRevalidatingCachedData)
+              !request.options.contains(.reloadRevalidatingCacheData)
         else { return fresh }
         return directives.accepts(metadata, fresh: fresh, at: clock.now, heuristic: heuristic)
     }
@@ -35,7 +35,7 @@ struct FreshnessCheck: Sendable {
     /// it (`stale-while-revalidate`). Never for a pull-to-refresh, nor for a request whose own
     /// directives limit freshness.
     func mayServeWhileRevalidating(_ metadata: CachedResponseMetadata, for request: ImageRequest) -> Bool {
-        guard case .http(let heuristic) = policy, !request.options.contains(.reloadRevalidatingCachedData),
+        guard case .http(let heuristic) = policy, !request.options.contains(.reloadRevalidatingCacheData),
               !request.cacheDirectives.constrainsFreshness
         else { return false }
         return metadata.isWithinStaleWhileRevalidate(at: clock.now, heuristic: heuristic)

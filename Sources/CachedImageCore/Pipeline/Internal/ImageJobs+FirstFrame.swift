@@ -11,7 +11,7 @@ extension ImageJobs {
         }
         guard let policy = configurationSynchronousDiskRead, let budget = firstFrameBudget,
               let (resolved, url) = try? resolver.resolve(request), !url.isFileURL,
-              resolved.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringCachedData, .reloadRevalidatingCachedData]),
+              resolved.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringLocalCacheData, .reloadRevalidatingCacheData]),
               let started = budget.begin()
         else {
             return nil

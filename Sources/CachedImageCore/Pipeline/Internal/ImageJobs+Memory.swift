@@ -58,7 +58,7 @@ extension ImageJobs {
         for request: ImageRequest, counting: LookupCounting, _ found: (consuming DecodedImage, consuming ImageCacheKey) -> Found
     ) -> Found? {
         guard let memoryCache,
-              request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringCachedData, .reloadRevalidatingCachedData]),
+              request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringLocalCacheData, .reloadRevalidatingCacheData]),
               !request.cacheDirectives.constrainsFreshness
         else {
             return nil

@@ -30,7 +30,7 @@ extension ImageJobs {
     /// when there is none or the request asks not to read memory.
     func shownImage(for request: ImageRequest) -> DecodedImage? {
         guard let memoryCache,
-              request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringCachedData]),
+              request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringLocalCacheData]),
               !request.cacheDirectives.noStore
         else {
             return nil

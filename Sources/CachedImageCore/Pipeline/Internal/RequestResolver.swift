@@ -15,6 +15,15 @@ struct RequestResolver: Sendable {
     /// hash of their values to the key; the request's own cache directives
     /// (``RequestCacheDirectives``) are read and their options added.
     func keyed(_ request: ImageRequest) -> ImageRequest {
+        // `.returnCacheDataElseLoad` is `URLRequest`'s policy of the same name, set as an option.
+        guard request.options.contains(.returnCacheDataElseLoad) else { return keyedByFields(request) }
+        var keyed = keyedByFields(request)
+        keyed.cacheDirectives.acceptsAnyStoredResponse = true
+        return keyed
+    }
+
+    /// ``keyed(_:)`` for the request's URL, method and header fields.
+    private func keyedByFields(_ request: ImageRequest) -> ImageRequest {
         // Made from a URL alone: a GET with no header fields and the default policy, keyed as it is.
         if request.urlRequestIsPlain.value { return request }
         // The app's own image (`ImageRequest(key:)`) is stored under its key alone, whatever
@@ -51,7 +60,7 @@ struct RequestResolver: Sendable {
     /// Runs `body` on the request as the caches see it (``keyed(_:)``), without copying a
     /// request made from a URL alone, which is keyed as it is (the memory hit path).
     func withKeyed<T>(_ request: ImageRequest, _ body: (ImageRequest) -> T) -> T {
-        request.urlRequestIsPlain.value ? body(request) : body(keyed(request))
+        request.urlRequestIsPlain.value && !request.options.contains(.returnCacheDataElseLoad) ? body(request) : body(keyed(request))
     }
 
     /// The request to load and its URL.
@@ -67,7 +76,7 @@ struct RequestResolver: Sendable {
         if request.readsStoredImage {
             // The app's own image (`ImageRequest(key:)`): the caches only, even for a reload.
             var resolved = request
-            resolved.options.subtract([.reloadIgnoringCachedData, .reloadRevalidatingCachedData])
+            resolved.options.subtract([.reloadIgnoringLocalCacheData, .reloadRevalidatingCacheData])
             resolved.options.insert(.returnCacheDataDontLoad)
             return (resolved, url)
         }
