@@ -34,6 +34,7 @@ struct CachedImageBench {
         if options.runs("parsers") { try ParserWorstCaseBench(options: options).run() }
         if options.runs("placeholders") { try PlaceholderDecodeBench(options: options).run() }
         if options.runs("progressive") { try await ProgressivePreviewBench(options: options, root: root).run() }
+        if options.runs("processed") { try await ProcessedDeliveryBench(options: options, root: root).run() }
         print("\nTotal time: \(Format.number(Double(Stopwatch.nanos() - start) / 1e9, 1)) s")
     }
 

@@ -15,12 +15,15 @@ struct ImageRequestDefaultsTests {
         #expect(ImageRequestDefaults().applied(to: request) == request)
     }
 
-    @Test("a maximum pixel size downsamples plain URL requests and caps larger target sizes")
+    @Test("a maximum pixel size downsamples plain URL requests and caps larger fit targets; a fill target (the view's size) is kept")
     func maximum() {
         let defaults = ImageRequestDefaults(maximumPixelSize: PixelSize(width: 1200, height: 900))
         #expect(defaults.applied(to: ImageRequest(url: url)).targetSize == PixelSize(width: 1200, height: 900))
+        var fit = ImageRequest(url: url, targetSize: PixelSize(width: 4000, height: 300))
+        fit.contentMode = .aspectFit
+        #expect(defaults.applied(to: fit).targetSize == PixelSize(width: 1200, height: 300))
         #expect(defaults.applied(to: ImageRequest(url: url, targetSize: PixelSize(width: 4000, height: 300))).targetSize
-            == PixelSize(width: 1200, height: 300))
+            == PixelSize(width: 4000, height: 300))
         #expect(defaults.applied(to: ImageRequest(url: url, targetSize: PixelSize(width: 100, height: 100))).targetSize
             == PixelSize(width: 100, height: 100))
     }
@@ -36,6 +39,20 @@ struct ImageRequestDefaultsTests {
             #expect(request.contentMode == .aspectFit)
             let image = try await pipeline.image(for: request).image
             #expect(image.pixelSize == PixelSize(width: 234, height: 176), "fit, not filled to 675x506")
+        }
+    }
+
+    @Test("a view's own fill size larger than the maximum (and than the pipeline's cap on one side) is covered, not cut")
+    func fillTargetLargerThanMaximumIsCovered() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/photo.png", width: 400, height: 300)
+            // The cap: the screen's longer side squared; the view: a full-screen portrait one.
+            let pipeline = fixture.makePipeline { $0.maximumDecodedPixelSize = PixelSize(width: 250, height: 250) }
+            let defaults = ImageRequestDefaults(maximumPixelSize: PixelSize(width: 200, height: 200))
+            let request = defaults.applied(to: ImageRequest(url: fixture.url("/photo.png"), targetSize: PixelSize(width: 117, height: 250)))
+            #expect(request.targetSize == PixelSize(width: 117, height: 250), "the view's size, not cut to 117x200")
+            let image = try await pipeline.image(for: request).image
+            #expect(image.pixelSize == PixelSize(width: 333, height: 250), "covers the 117x250 view; was 250x188, upscaled on screen")
         }
     }
 

@@ -35,12 +35,32 @@ final class AnimatedImagePlayer: ObservableObject {
     }
 
     /// The core player this object drives.
-    let core = AnimationPlayer<AnimatedFrameSource>(makeSource: { data, target in
-        AnimatedFrameSource(data: data, target: target)
-    })
+    let core: AnimationPlayer<AnimatedFrameSource>
     private let notifications = NotificationTokens()
+    #if canImport(QuartzCore) && (canImport(UIKit) && !os(watchOS) || canImport(AppKit) && !targetEnvironment(macCatalyst))
+    /// Advances the frames in step with the display: `frame` (and so a view's `body`) changes
+    /// only when the frame on screen does.
+    private let displayLink = AnimationDisplayLink()
+    #endif
 
     init() {
+        let makeSource: @Sendable (Data, DecodingTarget) -> AnimatedFrameSource? = { data, target in
+            AnimatedFrameSource(data: data, target: target)
+        }
+        #if canImport(QuartzCore) && (canImport(UIKit) && !os(watchOS) || canImport(AppKit) && !targetEnvironment(macCatalyst))
+        if AnimationDisplayLink.isAvailable {
+            core = AnimationPlayer(clock: MediaTimeAnimationClock(), driver: .display, makeSource: makeSource)
+            let link = displayLink
+            link.onRefresh = { [weak core] timestamp in core?.displayDidRefresh(at: timestamp) }
+            core.onWantsDisplayRefreshChange = { [weak core] wants in
+                link.setRunning(wants, framesPerSecond: core?.preferredFramesPerSecond)
+            }
+        } else {
+            core = AnimationPlayer(makeSource: makeSource)
+        }
+        #else
+        core = AnimationPlayer(makeSource: makeSource)
+        #endif
         core.onChange = { [weak self] in self?.publish() }
         #if canImport(UIKit) && !os(watchOS)
         let center = NotificationCenter.default

@@ -29,7 +29,8 @@ import UIKit
 /// its scale changes (it joins a window) the image is loaded again at the new size while the
 /// current one stays on screen; a download in flight is joined, never restarted. The loader
 /// follows the view's bounds and scale itself; call ``layoutDidChange()`` from `layoutSubviews` if the
-/// view is resized some other way. Memory hits show in the same frame without a transition;
+/// view is resized some other way (``ImageViewLoadingController/viewScaleDidChange(_:)`` for a
+/// scale change alone). Memory hits show in the same frame without a transition;
 /// images that arrive later cross-dissolve (``transitionDuration``). The decisions live in
 /// `ImageViewLoadingController`.
 @MainActor
@@ -65,11 +66,15 @@ public final class CachedImageViewLoader {
         self.imageView = imageView
         controller = ImageViewLoadingController(pipeline: pipeline)
         controller.onDisplay = { [weak self] display in self?.apply(display) }
-        let layoutChanged = Self.onMainThread { [weak self] in self?.layoutDidChange() }
+        let layoutChanged = MainThreadCallback.make { [weak self] in self?.layoutDidChange() }
         boundsObservation = imageView.layer.observe(\.bounds, options: [.new]) { _, _ in layoutChanged() }
-        // UIKit sets the layer's scale when the view joins a window (or the screen changes): a
-        // view laid out before it had a window retargets from 1x like a resize.
-        scaleObservation = imageView.layer.observe(\.contentsScale, options: [.new]) { _, _ in layoutChanged() }
+        // UIKit sets the layer's scale when the view joins a window (or the screen changes), with
+        // no layout when the size stays: a view laid out at 1x before it had a window retargets
+        // at the new scale (read from the change itself: the traits may not have caught up).
+        scaleObservation = imageView.layer.observe(\.contentsScale, options: [.new]) { _, change in
+            guard let scale = change.newValue else { return }
+            MainThreadCallback.make { [weak self] in self?.controller.viewScaleDidChange(Double(scale)) }()
+        }
         AppLifecycleObserver.install(for: pipeline)
     }
 
@@ -88,16 +93,11 @@ public final class CachedImageViewLoader {
     /// draws its image unscaled (`.center`, `.top`, ...) gets the pipeline's default cap instead.
     public func load(_ request: ImageRequest) {
         guard let imageView else { return }
-        var request = request
-        if request.targetSize == nil {
-            guard let mode = ImageContentMode(viewContentMode: imageView.contentMode.rawValue) else {
-                controller.setRequest(request)
-                return
-            }
-            request.contentMode = mode
-        }
         let bounds = imageView.bounds.size
-        controller.setRequest(request, fittingWidth: Double(bounds.width), height: Double(bounds.height), scale: Double(Self.scale(of: imageView)))
+        controller.setRequest(
+            request, drawnIn: ImageContentMode(viewContentMode: imageView.contentMode.rawValue),
+            width: Double(bounds.width), height: Double(bounds.height), scale: Double(Self.scale(of: imageView))
+        )
     }
 
     /// The view's size may have changed: loads a request that waited for a size, or a larger
@@ -111,23 +111,6 @@ public final class CachedImageViewLoader {
     /// Call from the cell's `prepareForReuse()`: stops or demotes the load and shows the placeholder.
     public func prepareForReuse() {
         controller.prepareForReuse()
-    }
-
-    /// `body` as a plain callback for KVO, which calls back on the thread that changed the
-    /// value: UIKit lays out on the main thread, so it runs there at once, in the same layout
-    /// pass (`MainActor.assumeIsolated` is not in the iOS 15/16 runtime); from any other thread
-    /// it hops to the main actor.
-    private static func onMainThread(_ body: @escaping @MainActor () -> Void) -> @Sendable () -> Void {
-        let unchecked = UncheckedCallback(body: body)
-        return {
-            guard Thread.isMainThread else {
-                Task { @MainActor in unchecked.body() }
-                return
-            }
-            // On the main thread the main actor's isolation holds; the calling convention of an
-            // isolated and a plain closure is the same.
-            unsafeBitCast(unchecked.body, to: (() -> Void).self)()
-        }
     }
 
     private static func scale(of view: UIView) -> CGFloat {
@@ -145,8 +128,7 @@ public final class CachedImageViewLoader {
             imageView.image = failureImage ?? placeholder
         case .image(let response, let animated):
             // Downsampled for the view: pixels per point of the screen, so its point size is the view's.
-            let pointScale = ImageDisplayScale.scale(for: response.request, explicitScale: nil, displayScale: Double(Self.scale(of: imageView)))
-            let scale = ImageDisplayScale.scale(pointScale, for: response.image, request: response.request)
+            let scale = ImageDisplayScale.scale(showing: response, displayScale: Double(Self.scale(of: imageView)))
             let image = response.image.platformImage(scale: CGFloat(scale))
             if animated, transitionDuration > 0 {
                 let transition = CATransition()
@@ -157,9 +139,5 @@ public final class CachedImageViewLoader {
             imageView.image = image
         }
     }
-}
-/// A main-actor closure carried through a `@Sendable` one; only ever called on the main thread.
-private struct UncheckedCallback: @unchecked Sendable {
-    let body: @MainActor () -> Void
 }
 #endif

@@ -1,6 +1,6 @@
 /// Command-line options: `--quick` shrinks every workload so the whole run takes under two
 /// minutes; `--only a,b` runs selected sections (memory, firstframe, hitratio, disk, diskwrite, e2e, diskhit,
-/// scaling, thumbnails, decodememory, firstdisk, animation, parsers, placeholders, progressive; `memloop` and `diskwriteloop`, loops for instruction and
+/// scaling, thumbnails, decodememory, firstdisk, animation, parsers, placeholders, progressive, processed; `memloop` and `diskwriteloop`, loops for instruction and
 /// system call counts, run only when named); `--corpus DIR` adds a fuzz corpus's files to `parsers`.
 struct BenchOptions {
     var quick = false
@@ -8,7 +8,7 @@ struct BenchOptions {
     /// A folder of inputs for the parser benchmark (a fuzz corpus).
     var corpus: String?
 
-    static let allSections: Set<String> = ["memory", "firstframe", "hitratio", "disk", "diskwrite", "e2e", "diskhit", "scaling", "thumbnails", "decodememory", "firstdisk", "animation", "parsers", "placeholders", "progressive"]
+    static let allSections: Set<String> = ["memory", "firstframe", "hitratio", "disk", "diskwrite", "e2e", "diskhit", "scaling", "thumbnails", "decodememory", "firstdisk", "animation", "parsers", "placeholders", "progressive", "processed"]
 
     init(arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -23,7 +23,7 @@ struct BenchOptions {
                     sections = Set(list.split(separator: ",").map(String.init))
                 }
             default:
-                print("usage: cachedimage-bench [--quick] [--only memory,memloop,firstframe,hitratio,disk,diskwrite,diskwriteloop,e2e,diskhit,scaling,thumbnails,decodememory,firstdisk,animation,parsers,placeholders,progressive] [--corpus DIR]")
+                print("usage: cachedimage-bench [--quick] [--only memory,memloop,firstframe,hitratio,disk,diskwrite,diskwriteloop,e2e,diskhit,scaling,thumbnails,decodememory,firstdisk,animation,parsers,placeholders,progressive,processed] [--corpus DIR]")
             }
         }
     }

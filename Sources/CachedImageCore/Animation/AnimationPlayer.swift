@@ -11,6 +11,9 @@ import Foundation
 /// - Its playback loop holds the player weakly and never across a suspension: when the owner
 ///   lets go of the player, the loop ends at its next step and no further frame is decoded.
 /// - Paused (for any reason), it keeps only the frame on screen; so does a memory warning.
+/// - Driven by the display (``Driver/display``), it advances only at ``displayDidRefresh(at:)``
+///   (a display link's tick) by ``AnimationDisplayStep``, and reports a change only when the
+///   frame on screen changes; ``wantsDisplayRefresh`` says when the link should run.
 @MainActor
 package final class AnimationPlayer<Source: AnimationFrameSource> {
     /// What the player shows.
@@ -35,6 +38,32 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     package var onChange: (() -> Void)?
     /// Called when a finite animation has played all its loops.
     package var onFinish: (() -> Void)?
+
+    /// What advances the frames.
+    package enum Driver: Sendable {
+        /// The player's own loop, sleeping on its clock until the next frame is due.
+        case clock
+        /// The display: ``displayDidRefresh(at:)`` at each refresh while ``wantsDisplayRefresh``.
+        case display
+    }
+
+    /// What advances the frames.
+    package let driver: Driver
+    /// Whether the display should call ``displayDidRefresh(at:)`` now (playing, frames
+    /// available); always `false` for ``Driver/clock``.
+    package private(set) var wantsDisplayRefresh = false
+    /// Called when ``wantsDisplayRefresh`` changes: start or pause the display link.
+    package var onWantsDisplayRefreshChange: ((Bool) -> Void)?
+    /// The refresh rate the animation needs (``AnimationDisplayStep/framesPerSecond(for:maximum:)``),
+    /// once it is known.
+    package var preferredFramesPerSecond: Int? {
+        playback.animation.map { AnimationDisplayStep.framesPerSecond(for: $0) }
+    }
+    /// The decode a display refresh asked for, while it runs (one at a time).
+    private var displayDecode: Int?
+    private var displayDecodeCount = 0
+    /// Whether a decode a display refresh asked for is running.
+    package var isDecodingForDisplay: Bool { displayDecode != nil }
 
     /// The most bytes of decoded frames kept. Default: 16 MB.
     package var frameBufferLimit = 16 * 1024 * 1024 {
@@ -65,8 +94,14 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     ///   - makeSource: Makes the frame source for an animation's bytes and the request's decoding
     ///     target (its size and content mode, within the pipeline's cap: the first frame's rule),
     ///     off the main actor; `nil` when the platform cannot decode them.
-    package init(clock: any AnimationClock = SystemAnimationClock(), makeSource: @escaping @Sendable (Data, DecodingTarget) -> Source?) {
+    ///   - driver: What advances the frames: the player's own loop (default) or the display.
+    package init(
+        clock: any AnimationClock = SystemAnimationClock(),
+        driver: Driver = .clock,
+        makeSource: @escaping @Sendable (Data, DecodingTarget) -> Source?
+    ) {
         self.clock = clock
+        self.driver = driver
         self.makeSource = makeSource
     }
 
@@ -127,8 +162,10 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         displayedFrame = nil
         displayedIndex = 0
         frameDecodingFailed = false
+        displayDecode = nil
         phase = .empty
         playback.setAnimation(nil, at: clock.now)
+        syncDisplayRefresh()
         onChange?()
     }
 
@@ -231,6 +268,14 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         } else {
             trimBuffer(toCost: 0)
         }
+        syncDisplayRefresh()
+    }
+
+    private func syncDisplayRefresh() {
+        let wants = driver == .display && playback.isRunning && decoder != nil && !frameDecodingFailed
+        guard wants != wantsDisplayRefresh else { return }
+        wantsDisplayRefresh = wants
+        onWantsDisplayRefreshChange?(wants)
     }
 
     private func trimBuffer(toCost limit: Int) {
@@ -250,6 +295,8 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     /// decodes or sleeps: a player its owner released is freed, and the loop then ends.
     private func startLoop() {
         guard decoder != nil else { return }
+        prefetchedAfter = nil
+        guard driver == .clock else { return } // the display refreshes drive it
         loopGeneration += 1
         let generation = loopGeneration
         let clock = self.clock
@@ -301,19 +348,56 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         return .wait(until: deadline)
     }
 
+    // MARK: Driven by the display
+
+    /// The display refreshes at `timestamp` (on the clock's scale: `CADisplayLink.targetTimestamp`
+    /// with a clock reading `CACurrentMediaTime()`): shows the frame due then if it changed
+    /// (and only then reports a change), decodes what is missing, finishes a finite animation.
+    package func displayDidRefresh(at timestamp: TimeInterval) {
+        guard driver == .display, playback.isRunning, let decoder, !frameDecodingFailed else { return }
+        let step = AnimationDisplayStep(
+            playback, at: timestamp, displayed: displayedFrame == nil ? nil : displayedIndex,
+            prefetchedAfter: prefetchedAfter, isBuffered: { buffer.frame(at: $0) != nil }
+        )
+        if let index = step.show, let frame = buffer.frame(at: index) {
+            show(frame, at: index)
+        }
+        if step.isFinished {
+            playback.settle(at: timestamp)
+            onChange?()
+            update()
+            onFinish?()
+            return
+        }
+        guard let index = step.decode, displayDecode == nil else { return }
+        if step.isPrefetch { prefetchedAfter = displayedIndex }
+        displayDecodeCount += 1
+        let token = displayDecodeCount
+        displayDecode = token
+        let generation = loopGeneration
+        Task { [weak self] in
+            let frame = await decoder.frame(at: index)
+            guard let self else { return }
+            if self.displayDecode == token { self.displayDecode = nil }
+            self.didDecode(frame, at: index, from: decoder, generation: generation)
+        }
+    }
+
     private func didDecode(_ frame: Source.Frame?, at index: Int, from source: SerialFrameDecoder<Source>, generation: Int) {
         // A decode finished for a stopped loop or an older image: drop it (paused players hold
         // only the frame on screen).
         guard generation == loopGeneration, source === decoder else { return }
         guard let frame else {
             frameDecodingFailed = true
+            syncDisplayRefresh() // resting on the frame shown: the display link can stop
             return
         }
         if let cost, cost.wasEvicted(holding: buffer.totalCost) {
             // The memory cache let go of this player's entry: memory is tight.
             buffer.trim(toCost: 0, current: displayedIndex)
         }
-        let isDue = index == playback.position(at: clock.now).frame
+        // Driven by the display, the next refresh shows it.
+        let isDue = driver == .clock && index == playback.position(at: clock.now).frame
         buffer.insert(frame, at: index, cost: source.source.cost(of: frame), current: isDue ? index : displayedIndex)
         if isDue { show(frame, at: index) }
         cost?.update(buffer.totalCost, format: playback.animation?.format ?? .other)

@@ -8,8 +8,12 @@ import Foundation
 ///   (a 4000x3000 photo for a 192x192 cell decodes to 256x192, sharp after `scaledToFill()`).
 /// - `.aspectFit`: the result fits inside ``size`` (a detail view that letterboxes).
 /// - Never upscales: an image already smaller keeps its size.
-/// - ``maximumSize`` (the pipeline's ``ImagePipeline/Configuration/maximumDecodedPixelSize``)
-///   bounds the result as an aspect fit, whatever the target.
+/// - ``maximumSize`` (the pipeline's ``ImagePipeline/Configuration/maximumDecodedPixelSize``) is
+///   a fit cap: it bounds, as an aspect fit, an image decoded for no size or to fit a size. A
+///   fill target is the view's own size: the result covers it (each side of the target taken
+///   up to the cap's, the most a screen shows) and is never fitted back inside the cap, which
+///   would leave the view showing fewer pixels than it has (a landscape photo filling a
+///   full-screen portrait view).
 ///
 /// ```swift
 /// let target = DecodingTarget(size: PixelSize(width: 192, height: 192), contentMode: .aspectFill)
@@ -35,18 +39,31 @@ public struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
     public var isUnbounded: Bool { size == nil && maximumSize == nil }
 
     /// The size a decode of an image of `source` pixels (as displayed, orientation applied)
-    /// produces: at least ``size`` in both dimensions for `.aspectFill`, inside it for
-    /// `.aspectFit`, never larger than `source`, then fitted inside ``maximumSize``.
+    /// produces, never larger than `source`: for `.aspectFill`, at least ``size`` in both
+    /// dimensions (each side of ``size`` taken up to ``maximumSize``'s); for `.aspectFit`, inside
+    /// ``size``, then inside ``maximumSize``; with no size, inside ``maximumSize``.
     public func decodedSize(of source: PixelSize) -> PixelSize {
         guard source.width > 0, source.height > 0 else { return source }
+        if let fill = fillSize {
+            // A view's own size: covered, never fitted back inside the cap.
+            return source.filling(fill)
+        }
         var result = source
         if let size, size.width > 0, size.height > 0 {
-            result = contentMode == .aspectFit ? source.fitted(into: size) : source.filling(size)
+            result = source.fitted(into: size)
         }
         if let maximumSize {
             result = result.fitted(into: maximumSize)
         }
         return result
+    }
+
+    /// The size an `.aspectFill` decode covers: ``size``, each side at most ``maximumSize``'s
+    /// (no screen shows more); `nil` for fit targets and unknown sizes.
+    private var fillSize: PixelSize? {
+        guard contentMode == .aspectFill, let size, size.width > 0, size.height > 0 else { return nil }
+        guard let maximumSize, maximumSize.width > 0, maximumSize.height > 0 else { return size }
+        return PixelSize(width: min(size.width, maximumSize.width), height: min(size.height, maximumSize.height))
     }
 
     /// The bounds whose aspect fit gives ``decodedSize(of:)`` for an image of `source` pixels:
@@ -116,6 +133,19 @@ extension ImageContentMode {
         switch rawValue {
         case 1: self = .aspectFit
         case 0, 2, 3: self = .aspectFill
+        default: return nil
+        }
+    }
+
+    /// The content mode to decode for an `NSImageView` whose `imageScaling` has `rawValue`
+    /// (`NSImageScaling`): the proportional scalings (`.scaleProportionallyDown` 0,
+    /// `.scaleProportionallyUpOrDown` 3) fit; `.scaleAxesIndependently` (1) stretches the image
+    /// over the view, which needs the view's pixels in both dimensions: fill; `.scaleNone` (2)
+    /// draws it unscaled: `nil` (decode without the view's size; the pipeline's cap applies).
+    package init?(imageScaling rawValue: Int) {
+        switch rawValue {
+        case 0, 3: self = .aspectFit
+        case 1: self = .aspectFill
         default: return nil
         }
     }

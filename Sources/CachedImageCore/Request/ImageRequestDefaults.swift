@@ -12,11 +12,13 @@ public struct ImageRequestDefaults: Sendable, Hashable {
     /// The target size for requests that have none.
     public var targetSize: PixelSize?
 
-    /// The most any request decodes, as a maximum (aspect fit), never a size to fill: a request
-    /// with no target size (and no ``targetSize``) decodes to fit inside it (a 4000x3000 photo
-    /// under a 1170x2532 maximum decodes to 1170x878); a request's own target size is capped to
-    /// it side by side. Set it to the screen's size in pixels and no image decodes larger than
-    /// the screen. Fill targets come only from a request's (or a view's) own size.
+    /// The most a request decodes when it has no size of its own or fits one: a maximum (aspect
+    /// fit), never a size to fill. A request with no target size (and no ``targetSize``)
+    /// decodes to fit inside it (a 4000x3000 photo under a 1170x2532 maximum decodes to
+    /// 1170x878); an `.aspectFit` target is capped to it side by side. An `.aspectFill` target
+    /// is the view's own size and is kept: the image covers the view, never fewer pixels than
+    /// it shows (the pipeline's ``ImagePipeline/Configuration/maximumDecodedPixelSize`` still
+    /// bounds each side of it). Fill targets come only from a request's (or a view's) own size.
     public var maximumPixelSize: PixelSize?
 
     /// Options added to every request's own.
@@ -57,7 +59,10 @@ public struct ImageRequestDefaults: Sendable, Hashable {
         var size = request.targetSize ?? targetSize
         if let maximumPixelSize {
             if let target = size {
-                size = PixelSize(width: min(target.width, maximumPixelSize.width), height: min(target.height, maximumPixelSize.height))
+                // A fill target is what the view shows: kept. A fit target is a maximum too.
+                if request.contentMode == .aspectFit {
+                    size = PixelSize(width: min(target.width, maximumPixelSize.width), height: min(target.height, maximumPixelSize.height))
+                }
             } else {
                 // A maximum, not a size to fill: fit inside it.
                 size = maximumPixelSize

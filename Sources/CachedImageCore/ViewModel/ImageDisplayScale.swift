@@ -35,6 +35,14 @@ package enum ImageDisplayScale {
         return pointScale * Double(decoded) / Double(original)
     }
 
+    /// The scale to show `response` at in an image view on a display of `displayScale` pixels
+    /// per point (no explicit scale): ``scale(for:explicitScale:displayScale:)`` then
+    /// ``scale(_:for:request:)``, what `UIImage(cgImage:scale:)` / `NSImage(size:)` take.
+    package static func scale(showing response: ImageResponse, displayScale: Double) -> Double {
+        let pointScale = scale(for: response.request, explicitScale: nil, displayScale: displayScale)
+        return scale(pointScale, for: response.image, request: response.request)
+    }
+
     /// The scale for an image loaded for `request` (the caller's own request, before any
     /// subtree defaults), shown on a display of `displayScale` pixels per point.
     package static func scale(for request: ImageRequest, explicitScale: Double?, displayScale: Double) -> Double {

@@ -69,6 +69,11 @@ package final class ImageViewLoadingController {
         var layout: LayoutTarget?
         /// Loading (or shown) at the pipeline's cap: no layout gave a size after the first one.
         var isAtCap = false
+        /// The view's last size in points, for a scale change that comes without a layout.
+        var points: (width: Double, height: Double)
+        /// The scale the request is sized at: the highest the view reported for it (see
+        /// ``ViewScaleRule``).
+        var scale: Double
     }
 
     private var sizing: Sizing?
@@ -121,8 +126,9 @@ package final class ImageViewLoadingController {
             return
         }
         sizingToken += 1
+        let scale = ViewScaleRule.scale(reported: scale, current: nil)
         let layout = layoutTarget(for: request, width: width, height: height, scale: scale)
-        sizing = Sizing(base: request, layout: layout)
+        sizing = Sizing(base: request, layout: layout, points: (width, height), scale: scale)
         guard let layout else {
             // No size yet: wait for the layout that may give one, then load at the cap.
             handOffCurrentLoad()
@@ -139,6 +145,22 @@ package final class ImageViewLoadingController {
         present(layout.applied(to: request))
     }
 
+    /// Like ``setRequest(_:fittingWidth:height:scale:)`` for a view that draws its image in
+    /// `mode` (from UIKit's `contentMode` or AppKit's `imageScaling`): a request without a
+    /// target size takes that mode; `nil` (a view drawing its image unscaled) loads the request
+    /// as is, within the pipeline's cap.
+    package func setRequest(_ request: ImageRequest, drawnIn mode: ImageContentMode?, width: Double, height: Double, scale: Double) {
+        var request = request
+        if request.targetSize == nil {
+            guard let mode else {
+                setRequest(request)
+                return
+            }
+            request.contentMode = mode
+        }
+        setRequest(request, fittingWidth: width, height: height, scale: scale)
+    }
+
     /// The view's size or scale changed (its `layoutSubviews` ran, it joined a window). For a
     /// request sized by ``setRequest(_:fittingWidth:height:scale:)``: the first size starts the
     /// load (a layout with no size at all loads at the pipeline's cap); a larger size or scale
@@ -148,7 +170,10 @@ package final class ImageViewLoadingController {
     /// download, which is never restarted.
     package func viewDidLayout(width: Double, height: Double, scale: Double) {
         guard var sizing else { return }
-        guard let layout = layoutTarget(for: sizing.base, width: width, height: height, scale: scale) else {
+        sizing.points = (width, height)
+        sizing.scale = ViewScaleRule.scale(reported: scale, current: sizing.scale)
+        self.sizing = sizing
+        guard let layout = layoutTarget(for: sizing.base, width: width, height: height, scale: sizing.scale) else {
             loadAtCapIfUnsized()
             return
         }
@@ -170,6 +195,18 @@ package final class ImageViewLoadingController {
         isResizing = true
         loader.load(sized)
     }
+    /// The view's scale changed with no layout: it joined a window (a view laid out outside
+    /// one is laid out at 1x, and joining a 3x window changes no size, so no layout follows),
+    /// moved to another screen, or its traits changed. Retargets the view's last laid-out size
+    /// at `scale` as ``viewDidLayout(width:height:scale:)`` does: a download in flight is
+    /// joined at the sharper size, never restarted; an image already shown stays on screen
+    /// while the sharper one decodes. A lower scale (the view left its window) changes
+    /// nothing: the sharper decode covers it (``ViewScaleRule``).
+    public func viewScaleDidChange(_ scale: Double) {
+        guard let sizing else { return }
+        viewDidLayout(width: sizing.points.width, height: sizing.points.height, scale: scale)
+    }
+
     /// The view is about to show another row: stop (or demote) the load and display the
     /// placeholder, so nothing of the previous row stays visible.
     package func prepareForReuse() {

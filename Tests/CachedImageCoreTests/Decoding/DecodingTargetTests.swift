@@ -50,13 +50,30 @@ struct DecodingTargetTests {
         #expect(DecodingTarget(size: PixelSize(width: 4000, height: 10)).decodedSize(of: photo) == photo)
     }
 
-    @Test("without a target size the cap fits the image; with one, the cap still bounds it")
+    @Test("the cap is a fit cap: it fits an image with no size or a fit target; a fill target is covered, each side up to the cap's")
     func cap() {
         let cap = PixelSize(width: 2556, height: 2556)
         #expect(DecodingTarget(size: nil, maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 2556, height: 1917))
         #expect(DecodingTarget(size: nil, maximumSize: nil).decodedSize(of: photo) == photo)
-        #expect(DecodingTarget(size: PixelSize(width: 3000, height: 3000), maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 2556, height: 1917))
+        #expect(DecodingTarget(size: PixelSize(width: 3000, height: 3000), contentMode: .aspectFit, maximumSize: cap).decodedSize(of: photo)
+            == PixelSize(width: 2556, height: 1917))
+        // A 3000x3000 fill target is more than a 2556 screen shows: covered up to 2556x2556.
+        #expect(DecodingTarget(size: PixelSize(width: 3000, height: 3000), maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 3408, height: 2556))
         #expect(DecodingTarget(size: nil).isUnbounded)
+    }
+
+    @Test("a landscape photo filling a full-screen portrait view covers the view: not fitted back inside the cap")
+    func fillTargetLargerThanCapCoversTheView() {
+        let cap = PixelSize(width: 2532, height: 2532)  // an iPhone's longer side, squared
+        let screen = PixelSize(width: 1170, height: 2532)
+        let target = DecodingTarget(size: screen, contentMode: .aspectFill, maximumSize: cap)
+        let decoded = target.decodedSize(of: photo)
+        #expect(decoded == PixelSize(width: 3376, height: 2532), "was 2532x1899: 633 of the view's 2532 rows upscaled")
+        #expect(decoded.width >= screen.width && decoded.height >= screen.height)
+        #expect(target.longestSide(forSource: photo) == 3376)
+        // Fit targets and unknown sizes stay inside the cap.
+        #expect(DecodingTarget(size: screen, contentMode: .aspectFit, maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 1170, height: 878))
+        #expect(DecodingTarget(size: nil, maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 2532, height: 1899))
     }
 
     @Test("the default cap is the screen's longer side squared; no screen, no cap; unknown yet, 4096")
@@ -86,6 +103,14 @@ struct DecodingTargetTests {
         for positioning in 4...12 {
             #expect(ImageContentMode(viewContentMode: positioning) == nil)
         }
+    }
+
+    @Test("AppKit image scalings map to fit, fill (stretched over the view), or no view-size target")
+    func imageScalings() {
+        #expect(ImageContentMode(imageScaling: 0) == .aspectFit)   // scaleProportionallyDown
+        #expect(ImageContentMode(imageScaling: 1) == .aspectFill)  // scaleAxesIndependently
+        #expect(ImageContentMode(imageScaling: 2) == nil)          // scaleNone
+        #expect(ImageContentMode(imageScaling: 3) == .aspectFit)   // scaleProportionallyUpOrDown
     }
 
     @Test("a decoder that only fits gets the bounds whose fit is the fill size")

@@ -100,6 +100,24 @@ struct ImageViewLayoutTests {
         }
     }
 
+    @Test("the view's drawing mode: fit or fill sizes the request by the view; an unscaled view (nil) loads it as is, at the cap")
+    func drawnInMode() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/a.png", width: 640, height: 480)
+            let (controller, _) = makeController(fixture)
+            let request = ImageRequest(url: fixture.url("/a.png"))
+            controller.setRequest(request, drawnIn: .aspectFit, width: 100, height: 100, scale: 2)
+            #expect(controller.request?.targetSize == PixelSize(width: 200, height: 200))
+            #expect(controller.request?.contentMode == .aspectFit)
+            controller.setRequest(request, drawnIn: nil, width: 100, height: 100, scale: 2)
+            #expect(controller.request?.targetSize == nil)
+            var sized = request
+            sized.targetSize = PixelSize(width: 50, height: 50)
+            controller.setRequest(sized, drawnIn: .aspectFit, width: 100, height: 100, scale: 2)
+            #expect(controller.request == sized, "a request's own size and mode win")
+        }
+    }
+
     @Test("a cell configured again with the same URL after a dropped connection asks again and shows the image")
     func reconfigureAfterFailureAsksAgain() async throws {
         try await withScriptedFixture { fixture throws in

@@ -1,10 +1,22 @@
-#if canImport(UIKit) && !os(watchOS)
+#if canImport(UIKit) && !os(watchOS) || canImport(AppKit) && !targetEnvironment(macCatalyst)
 import CachedImageCore
 import ObjectiveC
+#if canImport(UIKit)
 import UIKit
 
-/// The one-line form on image views: `imageView.cachedImage.setImage(with: url)`, the drop-in
-/// for Kingfisher's `imageView.kf.setImage(with:)` and SDWebImage's `sd_setImage(with:)`.
+/// The image view the one-line form extends: `UIImageView` here, `NSImageView` on macOS.
+public typealias PlatformImageView = UIImageView
+#else
+import AppKit
+
+/// The image view the one-line form extends: `NSImageView` here, `UIImageView` on iOS, tvOS
+/// and visionOS.
+public typealias PlatformImageView = NSImageView
+#endif
+
+/// The one-line form on image views: `imageView.cachedImage.setImage(with: url)` on a
+/// `UIImageView` or an `NSImageView`, the drop-in for Kingfisher's
+/// `imageView.kf.setImage(with:)` and SDWebImage's `sd_setImage(with:)`.
 ///
 /// ```swift
 /// override func tableView(_ tableView: UITableView, cellForRowAt indexPath: IndexPath) -> UITableViewCell {
@@ -20,12 +32,13 @@ import UIKit
 /// reused view never shows the previous row's image. Sizing, the fade and the callbacks are the
 /// loader's: decoded for the view's bounds and scale (an image view sized by its image, such as
 /// `UITableViewCell.imageView`, loads after its first layout at the pipeline's cap), memory hits
-/// in the same frame, a cross-dissolve for the rest. Use ``CachedImageViewLoader`` directly for
+/// in the same frame, a cross-dissolve for the rest. On macOS the same calls take `NSImage`s
+/// and attach the AppKit ``CachedImageViewLoader``. Use ``CachedImageViewLoader`` directly for
 /// full control.
 @MainActor
 public struct CachedImageViewNamespace {
     /// The image view the calls apply to.
-    public let imageView: UIImageView
+    public let imageView: PlatformImageView
 
     /// Loads `url` into the image view (`nil`: the placeholder, nothing loads).
     ///
@@ -40,8 +53,8 @@ public struct CachedImageViewNamespace {
     @discardableResult
     public func setImage(
         with url: URL?,
-        placeholder: UIImage? = nil,
-        failureImage: UIImage? = nil,
+        placeholder: PlatformImage? = nil,
+        failureImage: PlatformImage? = nil,
         pipeline: ImagePipeline = .shared,
         transitionDuration: TimeInterval = 0.25,
         completion: (@MainActor (Result<ImageResponse, any Error>) -> Void)? = nil
@@ -57,8 +70,8 @@ public struct CachedImageViewNamespace {
     @discardableResult
     public func setImage(
         with request: ImageRequest?,
-        placeholder: UIImage? = nil,
-        failureImage: UIImage? = nil,
+        placeholder: PlatformImage? = nil,
+        failureImage: PlatformImage? = nil,
         pipeline: ImagePipeline = .shared,
         transitionDuration: TimeInterval = 0.25,
         completion: (@MainActor (Result<ImageResponse, any Error>) -> Void)? = nil
@@ -105,7 +118,7 @@ public struct CachedImageViewNamespace {
     private static let loaderKey = UnsafeRawPointer(UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1))
 }
 
-extension UIImageView {
+extension PlatformImageView {
     /// The one-line loading API: `imageView.cachedImage.setImage(with: url)`. See
     /// ``CachedImageViewNamespace``.
     public var cachedImage: CachedImageViewNamespace { CachedImageViewNamespace(imageView: self) }
