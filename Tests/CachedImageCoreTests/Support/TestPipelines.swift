@@ -16,6 +16,10 @@ extension ImagePipeline {
         configuration.diskCacheDirectory = directory
         configuration.clock = clock
         configuration.decoder = HeaderImageDecoder()
+        // The first frame's budget is wall-clock time: a loaded test machine could spend a
+        // display frame's 4 ms on one read and refuse the next. Tests assert what is read, not
+        // how fast (the budget itself is tested with an injected time, `frameBudget`).
+        configuration.synchronousDiskRead?.timePerFrame = 3_600
         configure(&configuration)
         return ImagePipeline(configuration: configuration)
     }
