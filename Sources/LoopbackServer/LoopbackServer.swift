@@ -56,8 +56,11 @@ public final class LoopbackServer: Sendable {
     /// - Parameter port: The port to bind; `0` (the default) picks an ephemeral one. A server that
     ///   comes back after ``shutdown()`` passes its old ``port`` so its URLs stay the same (the
     ///   socket is bound with `SO_REUSEADDR`).
-    public static func start(port requestedPort: Int = 0) async throws -> LoopbackServer {
+    /// - Parameter link: The network link responses cross (``LinkProfile``); the default is the
+    ///   plain loopback. ``setLink(_:)`` changes it later.
+    public static func start(port requestedPort: Int = 0, link: LinkProfile = .loopback) async throws -> LoopbackServer {
         let state = LoopbackServerState()
+        state.setLink(link)
         let portSignal = PortSignal()
         var logger = Logger(label: "CachedImage.LoopbackServer")
         logger.logLevel = .critical  // shutdown by cancellation logs an expected error
@@ -102,6 +105,18 @@ public final class LoopbackServer: Sendable {
             throw StartError.invalidBaseURL(port: port)
         }
         return LoopbackServer(port: port, baseURL: baseURL, state: state, server: server, runTask: runTask)
+    }
+
+    /// The network link responses cross: a bandwidth shared by every connection, a delay each
+    /// way, lost packets and dropped connections (``LinkProfile``). Responses that start after
+    /// the call use the new link, with the downlink free.
+    public func setLink(_ profile: LinkProfile) {
+        state.setLink(profile)
+    }
+
+    /// The link responses cross now.
+    public var link: LinkProfile {
+        state.link
     }
 
     /// The URL of `path` (which may carry a query) on this server.

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServer
 
 /// Everything that shapes a demo run. The defaults are what `cachedimage demo` runs; tests use a
 /// small feed and a short session.
@@ -54,6 +55,15 @@ public struct DemoOptions: Sendable, Hashable, Codable {
     /// scroll back of one screen; each approach flings from empty caches. Default 60; 0 skips
     /// the fling.
     public var flingRows = 60
+    /// The network link the demo's server emulates (``LinkProfile``: a shared downlink, a delay
+    /// each way, loss) in every phase, on top of ``latencyMilliseconds``. Default: the plain
+    /// loopback.
+    public var link = LinkProfile.loopback
+    /// Links the fling runs on again, after the fling on ``link``, each from empty caches with
+    /// no server latency but the link's. Default LTE and 3G; empty: none.
+    public var flingLinks: [LinkProfile] = [.lte, .threeG]
+    /// Run only the flings (no launches, no offline phases, no week). Default `false`.
+    public var flingOnly = false
     /// Selects the generated feed and the scroll session. Default 1.
     public var seed: UInt64 = 1
     /// Keep the cache directories after the run (their path is printed). Default `false`.
