@@ -65,8 +65,8 @@ public final class LoopbackServer: Sendable {
         var logger = Logger(label: "CachedImage.LoopbackServer")
         logger.logLevel = .critical  // shutdown by cancellation logs an expected error
         let server = Server(
-            childChannelSetup: HTTP1Channel(responder: { request, writer, _ in
-                try await state.respond(to: request, writer: writer)
+            childChannelSetup: HTTP1Channel(responder: { request, writer, channel in
+                try await state.respond(to: request, writer: writer, isConnected: { channel.isActive })
             }),
             configuration: ServerConfiguration(address: .hostname("127.0.0.1", port: requestedPort)),
             onServerRunning: { channel in

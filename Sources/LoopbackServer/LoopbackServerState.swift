@@ -57,8 +57,10 @@ final class LoopbackServerState: Sendable {
     }
 
     /// Waits until `bytes` more of a response would have crossed the emulated link, if any.
-    private func pace(_ transfer: inout LinkTransfer?, _ bytes: Int) async throws {
+    /// A client gone (its connection closed: a cancelled request) books no more of the link.
+    private func pace(_ transfer: inout LinkTransfer?, _ bytes: Int, isConnected: () -> Bool) async throws {
         guard var current = transfer else { return }
+        guard isConnected() else { throw CancellationError() }
         let delay = current.waitBeforeWriting(bytes)
         transfer = current
         if delay > .zero { try await wait(delay) }
@@ -82,7 +84,7 @@ final class LoopbackServerState: Sendable {
     // MARK: Answering
 
     /// Records `request`, finds its route and writes the response.
-    func respond(to request: Request, writer: consuming ResponseWriter) async throws {
+    func respond(to request: Request, writer: consuming ResponseWriter, isConnected: () -> Bool = { true }) async throws {
         let received = ContinuousClock.now
         var headers: [String: String] = [:]
         for field in request.headers {
@@ -119,7 +121,7 @@ final class LoopbackServerState: Sendable {
         var transfer = link.map { LinkTransfer(link: $0, receivedAt: received, serverTime: response.latency) }
         let headBytes = 200
         if Self.isNotModified(request: record, response: response) {
-            try await pace(&transfer, headBytes)
+            try await pace(&transfer, headBytes, isConnected: isConnected)
             try await writer.writeResponse(HTTPResponse(status: .notModified, headerFields: Self.notModifiedFields(of: response)))
             return
         }
@@ -136,7 +138,7 @@ final class LoopbackServerState: Sendable {
         let sentCount = min(max(cut ?? body.count, 0), body.count)
         let isTruncated = sentCount < body.count
 
-        try await pace(&transfer, headBytes)
+        try await pace(&transfer, headBytes, isConnected: isConnected)
         guard sentCount > 0 || isTruncated else {
             try await writer.writeResponse(head)
             return
@@ -147,7 +149,7 @@ final class LoopbackServerState: Sendable {
         while offset < sentCount {
             let end = min(offset + pieceSize, sentCount)
             let startIndex = body.startIndex + offset
-            try await pace(&transfer, end - offset)
+            try await pace(&transfer, end - offset, isConnected: isConnected)
             try await bodyWriter.write(ByteBuffer(bytes: body[startIndex ..< body.startIndex + end]))
             addBytesSent(end - offset)
             offset = end

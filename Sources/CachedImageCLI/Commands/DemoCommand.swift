@@ -90,6 +90,9 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: .customLong("fling-rows"), help: ArgumentHelp("Rows the fling moves down, one per 16 ms frame; 0 skips the fling.", valueName: "count"))
     var flingRows = 60
 
+    @Option(name: .customLong("download-slots"), help: ArgumentHelp("CachedImage's maxConcurrentDownloads and connections per host. (default: the pipeline's)", valueName: "count"))
+    var downloadSlots: Int?
+
     @Flag(name: .customLong("fling-only"), help: "Run only the flings (no launches, offline phases or week).")
     var flingOnly = false
 
@@ -123,6 +126,7 @@ struct DemoCommand: AsyncParsableCommand {
         options.flingLinks = flingLinks == "none" ? [] : flingLinks.split(separator: ",").compactMap { LinkProfile.named(String($0)) }
         options.flingRows = flingRows
         options.flingOnly = flingOnly
+        options.downloadSlots = downloadSlots
         return options
     }
 

@@ -60,6 +60,12 @@ final class Downloader: Sendable {
     /// (``DataLoadPriority``). Transport failures become ``ImagePipeline/Error/transport(url:underlying:)``,
     /// a throwing modifier ``ImagePipeline/Error/requestModifierFailed(url:underlying:)`` (nothing
     /// sent); cancellation throws `CancellationError`.
+    ///
+    /// A download running below ``WorkQueue/preemptingPriority`` (every view that wanted it left
+    /// the screen, or a prefetch) gives its slot to a visible request that waits for one: its
+    /// transfer stops and it waits for a slot again at its priority, starting over when it gets
+    /// one (the image jobs are told: ``JobUpdate/restarted``). Where partial bodies are kept
+    /// for resumption, this is where a stopped download hands its bytes over.
     func send(
         _ urlRequest: URLRequest,
         url: URL,
@@ -67,41 +73,77 @@ final class Downloader: Sendable {
         context: TaskCoalescer<DataTaskKey, ImageDataResponse>.JobContext
     ) async throws -> Response {
         let priority = context.priority
-        let ticket = queue.enqueue(priority: priority)
+        let ticket = Locked(queue.enqueue(priority: priority))
         // The queue orders waiting downloads; the loader reprioritises the running one.
         let loadPriority = DataLoadPriority(priority)
         context.onPriorityChange(after: priority) { newPriority in
-            ticket.setPriority(newPriority)
+            ticket.withLock { $0 }.setPriority(newPriority)
             loadPriority.update(newPriority)
         }
-        return try await ticket.run {
-            try Task.checkCancellation()
-            let urlRequest = try await modified(urlRequest, url: url)
-            instrumentation.record(.networkRequest(url: url, isConditional: isConditional))
-            let requestTime = clock.now
+        while true {
+            let preemption = Preemption()
             do {
-                let loaded = try await loader.load(
-                    urlRequest, limits: limits, priority: loadPriority,
-                    progress: { received, expected in context.reportProgress(received, expected) },
-                    received: { chunk in context.report(.bytes(chunk)) }
-                )
-                instrumentation.record(.bytesReceived(loaded.data.count))
-                return Response(
-                    data: loaded.data,
-                    response: loaded.response,
-                    requestTime: requestTime,
-                    responseTime: clock.now,
-                    redirects: loaded.redirects
-                )
-            } catch {
-                if Task.isCancelled || error is CancellationError || (error as? URLError)?.code == .cancelled {
-                    throw CancellationError()
+                return try await ticket.withLock { $0 }.run(preemption: preemption) {
+                    try await load(urlRequest, url: url, isConditional: isConditional, priority: loadPriority, context: context, preemption: preemption)
                 }
-                if let error = error as? ImagePipeline.Error {
-                    throw error
-                }
-                throw ImagePipeline.Error.transport(url: url, underlying: error)
+            } catch is Preempted {
+                context.report(.restarted)
+                ticket.withLock { $0 = queue.enqueue(priority: context.priority) }
             }
+        }
+    }
+
+    /// Thrown when the queue took the slot back from a running download.
+    private struct Preempted: Error {}
+
+    private func load(
+        _ urlRequest: URLRequest,
+        url: URL,
+        isConditional: Bool,
+        priority loadPriority: DataLoadPriority,
+        context: TaskCoalescer<DataTaskKey, ImageDataResponse>.JobContext,
+        preemption: Preemption
+    ) async throws -> Response {
+        try Task.checkCancellation()
+        let urlRequest = try await modified(urlRequest, url: url)
+        instrumentation.record(.networkRequest(url: url, isConditional: isConditional))
+        let requestTime = clock.now
+        let (loader, limits) = (loader, limits)
+        // The transfer runs in a task of its own, so that a preemption stops it without
+        // cancelling the job.
+        let transfer = Task {
+            try await loader.load(
+                urlRequest, limits: limits, priority: loadPriority,
+                progress: { received, expected in context.reportProgress(received, expected) },
+                received: { chunk in context.report(.bytes(chunk)) }
+            )
+        }
+        preemption.onPreempt { transfer.cancel() }
+        do {
+            let loaded = try await withTaskCancellationHandler {
+                try await transfer.value
+            } onCancel: {
+                transfer.cancel()
+            }
+            instrumentation.record(.bytesReceived(loaded.data.count))
+            return Response(
+                data: loaded.data,
+                response: loaded.response,
+                requestTime: requestTime,
+                responseTime: clock.now,
+                redirects: loaded.redirects
+            )
+        } catch {
+            if preemption.isPreempted, !Task.isCancelled {
+                throw Preempted()
+            }
+            if Task.isCancelled || error is CancellationError || (error as? URLError)?.code == .cancelled {
+                throw CancellationError()
+            }
+            if let error = error as? ImagePipeline.Error {
+                throw error
+            }
+            throw ImagePipeline.Error.transport(url: url, underlying: error)
         }
     }
 
