@@ -119,6 +119,13 @@ public final class LoopbackServer: Sendable {
         state.link
     }
 
+    /// Bytes the emulated link carried since the last ``setLink(_:)``: what ``bytesSent``
+    /// counts, plus response heads, lost packets sent again, and pieces that left before the
+    /// client closed its connection.
+    public var linkBytes: Int {
+        state.linkBytes
+    }
+
     /// The URL of `path` (which may carry a query) on this server.
     ///
     /// ```swift

@@ -56,6 +56,10 @@ final class LoopbackServerState: Sendable {
         state.withLock { $0.link?.profile } ?? .loopback
     }
 
+    var linkBytes: Int {
+        state.withLock { $0.link?.bookedBytes } ?? 0
+    }
+
     /// Waits until `bytes` more of a response would have crossed the emulated link, if any.
     /// A client gone (its connection closed: a cancelled request) books no more of the link.
     private func pace(_ transfer: inout LinkTransfer?, _ bytes: Int, isConnected: () -> Bool) async throws {

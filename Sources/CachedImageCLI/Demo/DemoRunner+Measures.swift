@@ -77,8 +77,10 @@ extension DemoRunner {
             imageCount: options.imageCount, columns: options.columns, visibleRows: options.visibleRows, rows: options.flingRows
         )
         let replayer = FlingReplayer(server: server, cellPixels: options.cellPixels, link: server.link.profile)
+        let linkBytesBefore = server.linkBytes
         let report = await replayer.replay(session, client: client, decodes: decodes)
         await client.endLaunch()
+        if link != nil { log("    the link carried \(Formatting.bytes(server.linkBytes - linkBytesBefore))") }
         let complete = report.stopToComplete.map { Formatting.duration($0) } ?? "never"
         log("  \(approach.title.padding(toLength: 16, withPad: " ", startingAt: 0)) fling (\(report.link)): \(Formatting.count(report.appearances)) views, "
             + "\(Formatting.count(report.requests)) requests, \(Formatting.bytes(report.bytesDownloaded)), stop screen complete after \(complete) "

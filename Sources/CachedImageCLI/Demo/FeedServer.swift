@@ -142,6 +142,11 @@ final class FeedServer: Sendable {
         listener.withLock { $0.server }.setLink(link)
     }
 
+    /// Bytes the emulated link carried since it was set (``LoopbackServer/linkBytes``).
+    var linkBytes: Int {
+        listener.withLock { $0.server }.linkBytes
+    }
+
     /// The link the server emulates now, and its own latency per request.
     var link: (profile: LinkProfile, latency: Duration) {
         (listener.withLock { $0.server }.link, latency.current)

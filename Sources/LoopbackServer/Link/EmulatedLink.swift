@@ -19,6 +19,7 @@ final class EmulatedLink: Sendable {
         /// When the downlink is free again.
         var freeAt: Instant
         var random: UInt64
+        var bookedBytes = 0
     }
 
     init(profile: LinkProfile, seed: UInt64 = 0x5EED) {
@@ -33,6 +34,10 @@ final class EmulatedLink: Sendable {
 
     var delay: Duration { .milliseconds(profile.delayMilliseconds) }
 
+    /// Bytes that took the downlink so far (heads, retransmissions and pieces of responses the
+    /// client had already given up included).
+    var bookedBytes: Int { state.withLock { $0.bookedBytes } }
+
     /// Books the downlink for `bytes` ready to leave at `ready`: returns when their last bit has
     /// left (later when others booked the link first). A lost packet (1,460 bytes) is sent again:
     /// it books the link twice and the piece leaves a round trip late.
@@ -44,6 +49,7 @@ final class EmulatedLink: Sendable {
                 for _ in 0..<packets where state.draw() < profile.packetLoss { lost += 1 }
             }
             let retransmission = lost > 0 ? profile.roundTrip : .zero
+            state.bookedBytes += bytes + lost * 1_460
             guard let bits = profile.downlinkBitsPerSecond, bits > 0 else { return ready + retransmission }
             let start = max(ready, state.freeAt)
             state.freeAt = start + .nanoseconds(Int64(Double(bytes + lost * 1_460) * 8 / Double(bits) * 1e9))
