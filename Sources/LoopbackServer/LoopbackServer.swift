@@ -66,6 +66,11 @@ public final class LoopbackServer: Sendable {
         logger.logLevel = .critical  // shutdown by cancellation logs an expected error
         let server = Server(
             childChannelSetup: HTTP1Channel(responder: { request, writer, channel in
+                if !state.link.isUnlimited {
+                    // A client that closes its connection (a cancelled request) closes the
+                    // channel, so the emulated link stops sending to it (isActive turns false).
+                    channel.setOption(ChannelOptions.allowRemoteHalfClosure, value: false).whenComplete { _ in }
+                }
                 try await state.respond(to: request, writer: writer, isConnected: { channel.isActive })
             }),
             configuration: ServerConfiguration(address: .hostname("127.0.0.1", port: requestedPort)),

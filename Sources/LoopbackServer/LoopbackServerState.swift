@@ -64,6 +64,8 @@ final class LoopbackServerState: Sendable {
     /// A client gone (its connection closed: a cancelled request) books no more of the link.
     private func pace(_ transfer: inout LinkTransfer?, _ bytes: Int, isConnected: () -> Bool) async throws {
         guard var current = transfer else { return }
+        let untilReady = current.untilReady
+        if untilReady > .zero { try await wait(untilReady) }
         guard isConnected() else { throw CancellationError() }
         let delay = current.waitBeforeWriting(bytes)
         transfer = current

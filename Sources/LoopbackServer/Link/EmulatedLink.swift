@@ -94,10 +94,17 @@ struct LinkTransfer {
         ready = received + link.delay + serverTime
     }
 
-    /// How long to wait before writing the next `bytes` (the response head counts as a piece):
-    /// until they would have crossed the link.
+    /// How long until the next piece is ready to leave the server: book the link only then, so
+    /// that a piece never holds the downlink before it exists (the link stays work-conserving).
+    var untilReady: Duration {
+        max(.zero, ready - ContinuousClock.now)
+    }
+
+    /// Books the link for the next `bytes` (the response head counts as a piece), once they are
+    /// ready (``untilReady`` has passed); returns how long to wait before writing them: until
+    /// they would have crossed the link.
     mutating func waitBeforeWriting(_ bytes: Int) -> Duration {
-        ready = link.book(bytes, readyAt: ready)
+        ready = link.book(bytes, readyAt: min(ready, ContinuousClock.now))
         return max(.zero, (ready + link.delay) - ContinuousClock.now)
     }
 }

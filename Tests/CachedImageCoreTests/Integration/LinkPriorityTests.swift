@@ -9,14 +9,21 @@ import ImageFixtures
 /// waits for a slot again; what the server sees shows it. Order of completion only, no timing.
 @Suite("Pipeline: visible requests first for the link", .timeLimit(.minutes(1)))
 struct LinkPriorityTests {
+    /// A fixture whose pipeline has one download slot, `slowPath` trickling a real PNG in
+    /// `chunkSize` pieces and `fastPath` a small PNG at once.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
+    private func oneSlot(slowPath: String, chunkSize: Int, fastPath: String) async throws -> (PipelineFixture, ImagePipeline) {
+        let fixture = try await PipelineFixture.start()
+        let slow = ImageFixtures.png(width: 160, height: 120, seed: 7)
+        fixture.server.serve(slowPath, .trickle(slow, contentType: "image/png", chunkSize: chunkSize, delay: .milliseconds(20)))
+        fixture.servePNG(fastPath)
+        return (fixture, fixture.makePipeline { $0.maxConcurrentDownloads = 1 })
+    }
+
     @Test("a visible request takes the slot of a running off-screen download, which starts over afterwards")
     func visibleTakesTheSlot() async throws {
         guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
-        let fixture = try await PipelineFixture.start()
-        let slow = ImageFixtures.png(width: 160, height: 120, seed: 7)
-        fixture.server.serve("/offscreen.png", .trickle(slow, contentType: "image/png", chunkSize: 512, delay: .milliseconds(20)))
-        fixture.servePNG("/visible.png")
-        let pipeline = fixture.makePipeline { $0.maxConcurrentDownloads = 1 }
+        let (fixture, pipeline) = try await oneSlot(slowPath: "/offscreen.png", chunkSize: 512, fastPath: "/visible.png")
         let order = Locked<[String]>([])
 
         // A row that left the screen: its download runs at the off-screen priority.
@@ -42,11 +49,7 @@ struct LinkPriorityTests {
     @Test("a download at the visible priority keeps its slot: the next visible request waits")
     func visibleKeepsItsSlot() async throws {
         guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
-        let fixture = try await PipelineFixture.start()
-        let slow = ImageFixtures.png(width: 160, height: 120, seed: 7)
-        fixture.server.serve("/first.png", .trickle(slow, contentType: "image/png", chunkSize: 2_048, delay: .milliseconds(10)))
-        fixture.servePNG("/second.png")
-        let pipeline = fixture.makePipeline { $0.maxConcurrentDownloads = 1 }
+        let (fixture, pipeline) = try await oneSlot(slowPath: "/first.png", chunkSize: 2_048, fastPath: "/second.png")
         let order = Locked<[String]>([])
         let first = Task {
             _ = try await pipeline.image(for: ImageRequest(url: fixture.url("/first.png")))

@@ -9,9 +9,21 @@ import ImageFixtures
 @Suite("ImageLoader: flung rows", .timeLimit(.minutes(1)))
 @MainActor
 struct ImageLoaderFlungRowTests {
-    private func makeLoader(_ pipeline: ImagePipeline, _ fixture: ScriptedFixture) -> (ImageLoader, ManualScheduler) {
-        let scheduler = ManualScheduler(clock: fixture.clock)
-        return (ImageLoader(pipeline: pipeline, scheduler: scheduler), scheduler)
+    /// A view over `/a.png`, held by the server until `gate` opens, on screen and loading.
+    private struct HeldRow {
+        let gate = Gate()
+        let loader: ImageLoader
+        let scheduler: ManualScheduler
+        let view: SwiftUIDriver
+
+        @MainActor
+        init(_ fixture: ScriptedFixture) {
+            fixture.serveHeldPNG("/a.png", until: gate)
+            scheduler = ManualScheduler(clock: fixture.clock)
+            loader = ImageLoader(pipeline: fixture.makePipeline(), scheduler: scheduler)
+            view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
+            view.appear()
+        }
     }
 
     @Test("the rule: flung (on screen under a quarter second, nothing shown) -> no grace; else the behaviour's")
@@ -28,12 +40,9 @@ struct ImageLoaderFlungRowTests {
     @Test("a row flung past stops its load at the end of the turn; coming back loads it again")
     func flungRowStopsAtOnce() async throws {
         try await withScriptedFixture { fixture throws in
-            let gate = Gate()
-            fixture.serveHeldPNG("/a.png", until: gate)
-            let (loader, scheduler) = makeLoader(fixture.makePipeline(), fixture)
+            let row = HeldRow(fixture)
+            let (gate, loader, scheduler, view) = (row.gate, row.loader, row.scheduler, row.view)
             let recorder = PhaseRecorder(loader)
-            let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
-            view.appear()
             #expect(await eventuallyOnMain { fixture.server.requestCount(for: "/a.png") == 1 })
             scheduler.advance(by: 0.064) // four frames
             loader.didDisappear()
@@ -52,11 +61,8 @@ struct ImageLoaderFlungRowTests {
     @Test("a flung row's branch swap (disappear and appear in one turn) stops nothing")
     func branchSwapStopsNothing() async throws {
         try await withScriptedFixture { fixture throws in
-            let gate = Gate()
-            fixture.serveHeldPNG("/a.png", until: gate)
-            let (loader, scheduler) = makeLoader(fixture.makePipeline(), fixture)
-            let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
-            view.appear()
+            let row = HeldRow(fixture)
+            let (gate, loader, scheduler, view) = (row.gate, row.loader, row.scheduler, row.view)
             let task = try #require(loader.task)
             loader.didDisappear()
             view.appear()
@@ -72,11 +78,8 @@ struct ImageLoaderFlungRowTests {
     @Test("a row on screen past the fling threshold keeps its grace: a quick scroll back rejoins the download, one request")
     func shownRowKeepsGrace() async throws {
         try await withScriptedFixture { fixture throws in
-            let gate = Gate()
-            fixture.serveHeldPNG("/a.png", until: gate)
-            let (loader, scheduler) = makeLoader(fixture.makePipeline(), fixture)
-            let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
-            view.appear()
+            let row = HeldRow(fixture)
+            let (gate, loader, scheduler, view) = (row.gate, row.loader, row.scheduler, row.view)
             let task = try #require(loader.task)
             scheduler.advance(by: 0.3)
             loader.didDisappear()
