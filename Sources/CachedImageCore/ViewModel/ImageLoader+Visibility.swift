@@ -53,7 +53,7 @@ extension ImageLoader {
     func armOffscreenCheckIfHidden() {
         offscreenCheckToken += 1
         guard !visibility.isOnScreen, var gracePeriod = disappearBehavior.gracePeriod else { return }
-        if flung { gracePeriod = 0 }
+        if flung, phase.isLoading { gracePeriod = 0 } // only a load stops at once: a failure or an image keeps its grace
         let token = offscreenCheckToken
         scheduler.schedule(after: gracePeriod) { [weak self] in
             self?.offscreenGraceEnded(token: token)

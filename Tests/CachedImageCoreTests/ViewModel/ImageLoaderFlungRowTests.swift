@@ -33,6 +33,7 @@ struct ImageLoaderFlungRowTests {
         #expect(OffscreenGrace.gracePeriod(automatic, visibleTime: 0.3, showedImage: false) == 0.5)
         #expect(OffscreenGrace.gracePeriod(automatic, visibleTime: 0.064, showedImage: true) == 0.5, "an image shown keeps its grace")
         #expect(OffscreenGrace.gracePeriod(automatic, visibleTime: nil, showedImage: false) == 0.5, "never reported: unknown")
+        #expect(OffscreenGrace.gracePeriod(automatic, visibleTime: 0, showedImage: false) == 0.5, "appeared and left in one update: a swap")
         #expect(OffscreenGrace.gracePeriod(.lowerPriority(to: .low), visibleTime: 0.01, showedImage: false) == nil, "never cancelled stays so")
         #expect(OffscreenGrace.gracePeriod(.cancel, visibleTime: 5, showedImage: true) == 0)
     }
