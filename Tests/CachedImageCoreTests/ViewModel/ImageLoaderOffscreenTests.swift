@@ -32,7 +32,6 @@ struct ImageLoaderOffscreenTests {
             let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
             view.appear()
             let task = try #require(loader.task)
-            scheduler.advance(by: OffscreenGrace.flungVisibleTime) // on screen long enough not to count as flung past
             loader.didDisappear()
             #expect(task.priority == .low, "lowered at once")
             scheduler.advance(by: 0.4)
