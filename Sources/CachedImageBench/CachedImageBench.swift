@@ -12,7 +12,7 @@ struct CachedImageBench {
         defer { try? FileManager.default.removeItem(at: root) }
 
         let start = Stopwatch.nanos()
-        print("# cachedimage-bench \(options.quick ? "--quick" : "(full)")")
+        print("# cachedimage-bench \(options.quick ? "--quick" : "(full)")" + (options.link.isUnlimited ? "" : " --link \(options.link.name)"))
         print("\n\(machineDescription())")
         if options.runs("memory") { MemoryCacheBench(options: options).run() }
         if options.runs("memloop") { MemoryLoopBench(options: options).run() }

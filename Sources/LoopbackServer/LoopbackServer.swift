@@ -56,14 +56,22 @@ public final class LoopbackServer: Sendable {
     /// - Parameter port: The port to bind; `0` (the default) picks an ephemeral one. A server that
     ///   comes back after ``shutdown()`` passes its old ``port`` so its URLs stay the same (the
     ///   socket is bound with `SO_REUSEADDR`).
-    public static func start(port requestedPort: Int = 0) async throws -> LoopbackServer {
+    /// - Parameter link: The network link responses cross (``LinkProfile``); the default is the
+    ///   plain loopback. ``setLink(_:)`` changes it later.
+    public static func start(port requestedPort: Int = 0, link: LinkProfile = .loopback) async throws -> LoopbackServer {
         let state = LoopbackServerState()
+        state.setLink(link)
         let portSignal = PortSignal()
         var logger = Logger(label: "CachedImage.LoopbackServer")
         logger.logLevel = .critical  // shutdown by cancellation logs an expected error
         let server = Server(
-            childChannelSetup: HTTP1Channel(responder: { request, writer, _ in
-                try await state.respond(to: request, writer: writer)
+            childChannelSetup: HTTP1Channel(responder: { request, writer, channel in
+                if !state.link.isUnlimited {
+                    // A client that closes its connection (a cancelled request) closes the
+                    // channel, so the emulated link stops sending to it (isActive turns false).
+                    channel.setOption(ChannelOptions.allowRemoteHalfClosure, value: false).whenComplete { _ in }
+                }
+                try await state.respond(to: request, writer: writer, isConnected: { channel.isActive })
             }),
             configuration: ServerConfiguration(address: .hostname("127.0.0.1", port: requestedPort)),
             onServerRunning: { channel in
@@ -102,6 +110,25 @@ public final class LoopbackServer: Sendable {
             throw StartError.invalidBaseURL(port: port)
         }
         return LoopbackServer(port: port, baseURL: baseURL, state: state, server: server, runTask: runTask)
+    }
+
+    /// The network link responses cross: a bandwidth shared by every connection, a delay each
+    /// way, lost packets and dropped connections (``LinkProfile``). Responses that start after
+    /// the call use the new link, with the downlink free.
+    public func setLink(_ profile: LinkProfile) {
+        state.setLink(profile)
+    }
+
+    /// The link responses cross now.
+    public var link: LinkProfile {
+        state.link
+    }
+
+    /// Bytes the emulated link carried since the last ``setLink(_:)``: what ``bytesSent``
+    /// counts, plus response heads, lost packets sent again, and pieces that left before the
+    /// client closed its connection.
+    public var linkBytes: Int {
+        state.linkBytes
     }
 
     /// The URL of `path` (which may carry a query) on this server.

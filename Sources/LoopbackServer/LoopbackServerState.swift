@@ -18,6 +18,7 @@ final class LoopbackServerState: Sendable {
         var requests: [RecordedRequest] = []
         var bytesSent = 0
         var waitingResponses = 0
+        var link: EmulatedLink?
     }
 
     /// Thrown after sending part of a truncated body: the server then closes the connection.
@@ -46,6 +47,31 @@ final class LoopbackServerState: Sendable {
         }
     }
 
+    /// The link responses cross from now on; `nil` or an unlimited profile: the plain loopback.
+    func setLink(_ profile: LinkProfile) {
+        state.withLock { $0.link = profile.isUnlimited ? nil : EmulatedLink(profile: profile) }
+    }
+
+    var link: LinkProfile {
+        state.withLock { $0.link?.profile } ?? .loopback
+    }
+
+    var linkBytes: Int {
+        state.withLock { $0.link?.bookedBytes } ?? 0
+    }
+
+    /// Waits until `bytes` more of a response would have crossed the emulated link, if any.
+    /// A client gone (its connection closed: a cancelled request) books no more of the link.
+    private func pace(_ transfer: inout LinkTransfer?, _ bytes: Int, isConnected: () -> Bool) async throws {
+        guard var current = transfer else { return }
+        let untilReady = current.untilReady
+        if untilReady > .zero { try await wait(untilReady) }
+        guard isConnected() else { throw CancellationError() }
+        let delay = current.waitBeforeWriting(bytes)
+        transfer = current
+        if delay > .zero { try await wait(delay) }
+    }
+
     /// Whether some response is waiting out its latency or a chunk delay.
     var hasWaitingResponses: Bool {
         state.withLock { $0.waitingResponses > 0 }
@@ -64,7 +90,8 @@ final class LoopbackServerState: Sendable {
     // MARK: Answering
 
     /// Records `request`, finds its route and writes the response.
-    func respond(to request: Request, writer: consuming ResponseWriter) async throws {
+    func respond(to request: Request, writer: consuming ResponseWriter, isConnected: () -> Bool = { true }) async throws {
+        let received = ContinuousClock.now
         var headers: [String: String] = [:]
         for field in request.headers {
             let name = field.name.canonicalName
@@ -77,9 +104,9 @@ final class LoopbackServerState: Sendable {
             headers: headers
         )
         let target = record.query.map { record.path + "?" + $0 } ?? record.path
-        let route = state.withLock { state in
+        let (route, link) = state.withLock { state in
             state.requests.append(record)
-            return state.routes[target] ?? state.routes[record.path]
+            return (state.routes[target] ?? state.routes[record.path], state.link)
         }
 
         var response: LoopbackResponse
@@ -98,7 +125,11 @@ final class LoopbackServerState: Sendable {
             try await wait(response.latency)
         }
 
+        // The emulated link (if any): the request crossed the uplink, the server took its latency.
+        var transfer = link.map { LinkTransfer(link: $0, receivedAt: received, serverTime: response.latency) }
+        let headBytes = 200
         if Self.isNotModified(request: record, response: response) {
+            try await pace(&transfer, headBytes, isConnected: isConnected)
             try await writer.writeResponse(HTTPResponse(status: .notModified, headerFields: Self.notModifiedFields(of: response)))
             return
         }
@@ -111,19 +142,22 @@ final class LoopbackServerState: Sendable {
         }
         let head = HTTPResponse(status: status, headerFields: fields)
         let body = (mayHaveBody && request.method != .head) ? response.body : Data()
-        let sentCount = min(max(response.truncatedAfter ?? body.count, 0), body.count)
+        let cut = [response.truncatedAfter, link?.dropPoint(forLength: body.count)].compactMap { $0 }.min()
+        let sentCount = min(max(cut ?? body.count, 0), body.count)
         let isTruncated = sentCount < body.count
 
+        try await pace(&transfer, headBytes, isConnected: isConnected)
         guard sentCount > 0 || isTruncated else {
             try await writer.writeResponse(head)
             return
         }
         var bodyWriter = try await writer.writeHead(head)
-        let pieceSize = max(response.chunkSize ?? sentCount, 1)
+        let pieceSize = max(min(response.chunkSize ?? sentCount, link?.pieceSize ?? .max), 1)
         var offset = 0
         while offset < sentCount {
             let end = min(offset + pieceSize, sentCount)
             let startIndex = body.startIndex + offset
+            try await pace(&transfer, end - offset, isConnected: isConnected)
             try await bodyWriter.write(ByteBuffer(bytes: body[startIndex ..< body.startIndex + end]))
             addBytesSent(end - offset)
             offset = end

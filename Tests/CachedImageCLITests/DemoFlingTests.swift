@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import LoopbackServer
 @testable import CachedImageCLI
 
 /// The demo's fling: every approach scrolls fast through the feed from empty caches, then a
@@ -15,6 +16,7 @@ struct DemoFlingTests {
         options.weekDays = 0
         options.relaunchProbes = 0
         options.flingRows = 20
+        options.flingLinks = []
         return options
     }
 
@@ -56,5 +58,40 @@ struct DemoFlingTests {
             #expect(fling[key] is Int, "fling.\(key)")
         }
         #expect(DemoTable(report: report).render().contains("peak decoded bytes alive"))
+    }
+
+    @Test("the fling on an emulated link: every approach fills the stop screen; the stop's timings, the physical limit, the table and --json")
+    func flingOnALink() async throws {
+        guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
+        var options = Self.options()
+        options.flingOnly = true
+        // A fast link keeps the test short; its bandwidth still binds (a shared downlink).
+        options.flingLinks = [LinkProfile(name: "test-link", downlinkBitsPerSecond: 100_000_000, delayMilliseconds: 20)]
+        let report = try await DemoRunner(options: options, showsProgress: false).run()
+        let session = FlingSession(imageCount: 90, columns: 3, visibleRows: 4, rows: 20)
+        for approach in report.approaches {
+            let fling = try #require(approach.linkFlings.first, "\(approach.approach)")
+            #expect(fling.link == "test-link")
+            #expect(fling.finalScreenShown == fling.finalScreen, "\(approach.approach): the stop screen is shown")
+            #expect(fling.stopScreenBytes > 0)
+            let complete = try #require(fling.stopToComplete)
+            let first = try #require(fling.stopToFirstImage)
+            #expect(first <= complete)
+            #expect(fling.physicalLimit == options.flingLinks[0].transferTime(ofBytes: fling.stopScreenBytes).seconds)
+            #expect(approach.phases.isEmpty, "--fling-only runs no launch")
+        }
+        let cachedImage = try #require(report.approach(.cachedImage)?.linkFlings.first)
+        let distinct = Set(session.frames.flatMap(\.appeared)).count
+        #expect(cachedImage.scrollBackRequests <= session.frames[session.scrollBackStart...].reduce(0) { $0 + $1.appeared.count })
+        #expect(cachedImage.requests <= 2 * distinct, "a flung row asks at most once more when it comes back")
+
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(report.approach(.cachedImage))) as? [String: Any]
+        let linkFling = try #require((json?["linkFlings"] as? [[String: Any]])?.first)
+        for key in ["stopToFirstImage", "stopToComplete", "physicalLimit", "stopScreenBytes", "link"] {
+            #expect(linkFling[key] != nil, "linkFlings[0].\(key)")
+        }
+        let table = DemoTable(report: report).render()
+        #expect(table.contains("Fling on test-link"))
+        #expect(table.contains("stop -> stop screen complete (x limit)"))
     }
 }

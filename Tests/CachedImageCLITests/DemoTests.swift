@@ -11,6 +11,7 @@ struct DemoTests {
         options.imageCount = 24
         options.traceLength = 60
         options.latencyMilliseconds = 0
+        options.flingLinks = [] // the link flings have their own test (DemoFlingTests)
         options.seed = 7
         // The week: 4 days of 24 new images (about 3 MB a day). The disk budget holds day 1's
         // feed (about 3.8 MB on disk after day 2) and any day's batch, not all that is published;

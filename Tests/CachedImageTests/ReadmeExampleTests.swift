@@ -108,6 +108,6 @@ struct ReadmeExampleTests {
     func reexportsCore() {
         let request = ImageRequest(url: URL(string: "https://example.com/a.png"), targetSize: PixelSize(width: 10, height: 10))
         #expect(request.cacheKey == "https://example.com/a.png")
-        #expect(ImagePipeline.Configuration().maxConcurrentDownloads == 6)
+        #expect(ImagePipeline.Configuration().maxConcurrentDownloads == 12)
     }
 }

@@ -33,7 +33,7 @@ struct EndToEndBench {
     }
 
     func run() async throws {
-        let server = try await LoopbackServer.start()
+        let server = try await LoopbackServer.start(link: options.link)
         let targetSize = PixelSize(width: 600, height: 600)
         var urls: [URL] = []
         for index in 0..<uniqueImages {

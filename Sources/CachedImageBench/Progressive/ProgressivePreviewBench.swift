@@ -28,7 +28,7 @@ struct ProgressivePreviewBench {
         }
         let rounds = options.pick(quick: 3, full: 9)
         let links = [Link(name: "3G (~94 KB/s, 750 kbit/s)", kilobytesPerSecond: 94), Link(name: "slow 3G (~50 KB/s, 400 kbit/s)", kilobytesPerSecond: 50)]
-        let server = try await LoopbackServer.start()
+        let server = try await LoopbackServer.start(link: options.link)
         var table = Table(
             "13. Progressive JPEG (\(jpeg.count / 1_000) KB, 10 scans): time to first preview vs full image (median of \(rounds), ms)",
             columns: ["link", "first preview", "bytes at first preview", "previews", "full image (previews on)", "full image (previews off)"]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoopbackServer
 
 /// `cachedimage demo`: CachedImage against AsyncImage's URLCache, a documents directory and
 /// NSCache, on the same feed and the same scroll session, measured side by side.
@@ -80,6 +81,21 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: .customLong("visible-rows"), help: ArgumentHelp("Grid rows on screen at once.", valueName: "count"))
     var visibleRows = 4
 
+    @Option(help: ArgumentHelp("The network link the server emulates in every phase: \(LinkProfile.all.map(\.name).joined(separator: ", ")) (Network Link Conditioner's presets: a downlink shared by all connections, a delay each way, loss).", valueName: "name"))
+    var link = LinkProfile.loopback.name
+
+    @Option(name: .customLong("fling-links"), help: ArgumentHelp("Links the fling runs on again, comma-separated (each from empty caches; stop screen timed against the link's physical limit); \"none\" for none.", valueName: "names"))
+    var flingLinks = "lte,3g"
+
+    @Option(name: .customLong("fling-rows"), help: ArgumentHelp("Rows the fling moves down, one per 16 ms frame; 0 skips the fling.", valueName: "count"))
+    var flingRows = 60
+
+    @Option(name: .customLong("download-slots"), help: ArgumentHelp("CachedImage's maxConcurrentDownloads and connections per host. (default: the pipeline's)", valueName: "count"))
+    var downloadSlots: Int?
+
+    @Flag(name: .customLong("fling-only"), help: "Run only the flings (no launches, offline phases or week).")
+    var flingOnly = false
+
     @Option(help: ArgumentHelp("Seed for the generated feed and the scroll session.", valueName: "number"))
     var seed: UInt64 = 1
 
@@ -106,10 +122,19 @@ struct DemoCommand: AsyncParsableCommand {
         options.visibleRows = visibleRows
         options.seed = seed
         options.keepCaches = keepCaches
+        options.link = LinkProfile.named(link) ?? .loopback
+        options.flingLinks = flingLinks == "none" ? [] : flingLinks.split(separator: ",").compactMap { LinkProfile.named(String($0)) }
+        options.flingRows = flingRows
+        options.flingOnly = flingOnly
+        options.downloadSlots = downloadSlots
         return options
     }
 
     func validate() throws {
+        let names = [link] + (flingLinks == "none" ? [] : flingLinks.split(separator: ",").map(String.init))
+        if let unknown = names.first(where: { LinkProfile.named($0) == nil }) {
+            throw ValidationError("unknown link \"\(unknown)\": use one of \(LinkProfile.all.map(\.name).joined(separator: ", "))")
+        }
         do {
             try options.validate()
         } catch let error as CLIError {

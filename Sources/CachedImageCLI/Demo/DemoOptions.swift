@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServer
 
 /// Everything that shapes a demo run. The defaults are what `cachedimage demo` runs; tests use a
 /// small feed and a short session.
@@ -54,6 +55,18 @@ public struct DemoOptions: Sendable, Hashable, Codable {
     /// scroll back of one screen; each approach flings from empty caches. Default 60; 0 skips
     /// the fling.
     public var flingRows = 60
+    /// The network link the demo's server emulates (``LinkProfile``: a shared downlink, a delay
+    /// each way, loss) in every phase, on top of ``latencyMilliseconds``. Default: the plain
+    /// loopback.
+    public var link = LinkProfile.loopback
+    /// Links the fling runs on again, after the fling on ``link``, each from empty caches with
+    /// no server latency but the link's. Default LTE and 3G; empty: none.
+    public var flingLinks: [LinkProfile] = [.lte, .threeG]
+    /// CachedImage's ``ImagePipeline/Configuration/maxConcurrentDownloads`` (and its session's
+    /// connections per host); `nil`: the pipeline's default. For measuring the slot count.
+    public var downloadSlots: Int?
+    /// Run only the flings (no launches, no offline phases, no week). Default `false`.
+    public var flingOnly = false
     /// Selects the generated feed and the scroll session. Default 1.
     public var seed: UInt64 = 1
     /// Keep the cache directories after the run (their path is printed). Default `false`.
@@ -81,6 +94,7 @@ public struct DemoOptions: Sendable, Hashable, Codable {
         guard (1...12).contains(columns) else { throw CLIError("--columns must be between 1 and 12 (got \(columns))") }
         guard (1...50).contains(visibleRows) else { throw CLIError("--visible-rows must be between 1 and 50 (got \(visibleRows))") }
         guard (0...5_000).contains(flingRows) else { throw CLIError("--fling-rows must be between 0 and 5000 (got \(flingRows))") }
+        guard (1...64).contains(downloadSlots ?? 1) else { throw CLIError("--download-slots must be between 1 and 64") }
         guard (16...4_096).contains(cellPixels) else { throw CLIError("--cell-pixels must be between 16 and 4096 (got \(cellPixels))") }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServer
 import ToolSupport
 
 /// What ``DemoRunner`` measures across approaches: the like-for-like disk views, disk use and
@@ -55,8 +56,14 @@ extension DemoRunner {
 
     /// The fling for `approach`: a new client over an empty directory of its own, the
     /// ``FlingSession`` replayed frame by frame; `nil` when ``DemoOptions/flingRows`` is 0.
-    func runFling(_ approach: DemoApproach, context: Context) async throws -> FlingReport? {
+    /// On the demo's link, or on `link` with no server latency but the link's (the demo's link
+    /// comes back afterwards).
+    func runFling(_ approach: DemoApproach, context: Context, on link: LinkProfile? = nil) async throws -> FlingReport? {
         guard options.flingRows > 0 else { return nil }
+        let server = context.server
+        let demoLink = server.link
+        if let link { server.setLink(link, latency: .zero) }
+        defer { if link != nil { server.setLink(demoLink.profile, latency: demoLink.latency) } }
         let directory = context.root.appendingPathComponent("\(approach.rawValue)-fling", isDirectory: true)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -69,11 +76,15 @@ extension DemoRunner {
         let session = FlingSession(
             imageCount: options.imageCount, columns: options.columns, visibleRows: options.visibleRows, rows: options.flingRows
         )
-        let replayer = FlingReplayer(server: context.server, cellPixels: options.cellPixels)
+        let replayer = FlingReplayer(server: server, cellPixels: options.cellPixels, link: server.link.profile)
+        let linkBytesBefore = server.linkBytes
         let report = await replayer.replay(session, client: client, decodes: decodes)
         await client.endLaunch()
-        log("  \(approach.title.padding(toLength: 16, withPad: " ", startingAt: 0)) fling: \(Formatting.count(report.appearances)) views, "
-            + "\(Formatting.count(report.requests)) requests, \(Formatting.bytes(report.peakDecodedBytes)) decoded at most")
+        if link != nil { log("    the link carried \(Formatting.bytes(server.linkBytes - linkBytesBefore))") }
+        let complete = report.stopToComplete.map { Formatting.duration($0) } ?? "never"
+        log("  \(approach.title.padding(toLength: 16, withPad: " ", startingAt: 0)) fling (\(report.link)): \(Formatting.count(report.appearances)) views, "
+            + "\(Formatting.count(report.requests)) requests, \(Formatting.bytes(report.bytesDownloaded)), stop screen complete after \(complete) "
+            + "(limit \(Formatting.duration(report.physicalLimit))), \(Formatting.bytes(report.peakDecodedBytes)) decoded at most")
         return report
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServer
 import ToolSupport
 
 /// Runs the demo: generates the feed, serves it on loopback, replays the same scroll session
@@ -51,7 +52,7 @@ public struct DemoRunner: Sendable {
         let dayOne = Date()
         let clock = DemoClock(start: dayOne)
         let server = try await FeedServer.start(
-            feed: feed, latency: .milliseconds(options.latencyMilliseconds), maxAge: options.maxAge, clock: clock
+            feed: feed, latency: .milliseconds(options.latencyMilliseconds), maxAge: options.maxAge, clock: clock, link: options.link
         )
         let session = ScrollSession(
             imageCount: options.imageCount, columns: options.columns, visibleRows: options.visibleRows,
@@ -65,7 +66,7 @@ public struct DemoRunner: Sendable {
         defer {
             if !options.keepCaches { try? FileManager.default.removeItem(at: root) }
         }
-        log("Session: \(session.scrollViewCount) views of \(session.uniqueImageCount) distinct images, then \(session.backToTopViews) back to the top; \(options.latencyMilliseconds) ms latency")
+        log("Session: \(session.scrollViewCount) views of \(session.uniqueImageCount) distinct images, then \(session.backToTopViews) back to the top; \(options.latencyMilliseconds) ms latency; link: \(options.link.name)")
 
         var phases: [DemoApproach: [PhaseReport]] = [:]
         var samplesByApproach: [DemoApproach: Samples] = [:]
@@ -81,11 +82,12 @@ public struct DemoRunner: Sendable {
             dayTwo.addingTimeInterval(TimeInterval(day - 2) * 86_400)
         }
         var flings: [DemoApproach: FlingReport] = [:]
+        var linkFlings: [DemoApproach: [FlingReport]] = [:]
         var diskAfterDayTwo: [DemoApproach: Int] = [:]
         var diskAfterWeek: [DemoApproach: Int] = [:]
         do {
             try createDirectories(root: root)
-            for approach in approaches {
+            for approach in approaches where !options.flingOnly {
                 var samples = Samples()
                 clock.set(dayOne)
                 server.setDay(1)
@@ -101,7 +103,19 @@ public struct DemoRunner: Sendable {
                 let secondDay = try await runLaunch(approach, parts: [Part(.dayTwo, session.scroll)], context: context, samples: &samples)
                 phases[approach] = launch1 + relaunch + secondDay
                 samplesByApproach[approach] = samples
+            }
+            for approach in approaches {
                 flings[approach] = try await runFling(approach, context: context)
+                for link in options.flingLinks {
+                    if let report = try await runFling(approach, context: context, on: link) { linkFlings[approach, default: []].append(report) }
+                }
+            }
+            if options.flingOnly {
+                await server.shutdown()
+                return report(
+                    feed: feed, session: session, week: nil, context: context, runStart: runStart, phases: [:], samples: [:],
+                    relaunchTimes: [:], disk: ([:], [:]), flings: (flings, linkFlings)
+                )
             }
             await server.shutdown()
             log("Server stopped: offline from here on")
@@ -146,6 +160,20 @@ public struct DemoRunner: Sendable {
             throw error
         }
 
+        return report(
+            feed: feed, session: session, week: week.latestDay == nil ? nil : week, context: context, runStart: runStart,
+            phases: phases, samples: samplesByApproach, relaunchTimes: relaunchTimes,
+            disk: (diskAfterDayTwo, diskAfterWeek), flings: (flings, linkFlings)
+        )
+    }
+
+    private func report(
+        feed: DemoFeed, session: ScrollSession, week: WeekPlan?, context: Context, runStart: Double,
+        phases: [DemoApproach: [PhaseReport]], samples samplesByApproach: [DemoApproach: Samples],
+        relaunchTimes: [DemoApproach: [Double]], disk: (afterDayTwo: [DemoApproach: Int], afterWeek: [DemoApproach: Int]),
+        flings: (main: [DemoApproach: FlingReport], links: [DemoApproach: [FlingReport]])
+    ) -> DemoReport {
+        let (diskAfterDayTwo, diskAfterWeek) = disk
         let sameBytesDiskViews = Self.sameBytesDiskViews(samplesByApproach)
         return DemoReport(
             options: options,
@@ -164,7 +192,7 @@ public struct DemoRunner: Sendable {
                 uniqueImages: session.uniqueImageCount,
                 backToTopViews: session.backToTopViews
             ),
-            week: week.latestDay.map { latestDay in
+            week: week.flatMap { week in week.latestDay.map { latestDay in
                 DemoReport.Week(
                     firstDay: week.days[0].day,
                     lastDay: latestDay,
@@ -177,9 +205,9 @@ public struct DemoRunner: Sendable {
                     diskBudget: options.diskLimit,
                     latestDayImages: week.offlineCheckImages
                 )
-            },
-            urlCacheMemoryCapacity: urlCacheMemory,
-            urlCacheDiskCapacity: urlCacheDisk,
+            } },
+            urlCacheMemoryCapacity: context.urlCacheMemory,
+            urlCacheDiskCapacity: context.urlCacheDisk,
             approaches: approaches.map { approach in
                 let approachPhases = phases[approach] ?? []
                 return ApproachReport(
@@ -190,8 +218,9 @@ public struct DemoRunner: Sendable {
                     relaunchTimesToFirstImage: relaunchTimes[approach] ?? [],
                     diskUsage: diskAfterDayTwo[approach] ?? 0,
                     diskBudget: diskBudget(approach, context: context),
-                    fling: flings[approach],
-                    week: week.latestDay.flatMap { latestDay in
+                    fling: flings.main[approach],
+                    linkFlings: flings.links[approach] ?? [],
+                    week: week?.latestDay.flatMap { latestDay in
                         approachPhases.first { $0.phase == .weekOffline }.map { offline in
                             WeekReport(
                                 days: approachPhases.filter { $0.phase == .week }, offline: offline, latestDay: latestDay,
@@ -203,7 +232,7 @@ public struct DemoRunner: Sendable {
                 )
             },
             duration: MonotonicTime.now() - runStart,
-            cacheDirectory: options.keepCaches ? root.path : nil,
+            cacheDirectory: options.keepCaches ? context.root.path : nil,
             buildConfiguration: Self.buildConfiguration
         )
     }

@@ -41,7 +41,8 @@ final class FeedServer: Sendable {
     private let listener: Protected<Listener>
     private let counters: Protected<Counters>
     private let day = Protected(1)
-    private let latency: Duration
+    /// The server's own latency per request (on top of the link's delays).
+    private let latency: Protected<Duration>
     private let maxAge: Int
     private let clock: DemoClock
 
@@ -49,16 +50,16 @@ final class FeedServer: Sendable {
         self.feed = feed
         self.listener = Protected(Listener(server: server))
         self.counters = Protected(Counters(perImage: [Int](repeating: 0, count: feed.images.count)))
-        self.latency = latency
+        self.latency = Protected(latency)
         self.maxAge = maxAge
         self.clock = clock
     }
 
     /// Starts the server and registers every image of `feed`; `Date` headers follow `clock`.
-    static func start(feed: DemoFeed, latency: Duration, maxAge: Int, clock: DemoClock) async throws -> FeedServer {
+    static func start(feed: DemoFeed, latency: Duration, maxAge: Int, clock: DemoClock, link: LinkProfile = .loopback) async throws -> FeedServer {
         let server: LoopbackServer
         do {
-            server = try await LoopbackServer.start()
+            server = try await LoopbackServer.start(link: link)
         } catch {
             throw CLIError("could not start the loopback image server: \(error)")
         }
@@ -73,7 +74,7 @@ final class FeedServer: Sendable {
         let old = listener.withLock { $0.server }
         let server: LoopbackServer
         do {
-            server = try await LoopbackServer.start(port: old.port)
+            server = try await LoopbackServer.start(port: old.port, link: old.link)
         } catch {
             throw CLIError("could not restart the loopback image server on port \(old.port): \(error)")
         }
@@ -86,12 +87,13 @@ final class FeedServer: Sendable {
     }
 
     private func registerRoutes(on server: LoopbackServer) {
-        let (feed, latency, maxAge, clock) = (feed, latency, maxAge, clock)
+        let (feed, maxAge, clock) = (feed, maxAge, clock)
         for image in feed.images {
             let index = image.index
             let publishedOn = image.day
             server.serve(image.path) { [self] request in
                 let now = clock.now
+                let latency = self.latency.current
                 guard day.current >= publishedOn else {
                     counters.withLock { $0.perImage[index] += 1 }
                     var response = LoopbackResponse.status(404, headers: ["Date": HTTPDateFormat.string(from: now)])
@@ -131,6 +133,23 @@ final class FeedServer: Sendable {
                 return response
             }
         }
+    }
+
+    /// Emulates `link` from now on (``LinkProfile``), with `latency` per request on the server
+    /// (a link profile's delays usually stand for the whole path: zero).
+    func setLink(_ link: LinkProfile, latency: Duration) {
+        self.latency.withLock { $0 = latency }
+        listener.withLock { $0.server }.setLink(link)
+    }
+
+    /// Bytes the emulated link carried since it was set (``LoopbackServer/linkBytes``).
+    var linkBytes: Int {
+        listener.withLock { $0.server }.linkBytes
+    }
+
+    /// The link the server emulates now, and its own latency per request.
+    var link: (profile: LinkProfile, latency: Duration) {
+        (listener.withLock { $0.server }.link, latency.current)
     }
 
     /// Switches the content the server holds: day 1 (the original feed), day 2 and later (the

@@ -25,6 +25,15 @@ enum Formatting {
         }
     }
 
+    /// `50_000_000` → `"50 Mbit/s"`, `780_000` → `"780 kbit/s"`.
+    static func bitRate(_ bitsPerSecond: Int) -> String {
+        let value = Double(bitsPerSecond)
+        switch value {
+        case ..<1_000_000: return decimal(value / 1_000) + " kbit/s"
+        default: return decimal(value / 1_000_000) + " Mbit/s"
+        }
+    }
+
     /// Seconds → `"40 µs"`, `"2.5 ms"`, `"85 ms"`, `"3.2 s"`.
     static func duration(_ seconds: Double) -> String {
         let milliseconds = seconds * 1_000

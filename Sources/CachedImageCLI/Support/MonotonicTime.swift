@@ -7,3 +7,11 @@ enum MonotonicTime {
         Double(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 }
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

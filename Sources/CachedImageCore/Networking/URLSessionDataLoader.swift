@@ -41,7 +41,8 @@ public final class URLSessionDataLoader: DataLoading {
     private let delegate: DataLoaderSessionDelegate
 
     /// A configuration suited to image downloads: no `URLCache`, local cache data ignored,
-    /// a 30 s request (idle) timeout, a 120 s resource timeout and up to 6 connections per host.
+    /// a 30 s request (idle) timeout, a 120 s resource timeout and up to 12 connections per host (the pipeline's
+    /// default ``ImagePipeline/Configuration/maxConcurrentDownloads``).
     ///
     /// Each access returns a new instance, so you can adjust it before passing it to
     /// ``init(configuration:)``:
@@ -57,7 +58,7 @@ public final class URLSessionDataLoader: DataLoading {
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.timeoutIntervalForRequest = 30
         configuration.timeoutIntervalForResource = 120
-        configuration.httpMaximumConnectionsPerHost = 6
+        configuration.httpMaximumConnectionsPerHost = 12
         return configuration
     }
 

@@ -77,8 +77,13 @@ extension ImagePipeline {
         /// the time since it was last modified, at most a day (``HeuristicFreshness/default``).
         public var freshnessPolicy: FreshnessPolicy = .http(heuristic: .default)
 
-        /// The most downloads in flight at once; more wait in a priority-ordered queue. Default: 6.
-        public var maxConcurrentDownloads: Int = 6
+        /// The most downloads in flight at once; more wait in a priority-ordered queue. Default:
+        /// 12, a screen of a photo grid at once: on a shared mobile downlink a screen's requests
+        /// sent together fill it in one round trip, where 6 sent them in two waves (measured on
+        /// emulated LTE: BENCHMARKS.md). A download below `.normal` (off screen, prefetch) gives
+        /// its slot to a visible request that waits for one. A custom ``dataLoader``'s own
+        /// connection limit should be at least this.
+        public var maxConcurrentDownloads: Int = 12
 
         /// The most bytes kept in memory, in all, from downloads that stopped before their end,
         /// so that the next load of the same image asks only for the rest. Default: 16 MB; `0`

@@ -68,7 +68,19 @@ final class ProgressivePreviewer: Sendable {
     /// What a data subscription hands this previewer: the body's chunks.
     var bodyChunks: @Sendable (JobUpdate) -> Void {
         { [self] update in
-            if case .bytes(let chunk) = update { receive(chunk) }
+            switch update {
+            case .bytes(let chunk): receive(chunk)
+            case .restarted: restart()
+            case .preview: break
+            }
+        }
+    }
+
+    /// The body starts over (a download that gave its slot back): the bytes so far are dropped.
+    private func restart() {
+        state.withLock { state in
+            state.buffer = Data()
+            state.detector = ProgressiveScanDetector()
         }
     }
 

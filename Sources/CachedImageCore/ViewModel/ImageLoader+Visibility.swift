@@ -11,6 +11,7 @@ extension ImageLoader {
     /// if the view was away past its grace period (or the app or the network came back since:
     /// ``FailureRecovery``). Calls are counted against ``didDisappear()``.
     public func didAppear() {
+        if !visibility.isOnScreen || !visibility.isReported { appearedAt = scheduler.clock.now }
         visibility.appear()
         offscreenCheckToken += 1 // a pending off-screen check finds the view back
         guard let request, visibility.isOnScreen else { return }
@@ -32,12 +33,16 @@ extension ImageLoader {
 
     /// The view (or one of its branches) disappeared. When no appearance is left outstanding,
     /// ``offscreenBehavior`` applies: the load's priority drops, and after the grace period (if
-    /// the view has not come back) the load is cancelled and the image let go. A disappearance
-    /// without a matching appearance is absorbed: it never makes the count negative.
+    /// the view has not come back) the load is cancelled and the image let go. A view flung past
+    /// (on screen a few frames, nothing shown) gets no grace period (``OffscreenGrace``).
+    /// A disappearance without a matching appearance is absorbed: it never makes the count negative.
     public func didDisappear() {
         let wasOnScreen = visibility.isOnScreen
         visibility.disappear()
         guard wasOnScreen, !visibility.isOnScreen else { return }
+        let visibleTime = appearedAt.map { scheduler.clock.now.timeIntervalSince($0) }
+        appearedAt = nil
+        flung = OffscreenGrace.gracePeriod(offscreenBehavior, visibleTime: visibleTime, showedImage: showedImage) == 0
         if case .loading = phase, let priority = offscreenBehavior.offscreenPriority, let request {
             task?.setPriority(min(priority, request.priority))
         }
@@ -47,7 +52,8 @@ extension ImageLoader {
     /// While the view is off screen, schedules the end of its grace period.
     func armOffscreenCheckIfHidden() {
         offscreenCheckToken += 1
-        guard !visibility.isOnScreen, let gracePeriod = offscreenBehavior.gracePeriod else { return }
+        guard !visibility.isOnScreen, var gracePeriod = offscreenBehavior.gracePeriod else { return }
+        if flung, phase.isLoading { gracePeriod = 0 } // only a load stops at once: a failure or an image keeps its grace
         let token = offscreenCheckToken
         scheduler.schedule(after: gracePeriod) { [weak self] in
             self?.offscreenGraceEnded(token: token)

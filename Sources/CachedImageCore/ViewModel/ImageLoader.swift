@@ -95,6 +95,12 @@ public final class ImageLoader {
     var failureIsStale = false
     /// Voids every off-screen check armed before it changed.
     var offscreenCheckToken = 0
+    /// When the view last came on screen (the scheduler's clock), while it is on screen.
+    var appearedAt: Date?
+    /// The view left the screen flung past (``OffscreenGrace``): no grace period this time.
+    var flung = false
+    /// Whether the view showed an image for the current request since it last came on screen.
+    var showedImage = false
     /// The current load's progress on its way to the main actor.
     var progressInbox: ProgressInbox?
     /// When progress (or the load's first `.loading`) was last published, on the scheduler's clock.
@@ -236,7 +242,10 @@ public final class ImageLoader {
     }
 
     private func adopt(_ request: ImageRequest) {
-        if self.request != request { reportedSuccess = nil }
+        if self.request != request {
+            reportedSuccess = nil
+            showedImage = false
+        }
         self.request = request
         loadedPipeline = ObjectIdentifier(pipeline)
     }
@@ -248,6 +257,7 @@ public final class ImageLoader {
         addedOptions = []
         previousResponse = nil
         phase = .success(frame.response)
+        showedImage = true
         if frame.isKeptForDisplay { revalidate() }
     }
 
@@ -414,7 +424,10 @@ public final class ImageLoader {
     }
 
     func update(_ phase: Phase) {
-        if case .success = phase { firstFrameMiss = nil }
+        if case .success = phase {
+            firstFrameMiss = nil
+            showedImage = true
+        }
         self.phase = phase
         onChange?(phase)
     }

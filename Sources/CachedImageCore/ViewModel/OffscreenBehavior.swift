@@ -19,7 +19,10 @@ public enum OffscreenBehavior: Sendable, Hashable {
     /// The default (``automatic``): lower the priority at once; if the view is still off
     /// screen `after` seconds later, cancel the load and let go of the image as ``cancel``
     /// does. A fling stops the loads of the rows it passed; a quick scroll back finds its
-    /// loads still running and its images still held.
+    /// loads still running and its images still held. A row flung past (on screen under a
+    /// quarter of a second, nothing shown) gets no grace period: its load stops at the end of
+    /// the main-actor turn. While off screen, a running download gives its slot to a visible
+    /// request that waits for one.
     case lowerPriorityThenCancel(to: ImageRequest.Priority, after: TimeInterval)
 
     /// `.lowerPriorityThenCancel(to: .low, after: 0.5)`: the default.

@@ -14,6 +14,12 @@ final class PipelineDemoClient: DemoClient {
         configuration.diskCacheDirectory = directory
         configuration.memoryCacheCostLimit = options.memoryLimit
         configuration.diskCacheSizeLimit = options.diskLimit
+        if let slots = options.downloadSlots {
+            let session = URLSessionDataLoader.defaultConfiguration
+            session.httpMaximumConnectionsPerHost = slots
+            configuration.dataLoader = URLSessionDataLoader(configuration: session)
+            configuration.maxConcurrentDownloads = slots
+        }
         pipeline = ImagePipeline(configuration: configuration)
         targetSize = PixelSize(width: options.cellPixels, height: options.cellPixels)
     }

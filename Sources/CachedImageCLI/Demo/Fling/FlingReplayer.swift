@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServer
 
 /// Plays a ``FlingSession`` against one client in real time, one frame every 16 ms: cells
 /// appear and disappear as the grid moves; then waits until every load has ended. Measures the
@@ -8,6 +9,8 @@ import Foundation
 struct FlingReplayer: Sendable {
     let server: FeedServer
     let cellPixels: Int
+    /// The link the server emulates during the fling.
+    var link = LinkProfile.loopback
     /// The real time between frames.
     var frameInterval: Duration = .milliseconds(16)
     /// The longest wait for loads to end after the last frame.
@@ -25,6 +28,7 @@ struct FlingReplayer: Sendable {
         }
         let scrollBackImages = Set(session.frames[min(session.scrollBackStart, session.frames.count)...].flatMap(\.appeared))
         var scrollBackRequestsBefore: [Int: Int] = [:]
+        var stop = ContinuousClock.now
         for (index, frame) in session.frames.enumerated() {
             if index == session.scrollBackStart {
                 for image in scrollBackImages { scrollBackRequestsBefore[image] = server.requestCount(for: server.feed.images[image]) }
@@ -41,6 +45,7 @@ struct FlingReplayer: Sendable {
                 }()
                 view.appear()
             }
+            stop = .now // the user stops on the last frame
             sample()
             try? await Task.sleep(for: frameInterval)
             sample()
@@ -55,6 +60,10 @@ struct FlingReplayer: Sendable {
         let scrollBackRequests = scrollBackImages.reduce(0) { total, image in
             total + server.requestCount(for: server.feed.images[image]) - (scrollBackRequestsBefore[image] ?? 0)
         }
+        let stopScreenBytes = session.finalScreen.reduce(0) { $0 + server.current($1).data.count }
+        let shownAfterStop = session.finalScreen.map { image in
+            views[image]?.shownSince.map { max(0, ($0 - stop).seconds) }
+        }
         return FlingReport(
             requests: server.totalRequestCount - requestsBefore,
             bytesDownloaded: server.bytesSent - bytesBefore,
@@ -63,7 +72,12 @@ struct FlingReplayer: Sendable {
             appearances: session.appearances,
             scrollBackRequests: scrollBackRequests,
             finalScreenShown: session.finalScreen.filter { views[$0]?.showsImage ?? false }.count,
-            finalScreen: session.finalScreen.count
+            finalScreen: session.finalScreen.count,
+            link: link.name,
+            stopScreenBytes: stopScreenBytes,
+            stopToFirstImage: shownAfterStop.compactMap { $0 }.min(),
+            stopToComplete: shownAfterStop.contains(nil) ? nil : shownAfterStop.compactMap { $0 }.max(),
+            physicalLimit: link.transferTime(ofBytes: stopScreenBytes).seconds
         )
     }
 }

@@ -17,6 +17,8 @@ protocol FlingView: AnyObject {
     var completedAfterLeaving: Int { get }
     /// Whether the view shows an image.
     var showsImage: Bool { get }
+    /// Since when the view shows the image it shows now; `nil` while it shows none.
+    var shownSince: ContinuousClock.Instant? { get }
 }
 
 /// A view over ``DemoClient/load(_:url:)`` in a task, as a SwiftUI view's `.task` runs it:
@@ -35,6 +37,7 @@ final class TaskFlingView: FlingView {
     private var isVisible = false
     private(set) var heldBytes = 0
     private(set) var completedAfterLeaving = 0
+    private(set) var shownSince: ContinuousClock.Instant?
     var heldImageIsCached: Bool { false }
     var isLoading: Bool { running > 0 }
     var showsImage: Bool { heldBytes > 0 }
@@ -73,6 +76,7 @@ final class TaskFlingView: FlingView {
         guard !cancelled else { return }  // A cancelled view drops what arrives.
         task = nil
         heldBytes = bytes
+        if bytes > 0, shownSince == nil { shownSince = .now }
     }
 }
 
@@ -85,12 +89,15 @@ final class LoaderFlingView: FlingView {
     private let request: ImageRequest
     private var isVisible = false
     private(set) var completedAfterLeaving = 0
+    private(set) var shownSince: ContinuousClock.Instant?
 
     init(pipeline: ImagePipeline, request: ImageRequest) {
         loader = ImageLoader(pipeline: pipeline)
         self.request = request
         loader.onChange = { [weak self] phase in
-            guard let self, !self.isVisible, case .success = phase else { return }
+            guard let self else { return }
+            self.noteShown()
+            guard !self.isVisible, case .success = phase else { return }
             self.completedAfterLeaving += 1
         }
     }
@@ -100,6 +107,15 @@ final class LoaderFlingView: FlingView {
         _ = loader.phase(for: request)  // the frame
         loader.didAppear()
         loader.load(request)            // the view's task
+        noteShown()
+    }
+
+    private func noteShown() {
+        if loader.phase.response == nil {
+            shownSince = nil
+        } else if shownSince == nil {
+            shownSince = .now
+        }
     }
 
     func disappear() {

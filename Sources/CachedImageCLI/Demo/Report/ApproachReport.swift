@@ -43,6 +43,8 @@ public struct ApproachReport: Sendable, Hashable, Codable {
     public var week: WeekReport?
     /// The fling (a fast scroll from empty caches, then a short scroll back), when it ran.
     public var fling: FlingReport?
+    /// The fling again on each of ``DemoOptions/flingLinks`` (LTE, 3G), in that order.
+    public var linkFlings: [FlingReport]
 
     init(
         approach: DemoApproach,
@@ -53,9 +55,11 @@ public struct ApproachReport: Sendable, Hashable, Codable {
         diskUsage: Int = 0,
         diskBudget: Int? = nil,
         fling: FlingReport? = nil,
+        linkFlings: [FlingReport] = [],
         week: WeekReport? = nil
     ) {
         self.fling = fling
+        self.linkFlings = linkFlings
         self.latencyOnCachedImageDiskViews = latencyOnCachedImageDiskViews
         self.relaunchTimesToFirstImage = relaunchTimesToFirstImage
         self.diskUsage = diskUsage

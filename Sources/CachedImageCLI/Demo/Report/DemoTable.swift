@@ -102,6 +102,9 @@ public struct DemoTable: Sendable {
             rows.append(("  peak decoded bytes alive", approaches.map { cell($0.fling) { Formatting.bytes($0.peakDecodedBytes) } }))
             rows.append(("  scroll-back requests", approaches.map { cell($0.fling) { Formatting.count($0.scrollBackRequests) } }))
         }
+        for index in report.options.flingLinks.indices {
+            rows += linkFlingRows(index)
+        }
         if let week = report.week {
             rows += weekRows(week)
         }
@@ -125,6 +128,35 @@ public struct DemoTable: Sendable {
         ]
         lines += rows.map { line($0.0, $0.1) }
         return lines
+    }
+
+    /// The fling on one of ``DemoOptions/flingLinks``: what it cost and how soon the stop screen
+    /// filled, against the link's physical limit.
+    private func linkFlingRows(_ index: Int) -> [(String, [String])] {
+        let approaches = report.approaches
+        let link = report.options.flingLinks[index]
+        func fling(_ approach: ApproachReport) -> FlingReport? {
+            approach.linkFlings.indices.contains(index) ? approach.linkFlings[index] : nil
+        }
+        guard let any = approaches.lazy.compactMap(fling).first else { return [] }
+        let bandwidth = link.downlinkBitsPerSecond.map { Formatting.bitRate($0) } ?? "unlimited"
+        var rows: [(String, [String])] = []
+        rows.append(("Fling on \(link.name) (\(bandwidth), \(link.delayMilliseconds) ms each way)", approaches.map { _ in "" }))
+        rows.append(("  requests / bytes downloaded", approaches.map { cell(fling($0)) {
+            "\(Formatting.count($0.requests)) / \(Formatting.bytes($0.bytesDownloaded))"
+        } }))
+        rows.append(("  scroll-back requests", approaches.map { cell(fling($0)) { Formatting.count($0.scrollBackRequests) } }))
+        rows.append(("  stop -> first image of the stop screen", approaches.map { cell(fling($0)) {
+            $0.stopToFirstImage.map { Formatting.duration($0) } ?? "never"
+        } }))
+        rows.append(("  stop -> stop screen complete (x limit)", approaches.map { cell(fling($0)) { report in
+            guard let complete = report.stopToComplete else { return "never" }
+            return "\(Formatting.duration(complete)) (\(String(format: "%.2f", report.completeOverLimit ?? 0))x)"
+        } }))
+        rows.append(("  physical limit: RTT + \(Formatting.bytes(any.stopScreenBytes)) / bandwidth", approaches.map { cell(fling($0)) {
+            Formatting.duration($0.physicalLimit)
+        } }))
+        return rows
     }
 
     /// The week's group: what the launches cost, disk use against the shared budget at the end,

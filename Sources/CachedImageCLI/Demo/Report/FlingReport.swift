@@ -1,3 +1,5 @@
+import LoopbackServer
+
 /// What one approach cost in the fling (``FlingSession``): a fast scroll through the feed, each
 /// row on screen a few frames, then a short scroll back, from empty caches.
 public struct FlingReport: Sendable, Hashable, Codable {
@@ -18,4 +20,23 @@ public struct FlingReport: Sendable, Hashable, Codable {
     /// Cells of the screen the user stopped on that showed an image at the end, and that screen's cells.
     public var finalScreenShown: Int
     public var finalScreen: Int
+    /// The link the fling ran on (``LinkProfile/name``): `loopback` is the demo's own server.
+    public var link = LinkProfile.loopback.name
+    /// Body bytes of the stop screen's images.
+    public var stopScreenBytes = 0
+    /// Seconds from the stop (the last frame) until the stop screen showed its first image
+    /// (0 when one was shown already); `nil` when none was.
+    public var stopToFirstImage: Double?
+    /// Seconds from the stop until every cell of the stop screen showed its image; `nil` when
+    /// some never did.
+    public var stopToComplete: Double?
+    /// The physical limit of ``stopToComplete``: a round trip of the link, then the stop
+    /// screen's bytes at its bandwidth (all requested at the stop, nothing else on the link).
+    public var physicalLimit = 0.0
+
+    /// ``stopToComplete`` as a multiple of ``physicalLimit``.
+    public var completeOverLimit: Double? {
+        guard let stopToComplete, physicalLimit > 0 else { return nil }
+        return stopToComplete / physicalLimit
+    }
 }

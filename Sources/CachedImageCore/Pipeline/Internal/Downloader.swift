@@ -72,6 +72,12 @@ final class Downloader: Sendable {
     /// may be resumed, and a request with bytes kept (not `isConditional`, `mayResume`) asks only
     /// for the rest (``ResumableTransfer``); `reportedBytes` counts the body bytes the job's
     /// subscribers were handed, so that the kept ones are handed over once.
+    ///
+    /// A download running below ``WorkQueue/preemptingPriority`` (every view that wanted it left
+    /// the screen, or a prefetch) gives its slot to a visible request that waits for one: its
+    /// transfer stops (keeping its bytes where they may be resumed), the image jobs are told
+    /// (``JobUpdate/restarted``: they drop what they received), and it waits for a slot again at
+    /// its priority; when it gets one it asks for the rest, or starts over.
     func send(
         _ urlRequest: URLRequest,
         url: URL,
@@ -82,32 +88,45 @@ final class Downloader: Sendable {
         context: TaskCoalescer<DataTaskKey, ImageDataResponse>.JobContext
     ) async throws -> Response {
         let priority = context.priority
-        let ticket = queue.enqueue(priority: priority)
+        let ticket = Locked(queue.enqueue(priority: priority))
         // The queue orders waiting downloads; the loader reprioritises the running one.
         let loadPriority = DataLoadPriority(priority)
         context.onPriorityChange(after: priority) { newPriority in
-            ticket.setPriority(newPriority)
+            ticket.withLock { $0 }.setPriority(newPriority)
             loadPriority.update(newPriority)
         }
-        return try await ticket.run {
-            try Task.checkCancellation()
-            var resumes = mayResume && !isConditional
-            while true {
-                let transfer = resumeKey.map { ResumableTransfer(store: partials, key: $0, url: url, mayResume: resumes) }
-                var sent = urlRequest
-                transfer?.prepare(&sent)
-                if let response = try await load(
-                    sent, url: url, isConditional: isConditional, priority: loadPriority,
-                    transfer: transfer, reportedBytes: reportedBytes, context: context
-                ) {
-                    return response
+        while true {
+            let preemption = Preemption()
+            do {
+                return try await ticket.withLock { $0 }.run(preemption: preemption) {
+                    try Task.checkCancellation()
+                    var resumes = mayResume && !isConditional
+                    while true {
+                        let transfer = resumeKey.map { ResumableTransfer(store: partials, key: $0, url: url, mayResume: resumes) }
+                        var sent = urlRequest
+                        transfer?.prepare(&sent)
+                        if let response = try await load(
+                            sent, url: url, isConditional: isConditional, priority: loadPriority,
+                            transfer: transfer, reportedBytes: reportedBytes, context: context, preemption: preemption
+                        ) {
+                            return response
+                        }
+                        // The kept bytes were refused (a 416, a range that does not continue
+                        // them): the whole body, in the same slot.
+                        resumes = false
+                    }
                 }
-                // The kept bytes were refused (a 416, a range that does not continue them): the
-                // whole body, in the same slot.
-                resumes = false
+            } catch is Preempted {
+                // The subscribers drop what they received; a resumed body hands the kept bytes over again.
+                reportedBytes.withLock { $0 = 0 }
+                context.report(.restarted)
+                ticket.withLock { $0 = queue.enqueue(priority: context.priority) }
             }
         }
     }
+
+    /// Thrown when the queue took the slot back from a running download.
+    private struct Preempted: Error {}
 
     /// Sends one request; `nil` when `transfer` says to ask again without a range.
     private func load(
@@ -117,13 +136,18 @@ final class Downloader: Sendable {
         priority: DataLoadPriority,
         transfer: ResumableTransfer?,
         reportedBytes: Locked<Int>,
-        context: TaskCoalescer<DataTaskKey, ImageDataResponse>.JobContext
+        context: TaskCoalescer<DataTaskKey, ImageDataResponse>.JobContext,
+        preemption: Preemption
     ) async throws -> Response? {
+        try Task.checkCancellation()
         let urlRequest = try await modified(urlRequest, url: url)
         instrumentation.record(.networkRequest(url: url, isConditional: isConditional))
         let requestTime = clock.now
-        do {
-            let loaded = try await loader.load(
+        let (loader, limits) = (loader, limits)
+        // The transfer runs in a task of its own, so that a preemption stops it without
+        // cancelling the job.
+        let running = Task {
+            try await loader.load(
                 urlRequest, limits: limits, priority: priority,
                 progress: { received, expected in
                     // A resumed body counts from the kept bytes on: the view's progress goes on.
@@ -147,6 +171,14 @@ final class Downloader: Sendable {
                 },
                 interrupted: { received in transfer?.interrupted(received) }
             )
+        }
+        preemption.onPreempt { running.cancel() }
+        do {
+            let loaded = try await withTaskCancellationHandler {
+                try await running.value
+            } onCancel: {
+                running.cancel()
+            }
             instrumentation.record(.bytesReceived(loaded.data.count))
             let outcome = transfer?.finish(loaded) ?? .response(data: loaded.data, response: loaded.response, resumedFrom: 0)
             guard case .response(let data, let response, let resumedFrom) = outcome else { return nil }
@@ -159,6 +191,9 @@ final class Downloader: Sendable {
                 resumedFrom: resumedFrom
             )
         } catch {
+            if preemption.isPreempted, !Task.isCancelled {
+                throw Preempted()
+            }
             if Task.isCancelled || error is CancellationError || (error as? URLError)?.code == .cancelled {
                 throw CancellationError()
             }

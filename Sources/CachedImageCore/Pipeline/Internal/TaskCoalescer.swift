@@ -363,6 +363,8 @@ extension TaskCoalescer {
 enum JobUpdate: Sendable {
     /// The next chunk of a body as it arrives from the network (data jobs).
     case bytes(Data)
+    /// The download stopped and starts over: the chunks so far are void (data jobs).
+    case restarted
     /// A preview decoded from the part of a progressive JPEG received so far (image jobs).
     case preview(DecodedImage)
 }

@@ -3,12 +3,25 @@ import Foundation
 /// Runs at most `maxConcurrentCount` operations at once; waiting operations start highest
 /// priority first, first-come first-served within a priority. A waiting operation's priority
 /// can change (a prefetch that a visible view now needs jumps the queue).
+///
+/// Visible work comes first for the slots, not only for the queue: when an operation at
+/// ``preemptingPriority`` or above waits with every slot taken, the running operation with the
+/// lowest priority below both (the latest started among equals: the least invested) is
+/// preempted: its ``Preemption`` fires, it gives its slot back, and its owner may enqueue again
+/// (the downloader does; once partial bodies are kept, it resumes where it stopped).
 final class WorkQueue: @unchecked Sendable {
     typealias Priority = ImageRequest.Priority
+
+    /// Operations below this priority are background work (off screen, prefetch) that a waiting
+    /// operation at or above it may preempt.
+    static let preemptingPriority = Priority.normal
 
     private let lock = Lock()
     private let maxConcurrentCount: Int
     private var runningCount = 0
+    /// Running tickets that may be preempted, by ID: their priority and start order.
+    private var running: [Int: Runner] = [:]
+    private var startCount = 0
     private var nextID = 0
     /// Waiting tickets by ID, with their current priority.
     private var waiting: [Int: Waiter] = [:]
@@ -39,21 +52,24 @@ final class WorkQueue: @unchecked Sendable {
 
     // MARK: Ticket operations
 
-    fileprivate func waitForTurn(_ id: Int) async throws {
+    fileprivate func waitForTurn(_ id: Int, preemption: Preemption?) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome: Result<Void, any Error>? = lock.withLock {
+                let (outcome, victim): (Result<Void, any Error>?, Preemption?) = lock.withLock {
                     guard waiting[id] != nil else {
                         // Cancelled before it could wait.
-                        return .failure(CancellationError())
+                        return (.failure(CancellationError()), nil)
                     }
                     waiting[id]?.continuation = continuation
+                    waiting[id]?.preemption = preemption
                     if let priority = waiting[id]?.priority {
                         buckets[priority.rawValue].append(id)
                     }
-                    return startNextIfPossible(resuming: id)
+                    let outcome = startNextIfPossible(resuming: id)
+                    return (outcome, outcome == nil ? victimForWaiters() : nil)
                 }
                 if let outcome { continuation.resume(with: outcome) }
+                victim?.preempt()
             }
         } onCancel: {
             let continuation = lock.withLock { waiting.removeValue(forKey: id)?.continuation }
@@ -66,8 +82,12 @@ final class WorkQueue: @unchecked Sendable {
     private func startNextIfPossible(resuming ownID: Int? = nil) -> Result<Void, any Error>? {
         var ownOutcome: Result<Void, any Error>?
         while runningCount < maxConcurrentCount, let id = popHighest() {
-            guard let continuation = waiting.removeValue(forKey: id)?.continuation else { continue }
+            guard let waiter = waiting.removeValue(forKey: id), let continuation = waiter.continuation else { continue }
             runningCount += 1
+            startCount += 1
+            if let preemption = waiter.preemption {
+                running[id] = Runner(priority: waiter.priority, order: startCount, preemption: preemption)
+            }
             if id == ownID {
                 ownOutcome = .success(())
             } else {
@@ -80,18 +100,51 @@ final class WorkQueue: @unchecked Sendable {
     fileprivate func finish(_ id: Int) {
         lock.withLock {
             runningCount -= 1
+            running[id] = nil
             _ = startNextIfPossible()
         }
     }
 
     fileprivate func setPriority(_ priority: Priority, of id: Int) {
-        lock.withLock {
-            guard let waiter = waiting[id], waiter.priority != priority else { return }
-            waiting[id]?.priority = priority
-            if waiter.continuation != nil {
-                buckets[priority.rawValue].append(id)
+        let victim: Preemption? = lock.withLock {
+            if running[id] != nil {
+                running[id]?.priority = priority
+                return victimForWaiters()
             }
+            guard let waiter = waiting[id], waiter.priority != priority else { return nil }
+            waiting[id]?.priority = priority
+            guard waiter.continuation != nil else { return nil }
+            buckets[priority.rawValue].append(id)
+            return victimForWaiters()
         }
+        victim?.preempt()
+    }
+
+    /// The running operation to preempt for the highest waiting one, if any (under the lock):
+    /// all slots taken, a waiter at ``preemptingPriority`` or above, a preemptible runner below
+    /// it and below that priority, not already preempted. The runner leaves the table at once,
+    /// so one waiter preempts one runner.
+    private func victimForWaiters() -> Preemption? {
+        guard runningCount >= maxConcurrentCount, let waiter = highestWaitingPriority(),
+              waiter >= Self.preemptingPriority else { return nil }
+        let candidates = running.filter { $0.value.priority < Self.preemptingPriority && $0.value.priority < waiter }
+        guard let victim = candidates.min(by: { a, b in
+            a.value.priority != b.value.priority ? a.value.priority < b.value.priority : a.value.order > b.value.order
+        }) else { return nil }
+        // Waiters beyond the first already have a victim each when several were preempted:
+        // count the preempted runners as leaving.
+        let preempted = running.values.filter(\.isPreempted).count
+        guard preempted < waitingCount(atLeast: Self.preemptingPriority) else { return nil }
+        running[victim.key]?.isPreempted = true
+        return victim.value.preemption
+    }
+
+    private func highestWaitingPriority() -> Priority? {
+        waiting.values.lazy.filter { $0.continuation != nil }.map(\.priority).max()
+    }
+
+    private func waitingCount(atLeast priority: Priority) -> Int {
+        waiting.values.filter { $0.continuation != nil && $0.priority >= priority }.count
     }
 
     // MARK: Buckets (under the lock)
@@ -124,6 +177,14 @@ final class WorkQueue: @unchecked Sendable {
     private struct Waiter {
         var priority: Priority
         var continuation: CheckedContinuation<Void, any Error>?
+        var preemption: Preemption?
+    }
+
+    private struct Runner {
+        var priority: Priority
+        var order: Int
+        var preemption: Preemption
+        var isPreempted = false
     }
 }
 
@@ -134,14 +195,17 @@ extension WorkQueue {
         fileprivate let id: Int
 
         /// Waits for a slot, runs `body`, and frees the slot. Cancelling the calling task while it
-        /// waits leaves the queue and throws `CancellationError`.
-        func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-            try await queue.waitForTurn(id)
+        /// waits leaves the queue and throws `CancellationError`. With a `preemption`, the
+        /// operation may be asked to give its slot to a more important one while it runs below
+        /// ``WorkQueue/preemptingPriority`` (``Preemption/onPreempt(_:)``).
+        func run<T: Sendable>(preemption: Preemption? = nil, _ body: @Sendable () async throws -> T) async throws -> T {
+            try await queue.waitForTurn(id, preemption: preemption)
             defer { queue.finish(id) }
             return try await body()
         }
 
-        /// Changes the priority while waiting; no effect once running.
+        /// Changes the priority while waiting (the queue's order) or running (whether it may be
+        /// preempted).
         func setPriority(_ priority: ImageRequest.Priority) {
             queue.setPriority(priority, of: id)
         }
