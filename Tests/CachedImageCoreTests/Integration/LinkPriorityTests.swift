@@ -46,6 +46,39 @@ struct LinkPriorityTests {
         await fixture.tearDown()
     }
 
+    @Test("a preempted download whose response may be resumed asks only for the rest when it gets a slot again")
+    func preemptedDownloadResumes() async throws {
+        guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
+        let fixture = try await PipelineFixture.start()
+        let png = ResumptionFixture.image(seed: 11)
+        var slow = ResumptionFixture.response(png)
+        slow.chunkSize = 512
+        slow.chunkDelay = .milliseconds(20)
+        fixture.server.serve("/offscreen.png", slow)
+        fixture.servePNG("/visible.png")
+        let pipeline = fixture.makePipeline { $0.maxConcurrentDownloads = 1 }
+
+        let arrived = Gate()
+        let offscreen = pipeline.imageTask(with: ImageRequest(url: fixture.url("/offscreen.png"), priority: .low), progress: { received, _ in
+            if received > 0 { arrived.open() }
+        })
+        await arrived.wait() // some of its body arrived
+        _ = try await pipeline.image(for: ImageRequest(url: fixture.url("/visible.png")))
+        let response = try await offscreen.response
+
+        #expect(response.source == .network)
+        #expect(response.image.pixelSize == PixelSize(width: 160, height: 120))
+        let ranges = ResumptionFixture.ranges(fixture, "/offscreen.png")
+        #expect(ranges.count == 2)
+        #expect(ranges.first == .some(nil))
+        let range = try #require(ranges.last ?? nil, "the second request asks for the rest")
+        let kept = try #require(Int(range.dropFirst("bytes=".count).dropLast()))
+        #expect(kept > 0 && kept < png.count)
+        pipeline.diskCache?.flush()
+        #expect(pipeline.diskCache?.entry(forKey: fixture.url("/offscreen.png").absoluteString)?.data == png, "byte-identical to the whole image")
+        await fixture.tearDown()
+    }
+
     @Test("a download at the visible priority keeps its slot: the next visible request waits")
     func visibleKeepsItsSlot() async throws {
         guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
