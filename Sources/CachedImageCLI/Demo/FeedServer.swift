@@ -3,7 +3,8 @@ import LoopbackServer
 import ToolSupport
 
 /// Serves a ``DemoFeed`` from the embedded loopback server with the headers a CDN sends
-/// (`Content-Type`, `ETag`, `Last-Modified`, `Cache-Control: public, max-age=…`, a `Date` read
+/// (`Content-Type`, `ETag`, `Last-Modified`, `Cache-Control: public, max-age=…`, `Accept-Ranges:
+/// bytes` (a `Range` is answered with `206`), a `Date` read
 /// from the demo's simulated clock), after a fixed latency; answers `If-None-Match` with `304`
 /// when the ETag still matches, and counts requests, conditional requests and `304`s.
 ///
@@ -110,6 +111,7 @@ final class FeedServer: Sendable {
                     "Last-Modified": HTTPDateFormat.string(from: lastModified),
                     "Cache-Control": "public, max-age=\(maxAge)",
                     "Date": HTTPDateFormat.string(from: now),
+                    "Accept-Ranges": "bytes", // as CDNs send it: an interrupted download may be resumed
                 ]
                 let ifNoneMatch = request.header("If-None-Match")
                 let isConditional = ifNoneMatch != nil || request.header("If-Modified-Since") != nil
@@ -130,6 +132,7 @@ final class FeedServer: Sendable {
                 }
                 var response = LoopbackResponse(headers: headers, body: current.data, latency: latency)
                 response.honorsConditionalRequests = false
+                response.honorsRanges = true
                 return response
             }
         }
