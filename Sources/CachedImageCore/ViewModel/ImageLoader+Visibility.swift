@@ -34,7 +34,7 @@ extension ImageLoader {
     /// The view (or one of its branches) disappeared. When no appearance is left outstanding,
     /// ``offscreenBehavior`` applies: the load's priority drops, and after the grace period (if
     /// the view has not come back) the load is cancelled and the image let go. A view flung past
-    /// (on screen a few frames, nothing shown) gets no grace period (``OffscreenGrace``).
+    /// (on screen a few frames, nothing shown) gets no grace period (`OffscreenGrace`).
     /// A disappearance without a matching appearance is absorbed: it never makes the count negative.
     public func didDisappear() {
         let wasOnScreen = visibility.isOnScreen
