@@ -139,10 +139,11 @@ fi
 # iOS: the modules ios-build compiled, against the SDK it unpacked.
 cache=${IOS_SDK_CACHE:-$HOME/.cache/ios-sdk}
 sdk=$cache/iPhoneOS16.5.sdk
-iosBin=$(find "$root/.build-ios" -maxdepth 3 -type d -path '*apple-ios*/debug' 2>/dev/null | head -n 1)
+# No .build-ios (a clean clone, CI): find fails, which is no error here.
+iosBin=$({ find "$root/.build-ios" -maxdepth 3 -type d -path '*apple-ios*/debug' 2>/dev/null || true; } | head -n 1)
 iosModule=${iosBin:+$iosBin/Modules/CachedImage.swiftmodule}
 # The newest thing ios-build wrote for the two modules, against the newest Swift source.
-newest() { find "$@" -type f -printf '%T@\n' 2>/dev/null | sort -n | tail -n 1; }
+newest() { { find "$@" -type f -printf '%T@\n' 2>/dev/null || true; } | sort -n | tail -n 1; }
 if [ -n "$iosModule" ] && [ -f "$iosModule" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > float(sys.argv[2]))' \
    "$(newest Sources/CachedImageCore Sources/CachedImage -name '*.swift')" \
    "$(newest "$iosBin/CachedImageCore.build" "$iosBin/CachedImage.build" "$iosBin/Modules")"; then
