@@ -69,15 +69,16 @@ enum FuzzTarget {
     static func seeds() -> [String: Data] {
         let body = ImageFixtures.png(width: 6, height: 4, seed: 1)
         let stored = Date(timeIntervalSinceReferenceDate: 800_000_000)
+        var full = CachedResponseMetadata(
+            contentType: "image/png", etag: "\"v1\"", lastModified: "Sun, 06 Nov 1994 08:49:37 GMT", storedAt: stored,
+            initialAge: 12, freshnessLifetime: 3_600, mustRevalidate: true, isImmutable: true, noCache: true,
+            staleIfError: 60, staleWhileRevalidate: 30, lastModifiedAge: 86_400,
+            response: CachedHTTPResponse(statusCode: 200, headerFields: ["Cache-Control": "max-age=3600", "Content-Type": "image/png"])
+        )
+        full.vary = [VaryField(name: "accept", value: "image/webp"), VaryField(name: "user-agent", value: nil)]
         let metadatas: [String: CachedResponseMetadata] = [
             "plain": CachedResponseMetadata(storedAt: stored),
-            "full": CachedResponseMetadata(
-                contentType: "image/png", etag: "\"v1\"", lastModified: "Sun, 06 Nov 1994 08:49:37 GMT", storedAt: stored,
-                initialAge: 12, freshnessLifetime: 3_600, mustRevalidate: true, isImmutable: true, noCache: true,
-                staleIfError: 60, staleWhileRevalidate: 30, lastModifiedAge: 86_400,
-                vary: [VaryField(name: "accept", value: "image/webp"), VaryField(name: "user-agent", value: nil)],
-                response: CachedHTTPResponse(statusCode: 200, headerFields: ["Cache-Control": "max-age=3600", "Content-Type": "image/png"])
-            ),
+            "full": full,
         ]
         var seeds: [String: Data] = [:]
         for (name, metadata) in metadatas {
