@@ -72,8 +72,7 @@ public protocol DataLoading: Sendable {
     ) async throws -> DataLoadResponse
 
     /// Loads like ``load(_:limits:priority:progress:)``, also calling `received` with each chunk
-    /// of the final response's body, in order, as it arrives (never a redirect's body). This is
-    /// the method the pipeline calls.
+    /// of the final response's body, in order, as it arrives (never a redirect's body).
     ///
     /// - Parameters:
     ///   - request: The request to send, including any conditional headers the pipeline added.

@@ -99,7 +99,6 @@ final class Downloader: Sendable {
             let preemption = Preemption()
             do {
                 return try await ticket.withLock { $0 }.run(preemption: preemption) {
-                    try Task.checkCancellation()
                     var resumes = mayResume && !isConditional
                     while true {
                         let transfer = resumeKey.map { ResumableTransfer(store: partials, key: $0, url: url, mayResume: resumes) }
