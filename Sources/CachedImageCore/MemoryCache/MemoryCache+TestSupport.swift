@@ -13,5 +13,5 @@ extension MemoryCache {
     }
 
     /// Whether the cache's lock is held at this moment, by any thread (this one included).
-    var isLocked: Bool { storage.lock.isLocked }
+    var isLocked: Bool { storage.isLocked }
 }
