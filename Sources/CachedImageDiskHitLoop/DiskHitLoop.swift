@@ -13,15 +13,21 @@ import ToolSupport
 /// - `relaunch`: a new `ImagePipeline` on the directory, then its first `image(for:)` (7b);
 /// - `firstframe`: a new `ImagePipeline`, then `firstFrameImage(for:)` of a thumbnail (the
 ///   synchronous read of a view's first frame after opening the cache);
-/// - `documents` / `documentsthumb`: the documents directory's bare read of the same photo or
-///   thumbnail file and the same decode, the baselines of the ratios.
+/// - `screen`: a new `ImagePipeline` (memory cache on, as an app's) and a screen of 12 cells,
+///   photos and thumbnails, loading together in a task group (7d, and the demo's relaunch);
+/// - `documents` / `documentsthumb` / `documentsscreen`: the documents directory's bare read of
+///   the same photo, thumbnail or screen of files and the same decode, the baselines of the
+///   ratios;
+/// - `create`: a new `ImagePipeline` on the directory and nothing else (what opening costs, to
+///   profile).
 ///
 /// Entries carry what a download stores: validators, a lifetime and the response's header fields.
 struct DiskHitLoop: Sendable {
     static let photoCount = 16
     static let thumbnailCount = 16
     static let targetSize = PixelSize(width: 600, height: 600)
-    static let operations = ["hit", "task", "relaunch", "firstframe", "documents", "documentsthumb"]
+    static let operations = ["hit", "task", "relaunch", "firstframe", "screen", "documents", "documentsthumb", "documentsscreen", "create"]
+    static let screenCells = 12
 
     let cacheDirectory: URL
     let documents: RawFileStore
@@ -58,12 +64,35 @@ struct DiskHitLoop: Sendable {
             let response = fresh.firstFrameImage(for: ImageRequest(url: thumbnails[(index * 7) % thumbnails.count]))
             guard let response, response.source == .disk else { preconditionFailure("expected a first frame from disk") }
             return response.image.pixelSize.width
+        case "screen", "documentsscreen":
+            let fresh = operation == "screen" ? makePipeline(keepsImages: true) : nil
+            return try await withThrowingTaskGroup(of: Int.self) { group in
+                for cell in screen(index) {
+                    group.addTask {
+                        guard let fresh else { return try documentsHit(cell).pixelSize.width }
+                        let response = try await fresh.image(for: ImageRequest(url: cell, targetSize: Self.targetSize))
+                        precondition(response.source == .disk, "expected a disk hit, got \(response.source)")
+                        return response.image.pixelSize.width
+                    }
+                }
+                return try await group.reduce(0, &+)
+            }
+        case "create":
+            return makePipeline(keepsImages: false).diskCache == nil ? 0 : 1
         case "documents":
             return try documentsHit(photos[(index * 7) % photos.count]).pixelSize.width
         case "documentsthumb":
             return try documentsHit(thumbnails[(index * 7) % thumbnails.count]).pixelSize.width
         default:
             preconditionFailure("unknown operation \(operation)")
+        }
+    }
+
+    /// Screen number `index`: 12 cells, every other one a photo, each screen a different mix.
+    func screen(_ index: Int) -> [URL] {
+        (0..<Self.screenCells).map { cell in
+            let image = index * 5 + cell
+            return cell % 2 == 0 ? photos[image % photos.count] : thumbnails[image % thumbnails.count]
         }
     }
 

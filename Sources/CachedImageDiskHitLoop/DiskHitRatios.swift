@@ -16,6 +16,7 @@ struct DiskHitRatios {
         ("task", "documents", "disk hit, `imageTask(with:).response`"),
         ("relaunch", "documents", "relaunch: new pipeline + first `image(for:)`"),
         ("firstframe", "documentsthumb", "relaunch: new pipeline + `firstFrameImage(for:)`"),
+        ("screen", "documentsscreen", "relaunch: new pipeline + a screen of 12 loading together, until all shown"),
     ]
 
     func run() async throws {

@@ -5,8 +5,9 @@
 // Usage:
 //   cachedimage-diskhit-loop prepare DIR            stores the entries and the documents files
 //   cachedimage-diskhit-loop loop DIR OPERATION N   N operations after a warm-up pass, untimed
-//                                                   (hit, task, relaunch, firstframe, documents,
-//                                                   documentsthumb), for callgrind
+//                                                   (hit, task, relaunch, firstframe, screen,
+//                                                   documents, documentsthumb, documentsscreen;
+//                                                   create: a new pipeline only), for callgrind
 //   cachedimage-diskhit-loop ratios DIR [ROUNDS]    every operation timed, interleaved with its
 //                                                   baseline, p50s and ratios side by side
 //
