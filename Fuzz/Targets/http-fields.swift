@@ -1,6 +1,8 @@
 // Fuzz target "http-fields": the response and request header fields the cache reads (Cache-Control,
 // Expires, Date, Age, Last-Modified, ETag, Vary, Pragma, Retry-After) into the metadata it stores,
-// and every freshness, staleness, revalidation and lifetime rule run on that metadata.
+// and every freshness, staleness, revalidation and lifetime rule run on that metadata; and the
+// rules of resuming a download (Accept-Ranges, Content-Range, Content-Encoding, the If-Range
+// validator, what a 200, 206 or 416 to a resuming request means).
 //
 // The input is text: response header lines ("Name: value"), a blank line, then request header
 // lines; the first byte picks the status code.
@@ -49,7 +51,11 @@ enum FuzzTarget {
             }
             _ = ResponseValidator.Transfer.contentLength(value)
             _ = VaryField.normalizedValue(value)
+            _ = RangeResumption.contentRange(value)
+            _ = RangeResumption.acceptsByteRanges(value)
+            _ = RangeResumption.isStrongEntityTag(value)
         }
+        resume(status: status, headers: responseHeaders, first: first)
         _ = CachedHTTPResponse(statusCode: status, headerFields: response)
         _ = FailureCachePolicy().failureLifetime(statusCode: status, headers: responseHeaders, requestTime: requestTime, responseTime: responseTime)
         _ = CachedResponseMetadata.varyFields(responseHeaders: responseHeaders, requestHeaders: requestHeaders)
@@ -70,6 +76,22 @@ enum FuzzTarget {
             with: responseHeaders, requestHeaders: requestHeaders, requestTime: responseTime, responseTime: responseTime.addingTimeInterval(1)
         ) {
             exercise(updated, responseTime: responseTime)
+        }
+    }
+
+    /// Whether a 200 with these fields may be resumed, and what they mean as the answer to a
+    /// request resuming kept bytes of several lengths (with and without a known total).
+    static func resume(status: Int, headers: HTTPHeaders, first: UInt8) {
+        let validator = RangeResumption.validator(status: 200, headers: headers) ?? "\"v1\""
+        guard let url = URL(string: "https://fuzz.invalid/image") else { return }
+        for kept in [1, Int(first) + 1, 4_096] {
+            for total in [nil, kept * 2, Int.max] {
+                let partial = PartialDownload(url: url, validator: validator, data: Data(count: kept), totalLength: total)
+                _ = RangeResumption.requestFields(resuming: partial)
+                for answer in [status, 206, 416] {
+                    _ = RangeResumption.interpret(status: answer, headers: headers, resuming: partial)
+                }
+            }
         }
     }
 
@@ -96,6 +118,9 @@ enum FuzzTarget {
             "retry": "\u{9}Retry-After: 120\nCache-Control: max-age=10, must-revalidate",
             "retry-date": "\u{9}Retry-After: Fri, 31 Dec 1999 23:59:59 GMT\nDate: Fri, 31 Dec 1999 23:58:59 GMT",
             "request": "\u{0}Cache-Control: s-maxage=5, private=\"Set-Cookie\", no-store\n\nCache-Control: max-stale=100, min-fresh=5, only-if-cached\nPragma: no-cache\nIf-None-Match: \"x\"",
+            "resume-etag": "\u{4}Accept-Ranges: none, bytes\nETag: \"v1\"\nContent-Range: bytes 1-4095/4096\nContent-Length: 4095",
+            "resume-date": "\u{0}Accept-Ranges: bytes\nLast-Modified: Sat, 05 Nov 1994 08:49:37 GMT\nDate: Sun, 06 Nov 1994 08:49:37 GMT\nContent-Range: bytes 1-*/*",
+            "resume-huge": "\u{4}Content-Range: bytes 99999999999999999999-18446744073709551615/9223372036854775807\nContent-Encoding: identity, gzip\nContent-Type: multipart/byteranges",
             "huge": "\u{0}Cache-Control: max-age=99999999999999999999999999, stale-while-revalidate=1e400\nAge: 18446744073709551616\nExpires: 0",
         ]
         return seeds.mapValues { Data($0.utf8) }

@@ -1,6 +1,7 @@
 // Fuzz target "image-headers": what the pipeline runs on every downloaded, file and `data:` body
 // before a decoder sees it (format sniffing, header dimensions, every container's completeness
-// check, the response validator), and the header decoder that answers on Linux.
+// check, the response validator), the header decoder that answers on Linux, and the progressive
+// JPEG scan detector that follows a body as it arrives (in chunks of several sizes).
 @testable import CachedImageCore
 import Foundation
 import ImageFixtures
@@ -22,6 +23,14 @@ enum FuzzTarget {
         }
         for transfer in [ResponseValidator.Transfer.mayBeCut, .complete] {
             _ = try? validator.validate(data, url: url, contentType: "image/png", expectedLength: nil, transfer: transfer)
+        }
+        for chunk in [1, 7, 512, max(1, data.count)] {
+            var detector = ProgressiveScanDetector()
+            var end = 0
+            while end < data.count, !detector.isDone {
+                end = min(data.count, end + chunk)
+                detector.advance(data.prefix(end))
+            }
         }
         guard let info else { return }
         _ = info.decodingSize
