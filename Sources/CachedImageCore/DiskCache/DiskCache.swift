@@ -213,11 +213,15 @@ public final class DiskCache: Sendable {
         }
 
         lockedState = Locked(State())
-        backgroundGate.addResumeHandler { [weak self] in
+        backgroundGate.addResumeHandler(of: self) { [weak self] in
             guard let self else { return false }
             self.resumeDeferredOperations()
             return true
         }
+    }
+
+    deinit {
+        backgroundGate.removeResumeHandler(of: self)
     }
 
 }

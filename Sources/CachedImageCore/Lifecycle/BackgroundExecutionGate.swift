@@ -28,8 +28,9 @@ package final class BackgroundExecutionGate: @unchecked Sendable {
     private var provider: (any BackgroundAssertionProviding)?
     private var assertions: [UInt64: any BackgroundAssertion] = [:]
     private var nextAssertionID: UInt64 = 1
-    private var resumeHandlers: [Int: @Sendable () -> Bool] = [:]
-    private var nextResumeHandlerID = 0
+    /// By owner; the number tells a handler from a later owner's at the same address.
+    private var resumeHandlers: [ObjectIdentifier: (number: UInt64, handler: @Sendable () -> Bool)] = [:]
+    private var nextResumeHandlerNumber: UInt64 = 0
 
     /// - Parameters:
     ///   - provider: The platform's assertions; `nil` until ``install(_:lifecycle:)``.
@@ -93,13 +94,25 @@ package final class BackgroundExecutionGate: @unchecked Sendable {
         perform(locked { state.didBecomeActive() })
     }
 
-    /// Adds a handler called (on any thread) when deferred operations may start again; it
-    /// returns `false` once its owner is gone, and is then dropped.
-    package func addResumeHandler(_ handler: @escaping @Sendable () -> Bool) {
+    /// Adds `owner`'s handler, called (on any thread) when deferred operations may start again;
+    /// it returns `false` once its owner is gone, and is then dropped. The owner removes it when
+    /// it goes away (``removeResumeHandler(of:)`` in its `deinit`), so a process that opens and
+    /// closes caches keeps no handler of a cache that is gone.
+    package func addResumeHandler(of owner: AnyObject, _ handler: @escaping @Sendable () -> Bool) {
         locked {
-            resumeHandlers[nextResumeHandlerID] = handler
-            nextResumeHandlerID += 1
+            nextResumeHandlerNumber += 1
+            resumeHandlers[ObjectIdentifier(owner)] = (nextResumeHandlerNumber, handler)
         }
+    }
+
+    /// Removes `owner`'s handler.
+    package func removeResumeHandler(of owner: AnyObject) {
+        locked { resumeHandlers[ObjectIdentifier(owner)] = nil }
+    }
+
+    /// How many handlers are registered (for tests).
+    var resumeHandlerCount: Int {
+        locked { resumeHandlers.count }
     }
 
     /// The platform says assertion `id` expires: returns once it has ended, after the
@@ -146,9 +159,13 @@ package final class BackgroundExecutionGate: @unchecked Sendable {
                 }
             case .resumeDeferred:
                 let handlers = locked { resumeHandlers }
-                let gone = handlers.filter { !$0.value() }.keys
+                let gone = handlers.filter { !$0.value.handler() }
                 if !gone.isEmpty {
-                    locked { for id in gone { resumeHandlers[id] = nil } }
+                    locked {
+                        for (owner, entry) in gone where resumeHandlers[owner]?.number == entry.number {
+                            resumeHandlers[owner] = nil
+                        }
+                    }
                 }
             }
         }

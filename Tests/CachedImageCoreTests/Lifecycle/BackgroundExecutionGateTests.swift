@@ -73,12 +73,14 @@ struct BackgroundExecutionGateTests {
         let provider = ScriptedAssertionProvider(granting: false)
         let gate = BackgroundExecutionGate(provider: provider, lifecycle: .background)
         let calls = Recorder<Int>()
-        gate.addResumeHandler { calls.append(1); return true }
-        gate.addResumeHandler { calls.append(2); return false } // its owner is gone
+        let owners = (NSObject(), NSObject())
+        gate.addResumeHandler(of: owners.0) { calls.append(1); return true }
+        gate.addResumeHandler(of: owners.1) { calls.append(2); return false } // its owner is gone
         #expect(!gate.beginLockedOperation())
         #expect(calls.values.isEmpty)
         gate.didBecomeActive()
         #expect(calls.values.sorted() == [1, 2])
+        #expect(gate.resumeHandlerCount == 1, "the handler whose owner is gone is dropped")
         #expect(gate.beginLockedOperation(), "active: starts without an assertion")
         gate.endLockedOperation()
         provider.isGranting = true

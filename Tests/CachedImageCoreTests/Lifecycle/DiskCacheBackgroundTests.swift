@@ -23,6 +23,19 @@ struct DiskCacheBackgroundTests {
         return names.filter { KeyHasher.isFileName($0) }
     }
 
+    @Test("a cache that goes away takes its resume handler with it: opening and closing caches keeps none of them")
+    func closedCachesLeaveNoResumeHandler() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let gate = BackgroundExecutionGate()
+        let kept = try makeCache(in: dir, gate: gate)
+        for _ in 0..<50 {
+            _ = try makeCache(in: dir, gate: gate)
+        }
+        #expect(gate.resumeHandlerCount == 1, "only the open cache's handler")
+        withExtendedLifetime(kept) {}
+    }
+
     @Test("in the background with no assertion to be had, a write takes no lock and stays in memory (served from there); it lands when the app is active again")
     func writeDeferredWithoutAssertion() throws {
         let dir = try TemporaryDirectory()
