@@ -64,7 +64,7 @@ instructions() {
 }
 per_operation() {
     local one two n=$count
-    # A screen is twelve reads: a quarter of the count keeps its runs as short as the others'.
+    # A screen is twelve reads: a quarter of the count keeps its runs within a few times the others'.
     case "$1" in *screen) n=$(((count + 3) / 4)) ;; esac
     one=$(instructions "$1" "$n")
     two=$(instructions "$1" $((n * 2)))

@@ -9,6 +9,7 @@ import Foundation
 
 enum FuzzTarget {
     static let sizes = [(1, 1), (32, 32), (7, 40)]
+    /// The contrast an input is decoded with, picked by its length (below 1 and NaN decode as 1).
     static let punches: [Double] = [1, 3, -1, .infinity, .nan]
 
     static func run(_ data: Data) {
@@ -35,7 +36,7 @@ enum FuzzTarget {
         var seeds: [String: Data] = [
             "blurhash-readme": Data("LEHV6nWB2yk8pyo0adR*.7kCMdnj".utf8),
             "blurhash-1x1": Data("00TI:j".utf8),
-            "blurhash-9x9": Data(("|" + String(repeating: "A", count: 4 + 2 * 81)).utf8),
+            "blurhash-9x9": Data(("|" + String(repeating: "A", count: 3 + 2 * 81)).utf8), // 4 + 2 x 81 characters
             "thumbhash-readme": Data("1QcSHQRnh493V4dIh4eXh1h4kJUI".utf8),
             "thumbhash-alpha": Data("3PcNNYSFeXh/k0oGLQaSVsN0BVhn2oq2Z5SQUQcZ".utf8),
         ]
