@@ -454,6 +454,20 @@ struct DiskCacheDirectorySpellingTests {
         }
     }
 
+    @Test("The directory's path is `URL.path` for every spelling of a file URL")
+    func filePathMatchesURLPath() {
+        let root = URL(fileURLWithPath: "/tmp/spelling")
+        let urls = [
+            root, root.appendingPathComponent("Images"), root.appendingPathComponent("Images", isDirectory: true),
+            root.appendingPathComponent("My Images"), root.appendingPathComponent("Bilder-ü-%20"),
+            URL(fileURLWithPath: "/"), URL(fileURLWithPath: "/tmp/a/../b/"), URL(fileURLWithPath: "relative/dir"),
+            URL(fileURLWithPath: "relative dir", relativeTo: root), URL(string: "file:///tmp/encoded%20name/")!,
+        ]
+        for url in urls {
+            #expect(DiskCache.filePath(of: url) == url.path, "\(url)")
+        }
+    }
+
     @Test("Two spellings of one directory share one cache")
     func aliasesShareOneCache() throws {
         let dir = try TemporaryDirectory()

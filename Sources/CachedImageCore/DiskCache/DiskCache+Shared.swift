@@ -26,7 +26,7 @@ extension DiskCache {
     /// let cache = try DiskCache.shared(directory: cachesURL.appendingPathComponent("Images"))
     /// ```
     ///
-    /// - Throws: ``DiskCache/Error`` when the directory cannot be created or opened. Another
+    /// - Throws: ``DiskCache/Error`` when the directory cannot be created or found. Another
     ///   process using the directory does not keep this one out (see <doc:SharingACacheBetweenProcesses>).
     public static func shared(
         directory: URL,
@@ -35,21 +35,21 @@ extension DiskCache {
         errorHandler: (@Sendable (DiskCache.Error) -> Void)? = nil
     ) throws -> DiskCache {
         let (directory, path) = standardizedLocation(directory)
-        let opened = openDirectory(path)
+        let key = identify(path)
         return try registry.withLock { registry in
-            if let cache = registry[opened.key]?.cache {
-                if let descriptor = opened.descriptor { close(descriptor) }
+            if let cache = registry[key]?.cache {
                 if let errorHandler { cache.addErrorHandler(errorHandler) }
                 return cache
             }
             let cache = try DiskCache(
-                directory: directory, path: path, descriptor: opened.descriptor, sizeLimit: sizeLimit, clock: clock,
+                directory: directory, path: path, isKnownDirectory: key.isIdentity, sizeLimit: sizeLimit, clock: clock,
                 errorHandler: errorHandler, nameForKey: { KeyHasher.name(for: $0) }
             )
-            if registry.values.contains(where: { $0.cache == nil }) {
-                registry = registry.filter { $0.value.cache != nil }
+            // Forgets the caches gone since, in place.
+            for gone in registry.compactMap({ $0.value.cache == nil ? $0.key : nil }) {
+                registry[gone] = nil
             }
-            registry[opened.key] = WeakDiskCache(cache: cache)
+            registry[key] = WeakDiskCache(cache: cache)
             return cache
         }
     }
@@ -58,25 +58,25 @@ extension DiskCache {
     private enum DirectoryKey: Hashable {
         /// Its device and inode.
         case identity(device: UInt64, inode: UInt64)
-        /// Its path, when it cannot be opened (opening the cache then throws why).
+        /// Its path, when it cannot be found (opening the cache then throws why).
         case path(String)
+
+        var isIdentity: Bool {
+            if case .identity = self { return true }
+            return false
+        }
     }
 
-    /// Opens the directory (creating it first if it does not exist yet: opening the cache would
-    /// create it anyway) and reads its identity from the open descriptor, which then becomes the
-    /// directory lock's: one `open` and one `fstat`, where resolving the path costs several system
-    /// calls and a separate `stat` walks the path again.
-    private static func openDirectory(_ path: String) -> (key: DirectoryKey, descriptor: Int32?) {
-        var descriptor = DiskCacheFileIO.openDirectory(atPath: path)
-        if descriptor < 0, errno == ENOENT {
+    /// The directory's identity, from one `stat` (creating it first if it does not exist yet:
+    /// opening the cache would create it anyway). Nothing is opened: the directory lock opens
+    /// the directory for the first file operation, which a relaunch that only reads never runs.
+    private static func identify(_ path: String) -> DirectoryKey {
+        var stamp = DiskCacheFileIO.directoryStamp(atPath: path)
+        if stamp == nil, errno == ENOENT {
             try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            descriptor = DiskCacheFileIO.openDirectory(atPath: path)
+            stamp = DiskCacheFileIO.directoryStamp(atPath: path)
         }
-        guard descriptor >= 0 else { return (.path(path), nil) }
-        guard let stamp = DiskCacheFileIO.directoryStamp(of: descriptor) else {
-            close(descriptor)
-            return (.path(path), nil)
-        }
-        return (.identity(device: stamp.device, inode: stamp.inode), descriptor)
+        guard let stamp else { return .path(path) }
+        return .identity(device: stamp.device, inode: stamp.inode)
     }
 }

@@ -134,9 +134,10 @@ public final class DiskCache: Sendable {
 
     /// Opens (or creates) the cache in `directory`.
     ///
-    /// Opening opens the directory and returns, taking no lock. The index is loaded later, on the cache's
-    /// queue: when a call first needs it (writes, ``totalSize``, ``flush()``, …), or after a few
-    /// screens of reads, so that a relaunch's first reads do not share the CPU with it. It
+    /// Opening finds the directory (one `stat`) and returns, opening nothing and taking no lock.
+    /// The index is loaded later, on the cache's queue: when a call first needs it (writes,
+    /// ``totalSize``, ``flush()``, …), or after a few screens of reads, so that a relaunch's
+    /// first reads do not share the CPU with it. It
     /// comes from the snapshot the cache keeps in its directory when that still matches the
     /// directory, and otherwise from a listing (names, sizes and modification dates only; no
     /// entry is read). Reads do not wait for it (an entry file verifies itself) and count as
@@ -168,13 +169,14 @@ public final class DiskCache: Sendable {
     }
 
     /// The designated initializer, for a standardized `directory` (`URL.standardizedFileURL`)
-    /// whose `path` the caller may already have; `nameForKey` lets tests force hash collisions,
-    /// `queue` lets them hold the index load, `readEntryFile` lets them act during a read,
-    /// `backgroundGate` and `lockWaitLimit` let them drive the background rules.
+    /// whose `path` the caller may already have (and `isKnownDirectory` when it just found a
+    /// directory there); `nameForKey` lets tests force hash collisions, `queue` lets them hold
+    /// the index load, `readEntryFile` lets them act during a read, `backgroundGate` and
+    /// `lockWaitLimit` let them drive the background rules.
     init(
         directory: URL,
         path: String? = nil,
-        descriptor: Int32? = nil,
+        isKnownDirectory: Bool = false,
         sizeLimit: Int,
         clock: any CacheClock,
         errorHandler: (@Sendable (DiskCache.Error) -> Void)?,
@@ -187,7 +189,6 @@ public final class DiskCache: Sendable {
         self.directory = directory
         self.sizeLimit = max(0, sizeLimit)
         self.directoryPath = path ?? directory.path
-        let changeCountPath = "\(Self.snapshotDirectoryPath(in: directoryPath))/\(Snapshot.changeCountFileName)"
         self.clock = clock
         self.errorHandlers = Locked(errorHandler.map { [$0] } ?? [])
         self.nameForKey = nameForKey
@@ -195,22 +196,17 @@ public final class DiskCache: Sendable {
         self.readEntryFile = readEntryFile
         self.backgroundGate = backgroundGate
 
-        // Every open but the first finds the directory: open it at once (one system call, none
-        // when the caller opened it already; no lock is taken), and leave the subdirectories and
+        // Every open but the first finds the directory (one `stat`, none when the caller just
+        // found it; nothing is opened and no lock is taken), and leaves the subdirectories and
         // leftovers to the index load.
-        do {
-            self.directoryLock = try DiskCacheDirectoryLock(
-                directoryPath: directoryPath, changeCountPath: changeCountPath, descriptor: descriptor,
-                waitLimit: lockWaitLimit
-            )
-        } catch let error as Error where [.ENOENT, .ENOTDIR].contains((error.underlying as? POSIXError)?.code) {
-            try Self.createDirectories(
-                directoryPath, Self.temporaryDirectoryPath(in: directoryPath), Self.snapshotDirectoryPath(in: directoryPath)
-            )
-            self.directoryLock = try DiskCacheDirectoryLock(
-                directoryPath: directoryPath, changeCountPath: changeCountPath, waitLimit: lockWaitLimit
-            )
+        if !isKnownDirectory {
+            try Self.requireDirectory(directoryPath)
         }
+        self.directoryLock = DiskCacheDirectoryLock(
+            directoryPath: directoryPath,
+            changeCountPath: "\(Self.snapshotDirectoryPath(in: directoryPath))/\(Snapshot.changeCountFileName)",
+            waitLimit: lockWaitLimit
+        )
 
         lockedState = Locked(State())
         backgroundGate.addResumeHandler(of: self) { [weak self] in

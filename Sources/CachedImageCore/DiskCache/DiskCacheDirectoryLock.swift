@@ -14,10 +14,11 @@ import Foundation
 /// operations on its queue (a write and its evictions, a removal, loading the index, writing the
 /// snapshot) and released at once: it is never held while the process idles, so a process
 /// suspended between two operations holds no lock (a lock held in a shared container across
-/// suspension is what iOS terminates an app for, `0xdead10cc`). The directory stays open for the
-/// cache's life, without a lock. `flock` belongs to the open file description: a child that was
-/// forked while the directory was open and locked does not keep the lock once this process
-/// unlocks it.
+/// suspension is what iOS terminates an app for, `0xdead10cc`). The directory is opened for the
+/// first operation and stays open for the cache's life, without a lock (opening a cache, and a
+/// relaunch that only reads, never open it). `flock` belongs to the open file description: a
+/// child that was forked while the directory was open and locked does not keep the lock once
+/// this process unlocks it.
 ///
 /// The change count (``readChangeCount()`` / ``writeChangeCount(_:)``, a 16-byte file in the
 /// snapshot's subdirectory) is raised, under the lock, before every change a cache makes to the
@@ -25,8 +26,10 @@ import Foundation
 /// process changed the directory since, and brings its index up to date; a snapshot records it
 /// and is trusted only while it is unchanged.
 final class DiskCacheDirectoryLock: Sendable {
-    /// The directory, open for the cache's life (no lock held between operations).
-    private let descriptor: Int32
+    private let directoryPath: String
+    /// The directory, opened for the first operation and then kept open for the cache's life
+    /// (no lock held between operations); `-1` until then, or while it cannot be opened.
+    private let directory = Locked<Int32>(-1)
     private let changeCountPath: String
     /// Whether the last attempt gave up: the next ones try once instead of waiting again.
     private let lastAttemptTimedOut = Locked(false)
@@ -38,31 +41,29 @@ final class DiskCacheDirectoryLock: Sendable {
     /// (``defaultWaitLimit``; tests lengthen it to hold an operation waiting).
     let waitLimit: TimeInterval
 
-    /// Opens `directoryPath`, or throws a ``DiskCache/Error`` (`.open`) with the `errno` (for
-    /// example `ENOENT` when it does not exist yet).
-    ///
-    /// - Parameter descriptor: The directory, already open (``DiskCache/shared(directory:sizeLimit:clock:errorHandler:)``
-    ///   opens it to learn its identity); taken over and closed when the lock is released.
+    /// A lock on `directoryPath`, which is opened when an operation first takes the lock.
     init(
         directoryPath: String,
         changeCountPath: String,
-        descriptor: Int32? = nil,
         waitLimit: TimeInterval = DiskCacheDirectoryLock.defaultWaitLimit
-    ) throws {
-        let open = descriptor ?? DiskCacheFileIO.openDirectory(atPath: directoryPath)
-        guard open >= 0 else {
-            throw DiskCache.Error(
-                operation: .open, key: nil, path: directoryPath, underlying: DiskCacheFileIO.posixError()
-            )
-        }
-        self.descriptor = open
+    ) {
+        self.directoryPath = directoryPath
         self.waitLimit = waitLimit
         self.changeCountPath = changeCountPath
     }
 
     deinit {
-        close(descriptor)
+        directory.withLock { if $0 >= 0 { close($0) } }
         changeCountFile.withLock { if $0.descriptor >= 0 { close($0.descriptor) } }
+    }
+
+    /// The open directory, opening it if it is not yet; `-1` when it cannot be opened (it was
+    /// deleted: the operation then runs without the lock, and the next one tries again).
+    private func openDirectory() -> Int32 {
+        directory.withLock { descriptor in
+            if descriptor < 0 { descriptor = DiskCacheFileIO.openDirectory(atPath: directoryPath) }
+            return descriptor
+        }
     }
 
     /// Runs `body` holding the directory's lock, then releases it. `body` receives `false` when
@@ -78,7 +79,8 @@ final class DiskCacheDirectoryLock: Sendable {
         _ body: (_ isExclusive: Bool) throws -> T
     ) rethrows -> T? {
         let isExclusive: Bool
-        switch acquire(abandoning: shouldAbandon) {
+        let descriptor = openDirectory()
+        switch acquire(descriptor, abandoning: shouldAbandon) {
         case .acquired: isExclusive = true
         case .timedOut: isExclusive = false
         case .abandoned: return nil
@@ -96,12 +98,13 @@ final class DiskCacheDirectoryLock: Sendable {
     /// Takes the lock, polling with growing pauses (a blocking `flock` could wait forever behind
     /// a stopped process), for at most ``waitLimit``; only once after a previous attempt timed
     /// out. Gives up as soon as `shouldAbandon` says so.
-    private func acquire(abandoning shouldAbandon: () -> Bool) -> Acquisition {
+    private func acquire(_ descriptor: Int32, abandoning shouldAbandon: () -> Bool) -> Acquisition {
         let tryOnce = lastAttemptTimedOut.withLock { $0 }
         let deadline = Date().addingTimeInterval(waitLimit)
         var pause: useconds_t = 100
         while true {
             if shouldAbandon() { return .abandoned }
+            guard descriptor >= 0 else { return .timedOut }
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
                 if tryOnce { lastAttemptTimedOut.withLock { $0 = false } }
                 return .acquired

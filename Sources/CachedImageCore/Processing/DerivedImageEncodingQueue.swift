@@ -12,8 +12,9 @@ import Foundation
 final class DerivedImageEncodingQueue: Sendable {
     /// The most encodes queued or running at once.
     let limit: Int
-    private let queue = DispatchQueue(label: "CachedImage.DerivedImageEncoding", qos: .utility)
-    private let pending = Locked(0)
+    /// The encodes queued or running, and the queue, made for the first encode (most pipelines
+    /// process nothing, and making a queue is a share of making a pipeline).
+    private let state = Locked<(pending: Int, queue: DispatchQueue?)>((0, nil))
 
     init(limit: Int = 8) {
         self.limit = max(1, limit)
@@ -22,21 +23,24 @@ final class DerivedImageEncodingQueue: Sendable {
     /// Queues `work`; `false` (and nothing queued) when ``limit`` encodes are waiting already.
     @discardableResult
     func enqueue(_ work: @escaping @Sendable () -> Void) -> Bool {
-        let admitted = pending.withLock { count -> Bool in
-            guard count < limit else { return false }
-            count += 1
-            return true
+        let queue = state.withLock { state -> DispatchQueue? in
+            guard state.pending < limit else { return nil }
+            state.pending += 1
+            if let queue = state.queue { return queue }
+            let queue = DispatchQueue(label: "CachedImage.DerivedImageEncoding", qos: .utility)
+            state.queue = queue
+            return queue
         }
-        guard admitted else { return false }
-        queue.async { [pending] in
+        guard let queue else { return false }
+        queue.async { [state] in
             work()
-            pending.withLock { $0 -= 1 }
+            state.withLock { $0.pending -= 1 }
         }
         return true
     }
 
     /// Returns once every encode queued before the call is done.
     func waitUntilIdle() {
-        queue.sync {}
+        state.withLock { $0.queue }?.sync {}
     }
 }

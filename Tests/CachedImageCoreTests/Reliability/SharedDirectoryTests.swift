@@ -80,6 +80,37 @@ struct SharedDirectoryTests {
         withExtendedLifetime(cache) {}
     }
 
+    @Test(
+        "a relaunch that only reads keeps no descriptor of the directory open; the first file operation opens it",
+        .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd"), "counts descriptors in /proc/self/fd")
+    )
+    func readsOpenNoDirectoryDescriptor() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("CachedImageLazyOpen-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let image = ImageFixtures.png(width: 8, height: 8, seed: 1)
+        do {
+            let first = try DiskCache.shared(directory: directory)
+            first.store(image, metadata: CachedResponseMetadata(storedAt: Date()), forKey: "a")
+            first.flush()
+        }
+        let path = directory.resolvingSymlinksInPath().path
+        #expect(Self.descriptors(of: path) == 0, "the first cache is gone, and its descriptor with it")
+
+        let cache = try DiskCache.shared(directory: directory)
+        #expect(cache.entry(forKey: "a")?.data == image)
+        #expect(Self.descriptors(of: path) == 0, "opening and reading opened the directory")
+        cache.store(image, metadata: CachedResponseMetadata(storedAt: Date()), forKey: "b")
+        cache.flush()
+        #expect(Self.descriptors(of: path) == 1, "the write took the directory's lock through one descriptor, kept open")
+        #expect(cache.entry(forKey: "b")?.data == image)
+    }
+
+    /// How many of this process's descriptors are open on the directory at `path` (Linux).
+    static func descriptors(of path: String) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path }.count
+    }
+
     @Test("another process using the directory does not keep this one out: both open, store and read")
     func anotherProcessSharesTheDirectory() async throws {
         let writer = try #require(CrashSafetyTests.writerURL(), "cachedimage-crash-writer was not built next to the tests")
