@@ -462,6 +462,8 @@ struct DiskCacheDirectorySpellingTests {
             root.appendingPathComponent("My Images"), root.appendingPathComponent("Bilder-ü-%20"),
             URL(fileURLWithPath: "/"), URL(fileURLWithPath: "/tmp/a/../b/"), URL(fileURLWithPath: "relative/dir"),
             URL(fileURLWithPath: "relative dir", relativeTo: root), URL(string: "file:///tmp/encoded%20name/")!,
+            URL(string: "file:///tmp/a%2Fb")!, URL(string: "file:///tmp/a%00b")!, URL(fileURLWithPath: "/tmp/x//"),
+            URL(string: "file:///tmp/x///")!,
         ]
         for url in urls {
             #expect(DiskCache.filePath(of: url) == url.path, "\(url)")

@@ -40,7 +40,10 @@ extension DiskCache {
         guard backgroundGate.beginLockedOperation() else { return nil }
         var isAbandoned = true
         defer { backgroundGate.endLockedOperation(deferred: isAbandoned) }
-        return directoryLock.withExclusiveAccess(abandoning: { backgroundGate.shouldAbandon }) { isExclusive in
+        return directoryLock.withExclusiveAccess(
+            abandoning: { backgroundGate.shouldAbandon },
+            openFailed: { reportOpenFailure($0) }
+        ) { isExclusive in
             isAbandoned = false
             let count = directoryLock.readChangeCount()
             withState { state in
@@ -50,6 +53,16 @@ extension DiskCache {
             if changing { announceChange() }
             return body(isExclusive)
         }
+    }
+
+    /// Reports, once per cache, that its directory exists but cannot be opened for the lock:
+    /// its file operations then run without keeping other processes out.
+    func reportOpenFailure(_ failure: POSIXError) {
+        let isFirst = withState { state in
+            defer { state.hasReportedOpenFailure = true }
+            return !state.hasReportedOpenFailure
+        }
+        if isFirst { report(Error(operation: .open, key: nil, path: directoryPath, underlying: failure)) }
     }
 
     /// Raises the directory's change count before a change (under the lock).

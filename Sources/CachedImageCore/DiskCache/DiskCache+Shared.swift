@@ -37,7 +37,10 @@ extension DiskCache {
         let (directory, path) = standardizedLocation(directory)
         let key = identify(path)
         return try registry.withLock { registry in
-            if let cache = registry[key]?.cache {
+            // Nothing holds the directory open, so its inode number can belong to another
+            // directory by now (the first was deleted, or renamed): the cache is this
+            // directory's only when its own path still leads to it.
+            if let cache = registry[key]?.cache, cache.directoryPath == path || identify(cache.directoryPath, creating: false) == key {
                 if let errorHandler { cache.addErrorHandler(errorHandler) }
                 return cache
             }
@@ -70,9 +73,9 @@ extension DiskCache {
     /// The directory's identity, from one `stat` (creating it first if it does not exist yet:
     /// opening the cache would create it anyway). Nothing is opened: the directory lock opens
     /// the directory for the first file operation, which a relaunch that only reads never runs.
-    private static func identify(_ path: String) -> DirectoryKey {
+    private static func identify(_ path: String, creating: Bool = true) -> DirectoryKey {
         var stamp = DiskCacheFileIO.directoryStamp(atPath: path)
-        if stamp == nil, errno == ENOENT {
+        if stamp == nil, creating, errno == ENOENT {
             try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             stamp = DiskCacheFileIO.directoryStamp(atPath: path)
         }

@@ -42,6 +42,8 @@ extension DiskCache {
         /// it: the index is brought up to date from a listing when the queue is next idle, and
         /// no snapshot is written until then.
         var needsResync = false
+        /// Whether the directory's failure to open for the lock was reported (once per cache).
+        var hasReportedOpenFailure = false
         /// Raised whenever a file operation is queued or the index is synchronized: a read of a
         /// file the index does not know is adopted only if it did not change meanwhile.
         var fileOperationEpoch: UInt64 = 0

@@ -150,7 +150,8 @@ public final class DiskCache: Sendable {
     ///   - clock: The source of access dates, which decide the eviction order.
     ///   - errorHandler: Called, on the cache's private queue, when a write, update or removal
     ///     fails. Do not call ``flush()`` from it.
-    /// - Throws: ``DiskCache/Error`` if the directory cannot be created or listed.
+    /// - Throws: ``DiskCache/Error`` if the directory cannot be found or created (something
+    ///   other than a directory is in the way, a component of its path cannot be searched).
     public convenience init(
         directory: URL,
         sizeLimit: Int = DiskCache.defaultSizeLimit,

@@ -28,8 +28,9 @@ import Foundation
 final class DiskCacheDirectoryLock: Sendable {
     private let directoryPath: String
     /// The directory, opened for the first operation and then kept open for the cache's life
-    /// (no lock held between operations); `-1` until then, or while it cannot be opened.
-    private let directory = Locked<Int32>(-1)
+    /// (no lock held between operations); `-1` until then, or while it cannot be opened. And
+    /// how many operations use it: it is never closed under one.
+    private let directory = Locked<(descriptor: Int32, users: Int)>((-1, 0))
     private let changeCountPath: String
     /// Whether the last attempt gave up: the next ones try once instead of waiting again.
     private let lastAttemptTimedOut = Locked(false)
@@ -53,17 +54,33 @@ final class DiskCacheDirectoryLock: Sendable {
     }
 
     deinit {
-        directory.withLock { if $0 >= 0 { close($0) } }
+        directory.withLock { if $0.descriptor >= 0 { close($0.descriptor) } }
         changeCountFile.withLock { if $0.descriptor >= 0 { close($0.descriptor) } }
     }
 
-    /// The open directory, opening it if it is not yet; `-1` when it cannot be opened (it was
-    /// deleted: the operation then runs without the lock, and the next one tries again).
-    private func openDirectory() -> Int32 {
-        directory.withLock { descriptor in
-            if descriptor < 0 { descriptor = DiskCacheFileIO.openDirectory(atPath: directoryPath) }
-            return descriptor
+    /// The open directory for one more operation (``release()`` it after), opening it if it is
+    /// not open yet or was deleted since (its link count is 0: a lock on it would keep no other
+    /// process out of the directory made anew). `-1` when it cannot be opened: the operation
+    /// then runs without the lock, and the next one tries again; `failure` says why when the
+    /// directory exists but cannot be opened.
+    private func useDirectory() -> (descriptor: Int32, failure: POSIXError?) {
+        directory.withLock { directory in
+            directory.users += 1
+            if directory.descriptor >= 0 {
+                var info = stat()
+                let isLinked = fstat(directory.descriptor, &info) == 0 && info.st_nlink > 0
+                if isLinked || directory.users > 1 { return (directory.descriptor, nil) }
+                close(directory.descriptor)
+            }
+            directory.descriptor = DiskCacheFileIO.openDirectory(atPath: directoryPath)
+            guard directory.descriptor < 0 else { return (directory.descriptor, nil) }
+            let code = errno
+            return (-1, code == ENOENT || code == ENOTDIR ? nil : DiskCacheFileIO.posixError(code))
         }
+    }
+
+    private func release() {
+        directory.withLock { $0.users -= 1 }
     }
 
     /// Runs `body` holding the directory's lock, then releases it. `body` receives `false` when
@@ -74,12 +91,18 @@ final class DiskCacheDirectoryLock: Sendable {
     /// Returns `nil`, without running `body` and without the lock, when `abandoning` says so
     /// while waiting for it (the process's background assertion is expiring: see
     /// ``BackgroundExecutionGate``).
+    ///
+    /// `openFailed` hears why the directory could not be opened, when it exists but cannot be
+    /// (no read permission, no descriptor left): the operation runs without the lock.
     func withExclusiveAccess<T>(
         abandoning shouldAbandon: () -> Bool = { false },
+        openFailed: (POSIXError) -> Void = { _ in },
         _ body: (_ isExclusive: Bool) throws -> T
     ) rethrows -> T? {
         let isExclusive: Bool
-        let descriptor = openDirectory()
+        let (descriptor, failure) = useDirectory()
+        defer { release() }
+        if let failure { openFailed(failure) }
         switch acquire(descriptor, abandoning: shouldAbandon) {
         case .acquired: isExclusive = true
         case .timedOut: isExclusive = false

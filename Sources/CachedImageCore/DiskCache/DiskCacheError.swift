@@ -14,8 +14,10 @@ extension DiskCache {
         public enum Operation: String, Sendable, Hashable {
             /// Creating the cache directory (or its `tmp` subdirectory).
             case createDirectory
-            /// Opening or listing the cache directory when opening the cache. (Another process
-            /// using the directory is not an error: processes share it.)
+            /// Finding or listing the cache directory when opening the cache, or opening it for
+            /// the first file operation (reported once when it exists but cannot be opened:
+            /// operations then go on without keeping other processes out). Another process
+            /// using the directory is not an error: processes share it.
             case open
             /// Writing a new entry.
             case write

@@ -55,8 +55,8 @@ public final class ImagePipeline: Sendable {
     /// see ``diskCacheOpenError``).
     public let diskCache: DiskCache?
 
-    /// Why the configured disk cache could not be opened (its directory could not be created or
-    /// listed), if it could not: the pipeline then works from memory and the network. Also
+    /// Why the configured disk cache could not be opened (its directory could not be found or
+    /// created), if it could not: the pipeline then works from memory and the network. Also
     /// counted in ``PipelineStatistics/diskCacheFailures``.
     public let diskCacheOpenError: DiskCache.Error?
 

@@ -105,6 +105,67 @@ struct SharedDirectoryTests {
         #expect(cache.entry(forKey: "b")?.data == image)
     }
 
+    @Test(
+        "a directory deleted and made again is locked anew: the lock's descriptor follows the directory",
+        .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd"), "counts descriptors in /proc/self/fd")
+    )
+    func lockFollowsRecreatedDirectory() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("CachedImageRecreated-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let image = ImageFixtures.png(width: 8, height: 8, seed: 2)
+        let cache = try DiskCache(directory: directory)
+        cache.store(image, metadata: CachedResponseMetadata(storedAt: Date()), forKey: "a")
+        cache.flush()
+        let path = directory.resolvingSymlinksInPath().path
+        #expect(Self.descriptors(of: path) == 1)
+        try FileManager.default.removeItem(at: directory)
+        // The first write after the deletion makes the directory again, without the lock (there
+        // is nothing to open yet); the next one locks the new directory.
+        for key in ["b", "c"] {
+            cache.store(image, metadata: CachedResponseMetadata(storedAt: Date()), forKey: key)
+            cache.flush()
+        }
+        #expect(cache.entry(forKey: "c")?.data == image)
+        #expect(Self.descriptors(of: path) == 1, "the lock still holds the deleted directory, which keeps no other process out")
+    }
+
+    @Test("a directory renamed away is not the cache of the name its inode now has: each path gets the cache of the directory it leads to")
+    func renamedDirectoryIsNotReused() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("CachedImageRenamed-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let first = try DiskCache.shared(directory: root.appendingPathComponent("a"))
+        // The same inode under another name: the first cache's path no longer leads to it.
+        try FileManager.default.moveItem(at: root.appendingPathComponent("a"), to: root.appendingPathComponent("b"))
+        let second = try DiskCache.shared(directory: root.appendingPathComponent("b"))
+        #expect(first !== second)
+        #expect(second.directoryPath.hasSuffix("/b"))
+        let image = ImageFixtures.png(width: 8, height: 8, seed: 3)
+        second.store(image, metadata: CachedResponseMetadata(storedAt: Date()), forKey: "k")
+        second.flush()
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("a").path) == false, "a write for b went to a")
+        #expect(try DiskCache.shared(directory: root.appendingPathComponent("b")) === second)
+        withExtendedLifetime(first) {}
+    }
+
+    @Test("a directory that exists but cannot be opened for the lock is reported once, and operations go on")
+    func unopenableDirectoryIsReported() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("CachedImageUnopenable-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let directory = root.appendingPathComponent("cache")
+        let errors = Locked<[DiskCache.Error]>([])
+        let cache = try DiskCache(directory: directory) { error in errors.withLock { $0.append(error) } }
+        // The directory becomes a symbolic link to itself: it exists, and every open fails (ELOOP).
+        try FileManager.default.removeItem(at: directory)
+        try FileManager.default.createSymbolicLink(atPath: directory.path, withDestinationPath: directory.path)
+        for key in ["a", "b"] {
+            cache.store(ImageFixtures.png(width: 8, height: 8, seed: 4), metadata: CachedResponseMetadata(storedAt: Date()), forKey: key)
+            cache.flush()
+        }
+        let opens = errors.withLock { $0 }.filter { $0.operation == .open }
+        #expect(opens.count == 1, "\(errors.withLock { $0 })")
+        #expect((opens.first?.underlying as? POSIXError)?.code == .ELOOP)
+    }
+
     /// How many of this process's descriptors are open on the directory at `path` (Linux).
     static func descriptors(of path: String) -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
