@@ -101,11 +101,14 @@ struct DiskHitBench {
 
         // 7b: relaunch: open the cache and show the first image.
         var relaunch = Samples(), creation = Samples(), firstImage = Samples(), relaunchBaseline = Samples()
+        weak var previousCache: DiskCache?
         for round in 0..<rounds * 5 {
+            precondition(previousCache == nil, "the last round's disk cache outlived its pipeline: this round would not open it anew")
             let url = urls[(round * 7) % urls.count]
             let start = Stopwatch.nanos()
             let fresh = makePipeline()
             let created = Stopwatch.nanos()
+            previousCache = fresh.diskCache
             let response = try await fresh.image(for: ImageRequest(url: url, targetSize: targetSize))
             let end = Stopwatch.nanos()
             precondition(response.source == .disk, "expected a disk hit, got \(response.source)")

@@ -56,7 +56,7 @@ extension DiskCache {
     }
 
     /// Reports, once per cache, that its directory exists but cannot be opened for the lock:
-    /// its file operations then run without keeping other processes out.
+    /// its file operations then run without it (see ``DiskCache/Error/Operation/open``).
     func reportOpenFailure(_ failure: POSIXError) {
         let isFirst = withState { state in
             defer { state.hasReportedOpenFailure = true }

@@ -39,9 +39,15 @@ extension DiskCache {
         return try registry.withLock { registry in
             // Nothing holds the directory open, so its inode number can belong to another
             // directory by now (the first was deleted, or renamed): the cache is this
-            // directory's only when its own path still leads to it.
-            if let cache = registry[key]?.cache, cache.directoryPath == path || identify(cache.directoryPath, creating: false) == key {
+            // directory's only when its own path still leads to it. And a cache whose directory
+            // was replaced (deleted, or renamed aside, and made again) is still the one for
+            // its path: its operations go to the directory there.
+            let found = registry[key]?.cache.flatMap { cache in
+                cache.directoryPath == path || identify(cache.directoryPath, creating: false) == key ? cache : nil
+            } ?? registry.values.lazy.compactMap(\.cache).first { $0.directoryPath == path }
+            if let cache = found {
                 if let errorHandler { cache.addErrorHandler(errorHandler) }
+                registry[key] = WeakDiskCache(cache: cache)
                 return cache
             }
             let cache = try DiskCache(

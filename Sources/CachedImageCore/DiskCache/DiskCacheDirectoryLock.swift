@@ -15,10 +15,11 @@ import Foundation
 /// snapshot) and released at once: it is never held while the process idles, so a process
 /// suspended between two operations holds no lock (a lock held in a shared container across
 /// suspension is what iOS terminates an app for, `0xdead10cc`). The directory is opened for the
-/// first operation and stays open for the cache's life, without a lock (opening a cache, and a
-/// relaunch that only reads, never open it). `flock` belongs to the open file description: a
-/// child that was forked while the directory was open and locked does not keep the lock once
-/// this process unlocks it.
+/// first operation and stays open, without a lock, while its path leads to it (it is opened
+/// anew when it was deleted or renamed aside and made again); opening a cache, and a relaunch
+/// that only reads, never open it. `flock` belongs to the open file description: a child that
+/// was forked while the directory was open and locked does not keep the lock once this process
+/// unlocks it.
 ///
 /// The change count (``readChangeCount()`` / ``writeChangeCount(_:)``, a 16-byte file in the
 /// snapshot's subdirectory) is raised, under the lock, before every change a cache makes to the
@@ -27,10 +28,17 @@ import Foundation
 /// and is trusted only while it is unchanged.
 final class DiskCacheDirectoryLock: Sendable {
     private let directoryPath: String
-    /// The directory, opened for the first operation and then kept open for the cache's life
-    /// (no lock held between operations); `-1` until then, or while it cannot be opened. And
-    /// how many operations use it: it is never closed under one.
-    private let directory = Locked<(descriptor: Int32, users: Int)>((-1, 0))
+    /// The directory, opened for the first operation and then kept open (no lock held between
+    /// operations) while the path leads to it; `-1` until then, or while it cannot be opened.
+    /// Its device and inode, and how many operations use it: it is never closed under one.
+    private let directory = Locked<OpenDirectory>(OpenDirectory())
+
+    private struct OpenDirectory {
+        var descriptor: Int32 = -1
+        var device: UInt64 = 0
+        var inode: UInt64 = 0
+        var users = 0
+    }
     private let changeCountPath: String
     /// Whether the last attempt gave up: the next ones try once instead of waiting again.
     private let lastAttemptTimedOut = Locked(false)
@@ -59,21 +67,25 @@ final class DiskCacheDirectoryLock: Sendable {
     }
 
     /// The open directory for one more operation (``release()`` it after), opening it if it is
-    /// not open yet or was deleted since (its link count is 0: a lock on it would keep no other
-    /// process out of the directory made anew). `-1` when it cannot be opened: the operation
-    /// then runs without the lock, and the next one tries again; `failure` says why when the
-    /// directory exists but cannot be opened.
+    /// not open yet or the path no longer leads to it (it was deleted, or renamed away: a lock
+    /// on it would keep no other process out of the directory at the path now; one `stat`).
+    /// `-1` when it cannot be opened: the operation then runs without the lock, and the next
+    /// one tries again; `failure` says why when the directory exists but cannot be opened.
     private func useDirectory() -> (descriptor: Int32, failure: POSIXError?) {
         directory.withLock { directory in
             directory.users += 1
             if directory.descriptor >= 0 {
-                var info = stat()
-                let isLinked = fstat(directory.descriptor, &info) == 0 && info.st_nlink > 0
-                if isLinked || directory.users > 1 { return (directory.descriptor, nil) }
+                let current = DiskCacheFileIO.directoryStamp(atPath: directoryPath)
+                let isCurrent = current?.device == directory.device && current?.inode == directory.inode
+                if isCurrent || directory.users > 1 { return (directory.descriptor, nil) }
                 close(directory.descriptor)
             }
             directory.descriptor = DiskCacheFileIO.openDirectory(atPath: directoryPath)
-            guard directory.descriptor < 0 else { return (directory.descriptor, nil) }
+            guard directory.descriptor < 0 else {
+                let stamp = DiskCacheFileIO.directoryStamp(of: directory.descriptor)
+                (directory.device, directory.inode) = (stamp?.device ?? 0, stamp?.inode ?? 0)
+                return (directory.descriptor, nil)
+            }
             let code = errno
             return (-1, code == ENOENT || code == ENOTDIR ? nil : DiskCacheFileIO.posixError(code))
         }

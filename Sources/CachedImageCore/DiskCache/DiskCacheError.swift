@@ -15,9 +15,12 @@ extension DiskCache {
             /// Creating the cache directory (or its `tmp` subdirectory).
             case createDirectory
             /// Finding or listing the cache directory when opening the cache, or opening it for
-            /// the first file operation (reported once when it exists but cannot be opened:
-            /// operations then go on without keeping other processes out). Another process
-            /// using the directory is not an error: processes share it.
+            /// a file operation's lock: reported once when it exists but cannot be opened (no
+            /// read permission, no descriptor left). Reads and writes then go on without the
+            /// lock: other processes are not kept out, no index snapshot is written (the next
+            /// launch lists the directory), and other processes' changes reach the index only
+            /// as entries are read. Another process using the directory is not an error:
+            /// processes share it.
             case open
             /// Writing a new entry.
             case write

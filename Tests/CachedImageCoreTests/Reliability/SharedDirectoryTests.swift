@@ -106,27 +106,46 @@ struct SharedDirectoryTests {
     }
 
     @Test(
-        "a directory deleted and made again is locked anew: the lock's descriptor follows the directory",
-        .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd"), "counts descriptors in /proc/self/fd")
+        "a directory deleted, or renamed aside, and made again is locked anew: the lock's descriptor follows the path",
+        .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd"), "counts descriptors in /proc/self/fd"),
+        arguments: [false, true]
     )
-    func lockFollowsRecreatedDirectory() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("CachedImageRecreated-\(UUID().uuidString)", isDirectory: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+    func lockFollowsRecreatedDirectory(renamingAside: Bool) throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("CachedImageRecreated-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let directory = root.appendingPathComponent("Images", isDirectory: true)
+        let aside = root.appendingPathComponent("Images.old", isDirectory: true)
         let image = ImageFixtures.png(width: 8, height: 8, seed: 2)
         let cache = try DiskCache(directory: directory)
         cache.store(image, metadata: CachedResponseMetadata(storedAt: Date()), forKey: "a")
         cache.flush()
         let path = directory.resolvingSymlinksInPath().path
         #expect(Self.descriptors(of: path) == 1)
-        try FileManager.default.removeItem(at: directory)
-        // The first write after the deletion makes the directory again, without the lock (there
-        // is nothing to open yet); the next one locks the new directory.
+        if renamingAside {
+            try FileManager.default.moveItem(at: directory, to: aside)
+        } else {
+            try FileManager.default.removeItem(at: directory)
+        }
+        // The first write after the change makes the directory again, without the lock when
+        // there is nothing to open yet; the next one locks the new directory.
         for key in ["b", "c"] {
             cache.store(image, metadata: CachedResponseMetadata(storedAt: Date()), forKey: key)
             cache.flush()
         }
         #expect(cache.entry(forKey: "c")?.data == image)
-        #expect(Self.descriptors(of: path) == 1, "the lock still holds the deleted directory, which keeps no other process out")
+        #expect(Self.descriptors(of: path) == 1, "the lock still holds the old directory, which keeps no other process out")
+        #expect(Self.descriptors(of: aside.resolvingSymlinksInPath().path) == 0)
+    }
+
+    @Test("a directory replaced while its cache is open: the path still gets that cache, whose operations go to the directory there")
+    func replacedDirectoryKeepsItsCache() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("CachedImageReplaced-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let directory = root.appendingPathComponent("Images", isDirectory: true)
+        let first = try DiskCache.shared(directory: directory)
+        try FileManager.default.moveItem(at: directory, to: root.appendingPathComponent("Images.old"))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        #expect(try DiskCache.shared(directory: directory) === first, "two caches with two indexes and two limits on one directory")
     }
 
     @Test("a directory renamed away is not the cache of the name its inode now has: each path gets the cache of the directory it leads to")
