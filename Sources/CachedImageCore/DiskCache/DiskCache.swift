@@ -137,12 +137,11 @@ public final class DiskCache: Sendable {
     /// Opening finds the directory (one `stat`) and returns, opening nothing and taking no lock.
     /// The index is loaded later, on the cache's queue: when a call first needs it (writes,
     /// ``totalSize``, ``flush()``, …), or after a few screens of reads, so that a relaunch's
-    /// first reads do not share the CPU with it. It
-    /// comes from the snapshot the cache keeps in its directory when that still matches the
-    /// directory, and otherwise from a listing (names, sizes and modification dates only; no
-    /// entry is read). Reads do not wait for it (an entry file verifies itself) and count as
-    /// uses once it is loaded. Loading also deletes leftover temporary files from an
-    /// interrupted write and evicts entries beyond `sizeLimit`.
+    /// first reads do not share the CPU with it. It comes from the snapshot the cache keeps in
+    /// its directory when that still matches the directory, and otherwise from a listing (names,
+    /// sizes and modification dates only; no entry is read). Reads do not wait for it (an entry
+    /// file verifies itself) and count as uses once it is loaded. Loading also deletes leftover
+    /// temporary files from an interrupted write and evicts entries beyond `sizeLimit`.
     ///
     /// - Parameters:
     ///   - directory: The cache's own directory; created with its parents if needed.
