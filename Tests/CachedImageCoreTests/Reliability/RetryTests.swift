@@ -126,8 +126,10 @@ struct RetryTests {
     @available(macOS 14.0, *)
     func transportErrorsAreRetried() async throws {
         let fixture = try await PipelineFixture.start()
-        let url = fixture.url("/gone.png")
         await fixture.server.shutdown()
+        // Not the server's port: another test's server may take it as soon as it is free.
+        let refusing = try RefusingPort()
+        let url = refusing.url("/gone.png")
         let sleeper = RecordingSleeper()
         let pipeline = makePipeline(fixture, sleeper, maxRetries: 2)
         await #expect {
@@ -138,6 +140,7 @@ struct RetryTests {
         }
         #expect(sleeper.recorded == [0.5, 1])
         #expect(pipeline.statistics.networkRequests == 3)
+        withExtendedLifetime(refusing) {}
         try? FileManager.default.removeItem(at: fixture.directory)
     }
 
