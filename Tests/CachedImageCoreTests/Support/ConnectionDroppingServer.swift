@@ -20,11 +20,6 @@ final class ConnectionDroppingServer: Sendable {
         case reset
     }
 
-    struct StartError: Error {
-        let call: String
-        let code: Int32
-    }
-
     let port: Int
     private let listener: Int32
     private let response: Data
@@ -36,31 +31,7 @@ final class ConnectionDroppingServer: Sendable {
     init(response: Data, ending: Ending) throws {
         self.response = response
         self.ending = ending
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw StartError(call: "socket", code: errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 16) == 0 else {
-            let code = errno
-            close(fd)
-            throw StartError(call: "bind/listen", code: code)
-        }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: actual.sin_port))
+        (listener, port) = try LoopbackSocket.open(listening: true)
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
