@@ -72,7 +72,7 @@ extension DiskCache {
         var code = ENOTDIR
         var info = stat()
         if stat(path, &info) == 0 {
-            if (UInt32(info.st_mode) & UInt32(S_IFMT)) == UInt32(S_IFDIR) { return }
+            if FileIO.isDirectory(info) { return }
         } else {
             code = errno
         }

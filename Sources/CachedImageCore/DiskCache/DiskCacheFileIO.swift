@@ -349,7 +349,7 @@ enum DiskCacheFileIO {
         (UInt32(info.st_mode) & 0o170000) == 0o100000
     }
 
-    private static func isDirectory(_ info: stat) -> Bool {
+    static func isDirectory(_ info: stat) -> Bool {
         (UInt32(info.st_mode) & 0o170000) == 0o040000
     }
 
