@@ -74,7 +74,7 @@ struct HostileDiskInputTests {
         // Another process plants the files and raises the change count, as every writer does.
         try Self.plantSparseEntry(named: "planted-1", size: 1 << 62, in: directory)
         try Self.plantSparseEntry(named: "planted-2", size: 1 << 62, in: directory)
-        let other = try DiskCacheDirectoryLock(
+        let other = DiskCacheDirectoryLock(
             directoryPath: directory.path, changeCountPath: directory.appendingPathComponent("index/changes").path
         )
         #expect(other.writeChangeCount(cache.directoryLock.readChangeCount() &+ 1_000))
