@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import CachedImageCore
 
-/// A cache directory named in different ways: one standard path, one cache.
+/// A cache directory spelled in different ways (`.` and `..`, extra slashes, a symbolic link):
+/// one cache per directory.
 @Suite("DiskCache directory spelling")
 struct DiskCacheDirectorySpellingTests {
     @Test("Paths with `.` or `..` components or double slashes are standardized; others are kept as given")

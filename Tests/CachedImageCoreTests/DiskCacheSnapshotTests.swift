@@ -20,7 +20,7 @@ struct DiskCacheSnapshotTests {
         let cache = try DiskCache(directory: dir.cache, clock: clock)
         for index in 0..<count {
             clock.advance()
-            cache.store(testPayload(1_000 + index, seed: UInt8(index)), metadata: sampleMetadata, forKey: "key-\(index)")
+            cache.store(diskTestBytes(1_000 + index, seed: UInt8(index)), metadata: sampleMetadata, forKey: "key-\(index)")
         }
         cache.flush()
         return cache
@@ -60,9 +60,9 @@ struct DiskCacheSnapshotTests {
         #expect(reopened.allEntries().map(\.key) == expectedOrder)
         #expect(expectedOrder.first == "key-1")
         #expect(reopened.totalSize == expectedSize)
-        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: dir.cache))
         for index in 0..<5 {
-            #expect(reopened.entry(forKey: "key-\(index)")?.data == testPayload(1_000 + index, seed: UInt8(index)))
+            #expect(reopened.entry(forKey: "key-\(index)")?.data == diskTestBytes(1_000 + index, seed: UInt8(index)))
         }
     }
 
@@ -111,12 +111,12 @@ struct DiskCacheSnapshotTests {
         cache = nil
 
         // Room for about two entries: key-1 and key-2 (least recently used) must go, key-0 stays.
-        let limit = try sizeOfEntryFiles(dir) / 2 + 10
+        let limit = ReliabilityChecks.sizeOfEntryFiles(in: dir.cache) / 2 + 10
         let reopened = try DiskCache(directory: dir.cache, sizeLimit: limit, clock: clock)
         #expect(reopened.indexSource == .snapshot)
         reopened.flush()
         #expect(reopened.totalSize <= limit)
-        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: dir.cache))
         #expect(reopened.entry(forKey: "key-0") != nil)
         #expect(reopened.entry(forKey: "key-3") != nil)
         #expect(reopened.entry(forKey: "key-1") == nil)
@@ -135,7 +135,7 @@ struct DiskCacheSnapshotTests {
         var reopened: DiskCache? = try DiskCache(directory: dir.cache, clock: clock)
         #expect(reopened?.indexSource == .listing)
         #expect(reopened?.entryCount == 3)
-        #expect(reopened?.totalSize == (try sizeOfEntryFiles(dir)))
+        #expect(reopened?.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: dir.cache))
         reopened?.flush()
         reopened = nil
         #expect(try DiskCache(directory: dir.cache, clock: clock).indexSource == .snapshot)
@@ -148,7 +148,7 @@ struct DiskCacheSnapshotTests {
         let clock = DiskTestClock()
         var cache: DiskCache? = try Self.filledCache(dir, count: 3, clock: clock)
         let older = try Data(contentsOf: Self.snapshotURL(dir))
-        cache?.store(testPayload(5_000, seed: 9), metadata: sampleMetadata, forKey: "added-later")
+        cache?.store(diskTestBytes(5_000, seed: 9), metadata: sampleMetadata, forKey: "added-later")
         cache?.removeEntry(forKey: "key-0")
         cache?.flush()
         cache = nil
@@ -157,9 +157,9 @@ struct DiskCacheSnapshotTests {
         let reopened = try DiskCache(directory: dir.cache, clock: clock)
         #expect(reopened.indexSource == .listing)
         #expect(reopened.entryCount == 3)
-        #expect(reopened.entry(forKey: "added-later")?.data == testPayload(5_000, seed: 9))
+        #expect(reopened.entry(forKey: "added-later")?.data == diskTestBytes(5_000, seed: 9))
         #expect(reopened.entry(forKey: "key-0") == nil)
-        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: dir.cache))
     }
 
     @Test("Files added behind the snapshot are found and counted against the size limit")
@@ -171,21 +171,21 @@ struct DiskCacheSnapshotTests {
         let other = try TemporaryDirectory()
         defer { other.cleanUp() }
         var donor: DiskCache? = try DiskCache(directory: other.cache, clock: clock)
-        donor?.store(testPayload(20_000, seed: 3), metadata: sampleMetadata, forKey: "copied-in")
+        donor?.store(diskTestBytes(20_000, seed: 3), metadata: sampleMetadata, forKey: "copied-in")
         donor?.flush()
         donor = nil
 
         _ = try Self.filledCache(dir, count: 3, clock: clock)
         try FileManager.default.copyItem(at: entryFile(for: "copied-in", in: other.cache), to: entryFile(for: "copied-in", in: dir.cache))
 
-        let total = try sizeOfEntryFiles(dir)
+        let total = ReliabilityChecks.sizeOfEntryFiles(in: dir.cache)
         let reopened = try DiskCache(directory: dir.cache, sizeLimit: total - 1, clock: clock)
         #expect(reopened.indexSource == .listing)
         reopened.flush()
         // The copied file is counted: the limit forces an eviction, and the accounting matches.
         #expect(reopened.entryCount == 3)
         #expect(reopened.totalSize <= total - 1)
-        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: dir.cache))
     }
 
     @Test("Files removed behind the snapshot are not counted")
@@ -199,7 +199,7 @@ struct DiskCacheSnapshotTests {
         let reopened = try DiskCache(directory: dir.cache, clock: clock)
         #expect(reopened.indexSource == .listing)
         #expect(reopened.entryCount == 2)
-        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: dir.cache))
         #expect(!reopened.containsEntry(forKey: "key-1"))
     }
 
@@ -218,9 +218,9 @@ struct DiskCacheSnapshotTests {
         let reopened = try DiskCache(directory: dir.cache, clock: clock)
         #expect(reopened.indexSource == .snapshot)
         #expect(reopened.entry(forKey: "key-2") == nil)
-        #expect(reopened.entry(forKey: "key-0")?.data == testPayload(1_000, seed: 0))
+        #expect(reopened.entry(forKey: "key-0")?.data == diskTestBytes(1_000, seed: 0))
         #expect(reopened.entryCount == 2)
-        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: dir.cache))
     }
 
     @Test("A file replaced in place behind the snapshot is counted at its real size once read")
@@ -241,7 +241,7 @@ struct DiskCacheSnapshotTests {
         let reopened = try DiskCache(directory: dir.cache, clock: clock)
         #expect(reopened.indexSource == .snapshot)
         #expect(reopened.entry(forKey: "key-1") == nil, "another key's file is a miss")
-        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: dir.cache))
     }
 
     @Test("A corrupt or truncated snapshot is not trusted", arguments: ["flipped byte", "truncated", "garbage"])
@@ -261,7 +261,7 @@ struct DiskCacheSnapshotTests {
         let reopened = try DiskCache(directory: dir.cache, clock: clock)
         #expect(reopened.indexSource == .listing)
         #expect(reopened.entryCount == 3)
-        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: dir.cache))
     }
 
     @Test("Once a change reaches the directory, no snapshot that misses it is left on disk")
@@ -272,7 +272,7 @@ struct DiskCacheSnapshotTests {
         let cache = try Self.filledCache(dir, count: 3, clock: clock)
         #expect(FileManager.default.fileExists(atPath: Self.snapshotURL(dir).path))
 
-        cache.store(testPayload(2_000, seed: 7), metadata: sampleMetadata, forKey: "new")
+        cache.store(diskTestBytes(2_000, seed: 7), metadata: sampleMetadata, forKey: "new")
         cache.removeEntry(forKey: "key-0")
         cache.queue.sync {} // both changes are on disk now; a kill here is a crash after them
         if let bytes = try? Data(contentsOf: Self.snapshotURL(dir)) {
@@ -284,10 +284,10 @@ struct DiskCacheSnapshotTests {
             #expect(Set(records.map(\.name)) == Set(["key-1", "key-2", "new"].map(KeyHasher.name(for:))))
         }
         let reopened = try DiskCache(directory: dir.cache, clock: clock)
-        #expect(reopened.entry(forKey: "new")?.data == testPayload(2_000, seed: 7))
+        #expect(reopened.entry(forKey: "new")?.data == diskTestBytes(2_000, seed: 7))
         #expect(reopened.entry(forKey: "key-0") == nil)
         #expect(reopened.entryCount == 3)
-        #expect(reopened.totalSize == (try sizeOfEntryFiles(dir)))
+        #expect(reopened.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: dir.cache))
     }
 
     @Test("The snapshot round-trips its records and refuses another directory's stamp or change count")

@@ -2,12 +2,6 @@ import Foundation
 import Testing
 @testable import CachedImageCore
 
-// MARK: - Helpers
-
-func diskTestBytes(_ count: Int, seed: UInt8 = 1) -> Data {
-    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
-}
-
 // MARK: - Round trips and persistence
 
 @Suite("DiskCache")

@@ -11,7 +11,7 @@ struct DiskCacheUnindexedReadTests {
         let cache = try DiskCache(directory: dir.cache, clock: clock)
         for index in 0..<count {
             clock.advance()
-            cache.store(testPayload(3_000, seed: UInt8(index)), metadata: sampleMetadata, forKey: "key-\(index)")
+            cache.store(diskTestBytes(3_000, seed: UInt8(index)), metadata: sampleMetadata, forKey: "key-\(index)")
         }
         cache.flush()
     }
@@ -34,8 +34,8 @@ struct DiskCacheUnindexedReadTests {
         let clock = DiskTestClock()
         do {
             let cache = try DiskCache(directory: dir.cache, clock: clock)
-            cache.store(testPayload(3_000, seed: 1), metadata: sampleMetadata, forKey: "kept")
-            cache.store(testPayload(3_000, seed: 2), metadata: sampleMetadata, forKey: "damaged")
+            cache.store(diskTestBytes(3_000, seed: 1), metadata: sampleMetadata, forKey: "kept")
+            cache.store(diskTestBytes(3_000, seed: 2), metadata: sampleMetadata, forKey: "damaged")
             cache.flush()
         }
         var damaged = try Data(contentsOf: entryFile(for: "damaged", in: dir.cache))
@@ -44,7 +44,7 @@ struct DiskCacheUnindexedReadTests {
 
         let (cache, queue) = try Self.heldCache(dir, clock: clock)
         let entry = cache.entry(forKey: "kept")
-        #expect(entry?.data == testPayload(3_000, seed: 1))
+        #expect(entry?.data == diskTestBytes(3_000, seed: 1))
         #expect(entry?.metadata == sampleMetadata)
         #expect(cache.entry(forKey: "absent") == nil)
         #expect(cache.entry(forKey: "damaged") == nil, "a corrupt file is a miss, never wrong bytes")
@@ -53,7 +53,7 @@ struct DiskCacheUnindexedReadTests {
         cache.flush()
         #expect(cache.entryCount == 1, "the corrupt entry is dropped once the index is loaded")
         #expect(!FileManager.default.fileExists(atPath: entryFile(for: "damaged", in: dir.cache).path))
-        #expect(cache.totalSize == (try sizeOfEntryFiles(dir)))
+        #expect(cache.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: dir.cache))
     }
 
     @Test("A read before the index loads counts as a use: that entry outlives older ones when the limit is lowered")
@@ -90,17 +90,17 @@ struct DiskCacheUnindexedReadTests {
 
         clock.advance()
         let cache = try DiskCache(directory: dir.cache, clock: clock)
-        #expect(cache.entry(forKey: "key-0")?.data == testPayload(3_000, seed: 0))
+        #expect(cache.entry(forKey: "key-0")?.data == diskTestBytes(3_000, seed: 0))
         #expect(cache.entry(forKey: "absent") == nil)
         #expect(cache.containsEntry(forKey: "key-1"))
         #expect(!cache.containsEntry(forKey: "absent"))
         #expect(!cache.withState { $0.isIndexLoadRequested }, "a relaunch's reads and lookups leave the index alone")
 
         clock.advance()
-        cache.store(testPayload(3_000, seed: 9), metadata: sampleMetadata, forKey: "new")
+        cache.store(diskTestBytes(3_000, seed: 9), metadata: sampleMetadata, forKey: "new")
         #expect(cache.allEntries().map(\.key) == ["new", "key-0", "key-2", "key-1"])
         cache.flush()
-        #expect(cache.totalSize == (try sizeOfEntryFiles(dir)))
+        #expect(cache.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: dir.cache))
     }
 
     @Test("A session that only reads loads the index after a few screens: a lowered size limit shrinks the disk without a write")
@@ -118,6 +118,6 @@ struct DiskCacheUnindexedReadTests {
         }
         cache.queue.sync {} // the load the reads asked for, and its evictions, are done
         #expect(try entryFiles(in: dir.cache).count == 1, "the limit holds on disk, not only in the index")
-        #expect(cache.entry(forKey: "key-0")?.data == testPayload(3_000, seed: 0), "the entry read is the one kept")
+        #expect(cache.entry(forKey: "key-0")?.data == diskTestBytes(3_000, seed: 0), "the entry read is the one kept")
     }
 }

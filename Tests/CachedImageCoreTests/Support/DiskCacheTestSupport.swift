@@ -72,12 +72,7 @@ func entryFile(for key: String, in directory: URL) -> URL {
     directory.appendingPathComponent(KeyHasher.fileName(for: key))
 }
 
-/// Deterministic bytes for an entry.
-func testPayload(_ count: Int, seed: UInt8) -> Data {
-    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ Int(seed)) })
-}
-
-/// The sum of the sizes of the entry files in `dir`'s cache directory, as the cache must count them.
-func sizeOfEntryFiles(_ dir: TemporaryDirectory) throws -> Int {
-    try entryFiles(in: dir.cache).reduce(0) { $0 + (try fileSize($1)) }
+/// Deterministic bytes for an entry: `count` of them, different for each `seed`.
+func diskTestBytes(_ count: Int, seed: UInt8 = 1) -> Data {
+    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
 }
