@@ -5,8 +5,9 @@ extension ImagePipeline {
     /// cache misses (``ImagePipeline/firstFrameImage(for:)``), so images already on disk show in
     /// the first frame after a relaunch instead of one frame late through the placeholder.
     ///
-    /// An entry qualifies when its file is at most ``maximumEntryBytes``, it is fresh, its
-    /// request has no processors (a processed image kept on disk by
+    /// An entry qualifies when its file is at most ``maximumEntryBytes`` (whatever its
+    /// freshness: a stale one is shown marked ``ImageResponse/isStale`` and revalidated behind
+    /// it), its request has no processors (a processed image kept on disk by
     /// ``ImagePipeline/DiskCachePolicy`` qualifies as it is), and it decodes to at most
     /// ``maximumDecodedBytes``. Reads stop for the rest of a frame (``frameInterval``) once they
     /// took ``timePerFrame``: at most one read more than the budget, measured in BENCHMARKS.md
@@ -57,10 +58,16 @@ extension ImagePipeline {
     }
 
     /// The image for `request` for a view's first frame, without waiting: the memory cache's
-    /// (source `.memory`), or, when it misses, a small fresh disk entry read and decoded here
-    /// (source `.disk`) within ``Configuration/synchronousDiskRead``; `nil` otherwise (load it
-    /// with ``image(for:)-(ImageRequest)``). The image read from disk is kept in the memory
-    /// cache like any other. Never touches the network.
+    /// (source `.memory`), else the image a view showed for it since launch (source `.memory`),
+    /// else a small disk entry read and decoded here (source `.disk`) within
+    /// ``Configuration/synchronousDiskRead``; `nil` otherwise (load it with
+    /// ``image(for:)-(ImageRequest)``). The image read from disk is kept in the memory cache as
+    /// its response allows. Never touches the network.
+    ///
+    /// A display rule, above the HTTP cache: an entry whose headers ask for a revalidation first
+    /// (`no-cache`, `max-age=0`, expired) is returned too, marked ``ImageResponse/isStale``, as
+    /// a browser shows an image it already has; revalidate it behind it (a view does).
+    /// ``image(for:)-(ImageRequest)`` keeps RFC 9111's answers.
     ///
     /// `ImageLoader` (behind `CachedAsyncImage` and the UIKit loader) calls it for each new
     /// request's first frame; ``cachedImage(for:)`` stays memory-only.
@@ -74,6 +81,7 @@ extension ImagePipeline {
             httpResponse: result.httpResponse
         )
         response.displayRetention = result.displayRetention
+        response.mark(result.staleness)
         return response
     }
 }

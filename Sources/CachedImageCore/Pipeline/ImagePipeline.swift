@@ -141,8 +141,21 @@ public final class ImagePipeline: Sendable {
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil,
         preview: (@Sendable (_ preview: ImageResponse) -> Void)? = nil
     ) -> ImageTask {
+        imageTask(with: request, progress: progress, preview: preview, stale: nil)
+    }
+
+    /// ``imageTask(with:progress:preview:)`` for a view: `stale` is also called with the stored
+    /// copy when the disk's entry must be revalidated first (``ImageResponse/isStale``), decoded
+    /// while the server is asked, so the view shows it instead of a placeholder (display only:
+    /// the task's own answer keeps RFC 9111's rules).
+    package func imageTask(
+        with request: ImageRequest,
+        progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?,
+        preview: (@Sendable (_ preview: ImageResponse) -> Void)?,
+        stale: (@Sendable (_ stale: ImageResponse) -> Void)?
+    ) -> ImageTask {
         let task = ImageTask(request: request, startDate: configuration.clock.now)
-        let start = jobs.begin(task, progress: progress, preview: preview)
+        let start = jobs.begin(task, progress: progress, preview: preview, stale: stale)
         task.start { [jobs] in try await jobs.complete(task, start) }
         return task
     }

@@ -24,6 +24,17 @@ public struct ImageResponse: Sendable {
     /// (``ImageRequest/Options/progressivePreviews``): shown until the final image, never cached.
     /// `false` for the final image.
     public var isPreview = false
+    /// `true` for a stored image shown although its HTTP headers ask for it to be revalidated
+    /// first (`no-cache`, `max-age=0`, expired): a view shows it at once (after a relaunch,
+    /// offline) and revalidates it behind it; the image is replaced only if the server sends
+    /// other bytes, and the view's next phase says `false` once the server confirmed it.
+    /// ``ImagePipeline/image(for:)-(ImageRequest)`` answers a stale entry this way only where
+    /// RFC 9111 lets a cache serve it without the server (`stale-if-error`, disconnected).
+    public var isStale = false
+    /// Why the stale image (``isStale``) could not be revalidated: the network is unreachable,
+    /// the connection dropped, the server failed (`5xx`). The image stays on screen; the view
+    /// asks again when the network comes back (``FailureRecovery``). `nil` otherwise.
+    public var revalidationError: ImagePipeline.Error?
 
     /// Where a response's bytes came from.
     public enum Source: String, Sendable, Hashable, Codable, CaseIterable {
@@ -35,6 +46,22 @@ public struct ImageResponse: Sendable {
         case network
         /// The disk cache after the server confirmed it with `304 Not Modified`: no body downloaded.
         case revalidated
+    }
+}
+
+/// Stored bytes served although their headers ask for a revalidation first, and why the server
+/// could not be asked (``ImageResponse/isStale``, ``ImageResponse/revalidationError``).
+struct Staleness: Sendable {
+    /// The revalidation's failure; `nil` while it has not ended (a view shows the image meanwhile).
+    var error: ImagePipeline.Error?
+}
+
+extension ImageResponse {
+    /// Marks the response as `staleness` says (no change for `nil`).
+    mutating func mark(_ staleness: Staleness?) {
+        guard let staleness else { return }
+        isStale = true
+        revalidationError = staleness.error
     }
 }
 
@@ -75,6 +102,9 @@ public struct ImageDataResponse: Sendable {
     var memoryLifetime: MemoryCacheLifetime = .unlimited
     /// What is (or would be) stored about the response: its `Vary` keys the memory entry.
     var metadata: CachedResponseMetadata?
+    /// Stored bytes served although stale (see ``ImageResponse/isStale``), and why the server
+    /// could not confirm them.
+    var staleness: Staleness?
 
     init(
         data: Data, info: ImageInfo, source: ImageResponse.Source, bytesDownloaded: Int,

@@ -112,7 +112,9 @@ final class DataFetcher: Sendable {
         if offline {
             guard freshness.mayServeWithoutNetwork(cached.metadata) else { throw ImagePipeline.Error.notCached(url) }
             instrumentation.record(.diskHit)
-            return .hit(fromDisk)
+            var stale = fromDisk
+            stale.staleness = Staleness()
+            return .hit(stale)
         }
         if cacheOnly { throw ImagePipeline.Error.notCached(url) }
         if freshness.mayServeWhileRevalidating(cached.metadata, for: request) {
@@ -147,7 +149,9 @@ final class DataFetcher: Sendable {
             } catch let error as ImagePipeline.Error where freshness.mayServeStale(entry.metadata, after: error) {
                 instrumentation.record(.diskHit)
                 instrumentation.record(.servedStale(url: url, error: error))
-                return fromDisk
+                var stale = fromDisk
+                stale.staleness = Staleness(error: error)
+                return stale
             }
         }
     }

@@ -1,13 +1,19 @@
 import Foundation
 
-/// The first frame's synchronous path (``ImagePipeline/firstFrameImage(for:)``): memory, then a
-/// small fresh disk entry read and decoded in the caller's thread, within the frame's budget.
+/// The first frame's synchronous path (``ImagePipeline/firstFrameImage(for:)``): memory, the
+/// image a view showed since launch, then a small disk entry read and decoded in the caller's
+/// thread, within the frame's budget; the latter two whatever their freshness (a stale one is
+/// marked so: the view revalidates it behind it).
 extension ImageJobs {
     /// The image for a view's first frame, where it came from and its response, or `nil` (load
     /// asynchronously).
     func firstFrameImage(for request: ImageRequest) -> DecodedResult? {
         if let hit = resolver.withKeyed(request, { memoryImage(for: $0, counting: .hitsOnly) }) {
             return memoryResult(hit)
+        }
+        if let shown = shownImage(for: request) {
+            // What a view showed since launch, kept because memory would no longer serve it.
+            return DecodedResult(image: shown, source: .memory, bytesDownloaded: 0, isCoalesced: false, staleness: Staleness())
         }
         guard let policy = configurationSynchronousDiskRead, let budget = firstFrameBudget,
               let (resolved, url) = try? resolver.resolve(request), !url.isFileURL,
@@ -26,7 +32,7 @@ extension ImageJobs {
         else {
             return nil
         }
-        let data: ImageDataResponse
+        var data: ImageDataResponse
         var staleEntry: DiskCache.Entry?
         switch try? fetcher.lookUp(resolved, url: url) {
         case .hit(let hit)?:
@@ -34,7 +40,12 @@ extension ImageJobs {
         case .staleWhileRevalidate(let entry, let stale)?:
             staleEntry = entry
             data = stale
-        default:
+        case .stale(_, let stale)?:
+            // Complete and checksummed, but its headers ask the server first: shown, marked
+            // stale, and revalidated behind it by the view (one request, joined by its load).
+            data = stale
+            data.staleness = Staleness()
+        case .miss?, nil:
             return nil
         }
         let decoder = decoderRegistry.decoder(for: data.info, fallback: self.decoder)
@@ -54,7 +65,7 @@ extension ImageJobs {
         keepInMemory(image, for: resolved, metadata: data.metadata, lifetime: data.memoryLifetime)
         return DecodedResult(
             image: image, source: .disk, bytesDownloaded: 0, isCoalesced: false, httpResponse: data.httpResponse,
-            displayRetention: Self.displayRetention(data, request: resolved)
+            displayRetention: Self.displayRetention(data, request: resolved), staleness: data.staleness
         )
     }
 }

@@ -58,22 +58,31 @@ extension ImageJobs {
         return image
     }
 
-    /// What a task that observes previews subscribes with: each preview of its image job, as a
-    /// response flagged ``ImageResponse/isPreview``.
-    func previewUpdates(
+    /// What a task that observes its job subscribes with: each preview of its image job, as a
+    /// response flagged ``ImageResponse/isPreview``, and the stored copy shown while it is
+    /// revalidated, flagged ``ImageResponse/isStale``.
+    func jobUpdates(
         for task: ImageTask,
         request: ImageRequest,
-        deliver: @escaping @Sendable (ImageResponse) -> Void
-    ) -> @Sendable (JobUpdate) -> Void {
-        { update in
-            guard case .preview(let image) = update else { return }
-            deliver(ImageResponse(
-                image: image,
-                request: request,
-                source: .network,
-                metrics: TaskMetrics(startDate: task.startDate, duration: task.elapsedTime, isCoalesced: false, bytesDownloaded: 0),
-                isPreview: true
-            ))
+        preview: (@Sendable (ImageResponse) -> Void)?,
+        stale: (@Sendable (ImageResponse) -> Void)?
+    ) -> (@Sendable (JobUpdate) -> Void)? {
+        guard preview != nil || stale != nil else { return nil }
+        return { update in
+            let metrics = TaskMetrics(startDate: task.startDate, duration: task.elapsedTime, isCoalesced: false, bytesDownloaded: 0)
+            switch update {
+            case .preview(let image):
+                preview?(ImageResponse(image: image, request: request, source: .network, metrics: metrics, isPreview: true))
+            case .stale(let result):
+                var response = ImageResponse(
+                    image: result.image, request: request, source: result.source, metrics: metrics, httpResponse: result.httpResponse
+                )
+                response.displayRetention = result.displayRetention
+                response.mark(result.staleness)
+                stale?(response)
+            case .bytes, .restarted:
+                break
+            }
         }
     }
 }

@@ -98,7 +98,8 @@ final class ImageJobs: Sendable {
     func begin(
         _ task: ImageTask,
         progress: (@Sendable (Int64, Int64?) -> Void)?,
-        preview: (@Sendable (ImageResponse) -> Void)? = nil
+        preview: (@Sendable (ImageResponse) -> Void)? = nil,
+        stale: (@Sendable (ImageResponse) -> Void)? = nil
     ) -> Start {
         trace?.mark(.started)
         instrumentation.record(.taskStarted(id: task.id, url: task.request.url))
@@ -116,7 +117,7 @@ final class ImageJobs: Sendable {
         let priority = task.priority
         let subscription = imageJobs.subscribe(
             to: ImageTaskKey(request), priority: priority, progress: progress,
-            updates: preview.map { previewUpdates(for: task, request: request, deliver: $0) }
+            updates: jobUpdates(for: task, request: request, preview: preview, stale: stale)
         )
         if subscription.isCoalesced { instrumentation.record(.coalesced) }
         let heldDownload = subscription.isOwner ? dataJobs.join(DataTaskKey(request), priority: priority) : nil
@@ -162,6 +163,7 @@ final class ImageJobs: Sendable {
                 httpResponse: result.httpResponse
             )
             response.displayRetention = result.displayRetention
+            response.mark(result.staleness)
             return response
         } catch let error as ImagePipeline.Error {
             instrumentation.record(.taskFailed(id: task.id, url: url, error: error))
@@ -258,15 +260,45 @@ final class ImageJobs: Sendable {
             instrumentation.record(.coalesced)
             data = heldDownload
         } else {
+            // A job all of whose requests left before it ran asks nothing of the network.
+            try Task.checkCancellation()
             data = dataSubscription(request, url: url, priority: priority, lookup: lookup, progress: reportProgress, updates: bytes)
         }
         context.onPriorityChange(after: priority) { data.setPriority($0) }
+        // While the stored copy is revalidated, a view shows it (decoded once: a 304 keeps it).
+        let shownStale = await showStale(lookup, request: request, url: url, context: context)
         let response = try await data.value()
         // No preview from here on: the final image is next.
         previewer?.finish()
         trace?.mark(.dataDelivered)
         try Task.checkCancellation()
+        if let shownStale, response.source != .network, response.data == shownStale.data.data {
+            var result = keep(shownStale.image, decodedFrom: response, request: request, isCoalesced: data.isCoalesced)
+            result.staleness = response.staleness
+            return result
+        }
         return try await decode(response, request: request, url: url, isCoalesced: data.isCoalesced)
+    }
+
+    /// For a job whose subscribers take updates (views), the stored copy `lookup` found stale,
+    /// decoded and handed to them as ``JobUpdate/stale(_:)`` while the network is asked; `nil`
+    /// when there is none or it does not decode.
+    private func showStale(
+        _ lookup: DataFetcher.Lookup?,
+        request: ImageRequest,
+        url: URL,
+        context: TaskCoalescer<ImageTaskKey, DecodedResult>.JobContext
+    ) async -> (image: DecodedImage, data: ImageDataResponse)? {
+        guard case .stale(_, let stored)? = lookup, context.takesUpdates,
+              let image = try? await decodedImage(stored, request: request, url: url)
+        else {
+            return nil
+        }
+        context.report(.stale(DecodedResult(
+            image: image, source: .disk, bytesDownloaded: 0, isCoalesced: false, httpResponse: stored.httpResponse,
+            displayRetention: Self.displayRetention(stored, request: request), staleness: Staleness()
+        )))
+        return (image, stored)
     }
 
     /// Starts one low-priority revalidation of a stale entry that is being served at once
@@ -316,6 +348,13 @@ final class ImageJobs: Sendable {
     /// Decodes `data` for `request` (on a decoding thread when the decoder says it is expensive)
     /// and stores the image in the memory cache.
     func decode(_ data: ImageDataResponse, request: ImageRequest, url: URL, isCoalesced: Bool) async throws -> DecodedResult {
+        let image = try await decodedImage(data, request: request, url: url)
+        return keep(image, decodedFrom: data, request: request, isCoalesced: isCoalesced)
+    }
+
+    /// The image `request` asks for, decoded from `data` with its processors applied, kept
+    /// nowhere yet.
+    func decodedImage(_ data: ImageDataResponse, request: ImageRequest, url: URL) async throws -> DecodedImage {
         var image: DecodedImage
         let decoder = decoderRegistry.decoder(for: data.info, fallback: self.decoder)
         let target = try pixelLimit.limited(request.decodingTarget(maximumSize: maximumDecodedPixelSize), for: data.info, decoder: decoder, url: url)
@@ -340,6 +379,12 @@ final class ImageJobs: Sendable {
                 try chain.apply(to: input, url: url)
             }
         }
+        return image
+    }
+
+    /// Keeps `image`, decoded from `data` for `request`, in the memory cache (and its processed
+    /// copy on disk) as the response allows, and makes the job's result of it.
+    func keep(_ image: DecodedImage, decodedFrom data: ImageDataResponse, request: ImageRequest, isCoalesced: Bool) -> DecodedResult {
         // The processed image is delivered first; its encode for the disk comes after.
         derivedImages?.originalDidLoad(data, image: image, request: request) { [derivedEncodes] in derivedEncodes.enqueue($0) }
         keepInMemory(image, for: request, metadata: data.metadata, lifetime: data.memoryLifetime)
@@ -350,7 +395,8 @@ final class ImageJobs: Sendable {
         trace?.mark(.memoryStored)
         return DecodedResult(
             image: image, source: data.source, bytesDownloaded: data.bytesDownloaded, isCoalesced: isCoalesced,
-            httpResponse: data.httpResponse, displayRetention: Self.displayRetention(data, request: request)
+            httpResponse: data.httpResponse, displayRetention: Self.displayRetention(data, request: request),
+            staleness: data.staleness
         )
     }
 }
@@ -415,4 +461,6 @@ struct DecodedResult: Sendable {
     var httpResponse: CachedHTTPResponse?
     /// See ``ImageResponse/displayRetention``.
     var displayRetention = DisplayRetention.never
+    /// See ``ImageResponse/isStale``.
+    var staleness: Staleness?
 }

@@ -229,6 +229,10 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         lock.withLock { job.subscribers[id]?.updates = updates }
     }
 
+    fileprivate func takesUpdates(_ job: Job) -> Bool {
+        lock.withLock { job.subscribers.values.contains { $0.updates != nil } }
+    }
+
     fileprivate func report(_ update: JobUpdate, of job: Job) {
         let handlers = lock.withLock { job.subscribers.values.compactMap(\.updates) }
         for handler in handlers { handler(update) }
@@ -327,6 +331,11 @@ extension TaskCoalescer {
         func report(_ update: JobUpdate) {
             coalescer.report(update, of: job)
         }
+
+        /// Whether any subscriber takes updates now (a view: work only it would see is skipped otherwise).
+        var takesUpdates: Bool {
+            coalescer.takesUpdates(job)
+        }
     }
 
     fileprivate struct Subscriber {
@@ -367,4 +376,7 @@ enum JobUpdate: Sendable {
     case restarted
     /// A preview decoded from the part of a progressive JPEG received so far (image jobs).
     case preview(DecodedImage)
+    /// The stored copy, decoded while the server is asked whether it is still current (image
+    /// jobs): a view shows it at once instead of a placeholder (``ImageResponse/isStale``).
+    case stale(DecodedResult)
 }
