@@ -32,7 +32,7 @@ public final class FailureRecovery {
 
     /// Loaders showing a transient failure.
     private var failed: [ObjectIdentifier: Entry] = [:]
-    private var followed: [ObjectIdentifier] = []
+    private var followed: [NetworkMonitor] = []
 
     /// A recovery of its own, for loaders that should not follow ``shared``.
     public init() {}
@@ -50,12 +50,18 @@ public final class FailureRecovery {
     /// Calls ``networkDidBecomeAvailable()`` whenever `monitor` reports the network reachable
     /// after it was not. Following the same monitor twice does nothing.
     public func follow(_ monitor: NetworkMonitor) {
-        let id = ObjectIdentifier(monitor)
-        guard !followed.contains(id) else { return }
-        followed.append(id)
+        guard !followed.contains(where: { $0 === monitor }) else { return }
+        followed.append(monitor)
         monitor.onReachabilityRestored { [weak self] in
             Task { @MainActor in self?.networkDidBecomeAvailable() }
         }
+    }
+
+    /// Whether every monitor this recovery follows reports the network reachable: a stale image
+    /// on screen is not revalidated while it is not (the failure is reported at once, and the
+    /// network's return asks again). `true` when it follows none (nothing reports conditions).
+    public var isNetworkReachable: Bool {
+        followed.allSatisfy { $0.conditions.isReachable }
     }
 
     /// The number of loaders waiting for a reason to ask again (for tests).

@@ -8,7 +8,8 @@ extension ImageLoader {
         case empty
         /// Loading from disk or network; the progress of the download.
         case loading(Progress)
-        /// The image, and where it came from (`.memory` for a synchronous hit).
+        /// The image, and where it came from (`.memory` for a synchronous hit). A stored copy
+        /// shown while (or although) the server has not confirmed it is ``ImageResponse/isStale``.
         case success(ImageResponse)
         /// Loading failed: usually an ``ImagePipeline/Error``. It stays until ``ImageLoader/retry()``,
         /// another request, or, for a transient failure, a reason to ask again
@@ -21,10 +22,14 @@ extension ImageLoader {
             return nil
         }
 
-        /// The error when the phase is `.failure`.
+        /// The error when the phase is `.failure`, or, for a stale image kept on screen, why its
+        /// revalidation failed (``ImageResponse/revalidationError``: offline, a `5xx`).
         public var error: (any Error)? {
-            if case .failure(let error) = self { return error }
-            return nil
+            switch self {
+            case .failure(let error): error
+            case .success(let response): response.revalidationError
+            case .empty, .loading: nil
+            }
         }
 
         /// The progress when the phase is `.loading`.

@@ -1,43 +1,116 @@
 import Foundation
 
-/// An image kept for display (HTML's list of available images, ``ImagePipeline/shownImage(for:)``)
-/// is shown at once and revalidated behind it, as its headers require: the view swaps to the
-/// new image only if it changed, never through a placeholder; a failed revalidation keeps it.
+/// A stale image on screen (``ImageResponse/isStale``: the image the view showed since launch,
+/// or the disk's copy after a relaunch) is revalidated behind it, as its headers require: the
+/// view swaps to the new image only if it changed, never through a placeholder. A failure for
+/// a passing reason (offline, a dropped connection, a `5xx`) keeps the image with the error
+/// (``ImageResponse/revalidationError``) and asks again when ``FailureRecovery`` says; a failure
+/// that will repeat (`404`, not an image) replaces it.
 extension ImageLoader {
-    /// Whether the image on screen is one kept for display whose revalidation is in flight.
+    /// Whether the image on screen is a stale one whose revalidation is in flight.
     public var isRevalidating: Bool { revalidation != nil }
 
     /// Asks the pipeline for the current request behind the image on screen (the disk's stale
     /// entry revalidated, or a download), at the off-screen priority while the view is away.
-    func revalidate() {
-        guard let request, case .success(let shown) = phase else { return }
+    /// Not while the network is known to be unreachable (the failure is reported at once and
+    /// asked again when it comes back), nor for a URL the server confirmed in this appearance.
+    /// `extraOptions` apply to this request only (``retry()``'s `.retryingFailure`).
+    func revalidate(adding extraOptions: ImageRequest.Options = []) {
+        guard let request, let url = request.url, case .success = phase else { return }
         revalidation?.cancel()
+        revalidation = nil
+        if confirmedURL == url, !extraOptions.contains(.retryingFailure) {
+            answerAtEndOfTurn(.success(confirmedCopy()))
+            return
+        }
+        guard (failureRecovery ?? .shared).isNetworkReachable else {
+            answerAtEndOfTurn(.failure(ImagePipeline.Error.transport(url: url, underlying: URLError(.notConnectedToInternet))))
+            return
+        }
         var taskRequest = request
+        taskRequest.options.formUnion(extraOptions)
         if !visibility.isOnScreen, let priority = offscreenBehavior.offscreenPriority {
             taskRequest.priority = min(priority, request.priority)
         }
         let generation = self.generation
         let task = pipeline.imageTask(with: taskRequest)
         revalidation = task
-        work[generation] = Task { [weak self] in
-            let response = try? await task.response
-            self?.revalidated(response, shown: shown, generation: generation)
+        track(task) { [weak self] result in self?.revalidated(result, generation: generation) }
+    }
+
+    /// A revalidation answered without a request, at the end of the turn (`body` may be
+    /// rendering the image: nothing is published during it).
+    private func answerAtEndOfTurn(_ result: Result<ImageResponse, any Error>) {
+        let generation = self.generation
+        scheduler.schedule(after: 0) { [weak self] in
+            self?.revalidated(result, generation: generation, isTracked: false)
         }
     }
 
-    private func revalidated(_ response: ImageResponse?, shown: ImageResponse, generation: Int) {
-        work[generation] = nil
-        guard generation == self.generation, revalidation != nil else { return }
+    /// Cancels the revalidations the current one replaced (``handingOver(_:)``).
+    func letGoOfSupersededRevalidations() {
+        let superseded = supersededRevalidations
+        supersededRevalidations = []
+        superseded.forEach { $0.cancel() }
+    }
+
+    /// The image on screen, as confirmed: no longer stale.
+    private func confirmedCopy() -> ImageResponse {
+        var response = phase.response!
+        response.isStale = false
+        response.revalidationError = nil
+        return response
+    }
+
+    /// The revalidation behind the image on screen ended with `result`. `isTracked`: it ran as
+    /// a task (else it was answered without one).
+    func revalidated(_ result: Result<ImageResponse, any Error>, generation: Int, isTracked: Bool = true) {
+        guard generation == self.generation, revalidation != nil || !isTracked, case .success(let shown) = phase else { return }
         revalidation = nil
-        // A failure (offline, a dropped connection) keeps the image on screen.
-        guard let response, case .success = phase else { return }
-        pipeline.keepShown(response)
-        guard Self.isChanged(from: shown, to: response) else { return }
-        update(.success(response))
+        letGoOfSupersededRevalidations()
+        switch result {
+        case .success(let response):
+            leaveFailure()
+            if let url = response.request.url, response.source == .network || response.source == .revalidated { confirmedURL = url }
+            pipeline.keepShown(response)
+            if Self.isChanged(from: shown, to: response) {
+                update(.success(response))
+            } else if shown.isStale, !response.isStale {
+                // The same picture, now confirmed (a 304): the phase says so.
+                var confirmed = shown
+                confirmed.isStale = false
+                confirmed.revalidationError = nil
+                confirmed.httpResponse = response.httpResponse ?? shown.httpResponse
+                update(.success(confirmed))
+            } else if let error = response.revalidationError, shown.revalidationError == nil {
+                // Served stale by the pipeline (allowed offline): still stale, and why.
+                failedBehindImage(shown, error)
+            }
+        case .failure(let error) where error is CancellationError:
+            break
+        case .failure(let error) where FailureRecovery.isTransient(error):
+            // Offline, a dropped connection, a timeout, a 5xx: the image stays.
+            failedBehindImage(shown, error)
+        case .failure(let error):
+            // The server says the image is gone or broken: the failure replaces it.
+            update(.failure(error))
+            callbacks.onFailure?(error)
+        }
+    }
+
+    /// The stale image stays on screen with `error` (reported once per failure) until the
+    /// network comes back or the view returns (``FailureRecovery``).
+    private func failedBehindImage(_ shown: ImageResponse, _ error: any Error) {
+        var kept = shown
+        kept.isStale = true
+        kept.revalidationError = error as? ImagePipeline.Error
+        update(.success(kept))
+        waitForRecovery(after: error)
+        callbacks.onFailure?(error)
     }
 
     /// Whether `response` shows another picture than `shown`: new bytes from the network, or
-    /// another size. A `304` (`.revalidated`) or a fresh stored copy is the same picture.
+    /// another size. A `304` (`.revalidated`) or a stored copy is the same picture.
     static func isChanged(from shown: ImageResponse, to response: ImageResponse) -> Bool {
         response.source == .network || response.image.pixelSize != shown.image.pixelSize
     }

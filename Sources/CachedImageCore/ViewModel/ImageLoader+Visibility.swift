@@ -22,12 +22,11 @@ extension ImageLoader {
             if pause == .suspended || pause == .released {
                 start(request, adding: addedOptions)
             }
-        case .failure:
-            // A transient failure asked again after the view was away past its grace period,
-            // or the app or the network came back meanwhile (FailureRecovery).
-            if failureIsStale { start(request) }
-        case .success:
-            break
+        case .failure, .success:
+            // A transient failure (of the load, or of the revalidation behind a stale image)
+            // asked again after the view was away past its grace period, or the app or the
+            // network came back meanwhile (FailureRecovery).
+            if failureIsStale { askAgain(request) }
         }
     }
 
@@ -73,6 +72,8 @@ extension ImageLoader {
         case .success:
             releaseShownImage()
             stopCurrentTask() // a revalidation behind a kept image starts again with the view
+            leaveFailure()
+            confirmedURL = nil // the next appearance revalidates again
             previousResponse = nil
             pause = .released
             update(.empty)
@@ -82,6 +83,7 @@ extension ImageLoader {
         case .failure(let error):
             // Away long enough: a transient failure is asked again when the view returns.
             if FailureRecovery.isTransient(error) { failureIsStale = true }
+            confirmedURL = nil
         case .empty:
             break
         }

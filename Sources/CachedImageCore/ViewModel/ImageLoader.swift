@@ -18,9 +18,14 @@ import Foundation
 ///   left the screen long enough for its load to be cancelled or its image let go (see
 ///   ``OffscreenBehavior``), and a transient failure made stale (``FailureRecovery``: back
 ///   after the grace period, the app in the foreground, the network back).
-/// - **An image once shown is shown again at once**: an image the view showed is kept for
-///   display whatever its HTTP freshness and comes back in the first frame, revalidated behind
-///   it (``isRevalidating``); the view changes only if the image did.
+/// - **An image on disk or once shown is never a placeholder**: an image the view showed is kept
+///   for display whatever its HTTP freshness, and a complete disk entry is shown whatever its
+///   freshness (in the first frame when small, else as soon as it is read, after a relaunch
+///   too), marked ``ImageResponse/isStale`` and revalidated behind it (``isRevalidating``): the
+///   view changes only if the image did. A revalidation that fails for a passing reason
+///   (offline, a dropped connection, a `5xx`) keeps the image, with the error in
+///   ``ImageResponse/revalidationError`` (and ``Phase/error``, ``Callbacks/onFailure``), and asks
+///   again when the network comes back; the same URL is revalidated once per appearance.
 /// - **Handover never restarts shared work**: a new request (a resize, a scale, a priority)
 ///   joins the shared download before the outgoing one lets go of it.
 ///   So a view may call ``load(_:)``, ``didAppear()`` and ``didDisappear()`` as often and in any
@@ -31,7 +36,10 @@ import Foundation
 ///   loader's interest in the previous one, and nothing from the previous request is ever
 ///   delivered afterwards. Shared work continues while other views still want it.
 /// - Visibility is counted (``didAppear()`` and ``didDisappear()`` pairs), so a late
-///   `onDisappear` of an old branch never hides a view whose new branch appeared.
+///   `onDisappear` of an old branch never hides a view whose new branch appeared. Off screen
+///   past its grace period a view lets go of its image once and stays quiet: rendering it
+///   again (a hidden tab whose `body` still runs) shows `.empty`, starts nothing and makes no
+///   request until it appears again.
 /// - Progress only moves forward and is published at most 30 times a second, the latest value
 ///   always last (``reportsProgress`` turns it off).
 /// - Cancellation is not a failure: ``cancel()`` returns the phase to `.empty`.
@@ -75,8 +83,13 @@ public final class ImageLoader {
 
     /// Identifies the current load; results of older loads are dropped.
     var generation = 0
+    /// The URL whose image the server confirmed (or sent) since the view last came on screen:
+    /// another size of it is shown from the disk without asking again.
+    var confirmedURL: URL?
     /// The revalidation behind an image kept for display (see ``ImageLoader/revalidate()``).
     var revalidation: ImageTask?
+    /// Revalidations of other sizes of the same URL that ``revalidation`` replaced, held until it ends.
+    var supersededRevalidations: [ImageTask] = []
     /// The pipeline task of the current load (tests read its priority, and
     /// `ImageViewLoadingController` hands it over on reuse).
     var task: ImageTask?
@@ -111,10 +124,12 @@ public final class ImageLoader {
     /// The request ``Callbacks/onSuccess`` was last called for.
     var reportedSuccess: ImageRequest?
     let scheduler: any ViewModelScheduler
+    /// The tasks awaiting this loader's pipeline tasks, by a number of their own (``track(_:)``).
     var work: [Int: Task<Void, Never>] = [:]
+    private var workCount = 0
     /// The last request whose first-frame lookup missed memory and disk (and its pipeline), so
     /// that `body` running again before the load starts reads memory only, not the disk again.
-    private var firstFrameMiss: (request: ImageRequest, pipeline: ObjectIdentifier)?
+    var firstFrameMiss: (request: ImageRequest, pipeline: ObjectIdentifier)?
 
     /// Creates a loader; it can be created anywhere (a SwiftUI `@StateObject`'s initialiser is
     /// not main-actor isolated on older SDKs) and is used on the main actor.
@@ -192,6 +207,7 @@ public final class ImageLoader {
         releaseShownImage()
         stopCurrentTask()
         leaveFailure()
+        confirmedURL = nil
         request = nil
         pause = nil
         previousResponse = nil
@@ -201,27 +217,36 @@ public final class ImageLoader {
     /// The phase to render for `request` right now, without waiting.
     ///
     /// For the loader's current request this is ``phase`` (on screen, an image let go off screen
-    /// comes back here from the memory cache, in the same frame). For another request it is a
-    /// synchronous memory lookup: a hit becomes the loader's state immediately (without calling
-    /// ``onChange``: the caller is rendering it already) so the first frame shows the image;
-    /// a miss is `.empty` and changes nothing (call ``load(_:)`` to start).
+    /// comes back here from the memory cache, in the same frame; off screen it stays `.empty`:
+    /// ``didAppear()`` brings it back before the first frame is drawn). For another request it
+    /// is a synchronous lookup (memory, the image the view showed, a small disk entry): a hit
+    /// becomes the loader's state immediately (without calling ``onChange``: the caller is
+    /// rendering it already) so the first frame shows the image; a miss is `.empty` and changes
+    /// nothing (call ``load(_:)`` to start).
     public func phase(for request: ImageRequest) -> Phase {
         if isCurrent(request) {
-            // The first `body` after a return (before `onAppear`) already takes back an image let
-            // go off screen: from memory, or the image the view showed, revalidated behind it.
-            if case .empty = phase, pause == .released || pause == .suspended, let frame = firstFrame(for: request) {
-                stopCurrentTask()
-                adoptSilently(frame)
+            // On screen, `body` takes back an image let go off screen (a return's `onAppear`
+            // does too). Off screen it does not: a hidden view whose `body` still runs (a tab,
+            // a navigation root) would take the image back, revalidate it and let go of it
+            // again, every grace period.
+            if case .empty = phase, pause == .released || pause == .suspended, visibility.isOnScreen,
+               let response = firstFrame(for: request) {
+                handingOver {
+                    stopCurrentTask()
+                    adoptSilently(response)
+                }
                 reportSuccessLater()
-                armOffscreenCheckIfHidden()
             }
             return phase
         }
-        guard request.url != nil, let frame = firstFrame(for: request) else { return .empty }
-        releaseShownImage()
-        stopCurrentTask()
-        adopt(request)
-        adoptSilently(frame)
+        guard request.url != nil, let response = firstFrame(for: request) else { return .empty }
+        // The revalidation of another size of this image is joined before it is let go.
+        handingOver {
+            releaseShownImage()
+            stopCurrentTask()
+            adopt(request)
+            adoptSilently(response)
+        }
         reportSuccessLater()
         armOffscreenCheckIfHidden() // a row rendered off screen does not keep its image
         return phase
@@ -241,77 +266,24 @@ public final class ImageLoader {
         self.request == request && loadedPipeline == ObjectIdentifier(pipeline)
     }
 
-    private func adopt(_ request: ImageRequest) {
-        if self.request != request {
-            reportedSuccess = nil
-            showedImage = false
-        }
-        self.request = request
-        loadedPipeline = ObjectIdentifier(pipeline)
-    }
-
-    /// A first frame for the current request becomes the state without a change being
-    /// published; an image kept for display is revalidated behind it.
-    private func adoptSilently(_ frame: FirstFrame) {
-        pause = nil
-        addedOptions = []
-        previousResponse = nil
-        phase = .success(frame.response)
-        showedImage = true
-        if frame.isKeptForDisplay { revalidate() }
-    }
-
-    /// An image for the first frame, and whether it is one kept for display (stale, maybe).
-    struct FirstFrame {
-        var response: ImageResponse
-        var isKeptForDisplay = false
-    }
-
-    private func firstFrame(for request: ImageRequest) -> FirstFrame? {
-        if let response = memoryResponse(for: request) { return FirstFrame(response: response) }
-        // HTML's list of available images: what a view showed since launch, whatever its
-        // freshness, shown at once and revalidated behind it.
-        guard let image = pipeline.shownImage(for: request) else { return nil }
-        return FirstFrame(response: Self.memoryResponse(image, for: request, pipeline: pipeline), isKeptForDisplay: true)
-    }
-
-    private func memoryResponse(for request: ImageRequest) -> ImageResponse? {
-        // Memory, else a small disk entry read synchronously (Configuration.synchronousDiskRead),
-        // once per request: after a miss, memory only until that request has shown an image.
-        let pipelineID = ObjectIdentifier(pipeline)
-        if let miss = firstFrameMiss, miss.request == request, miss.pipeline == pipelineID {
-            guard let image = pipeline.cachedImage(for: request) else { return nil }
-            return Self.memoryResponse(image, for: request, pipeline: pipeline)
-        }
-        let response = pipeline.firstFrameImage(for: request)
-        firstFrameMiss = response == nil ? (request, pipelineID) : nil
-        return response
-    }
-
-    private static func memoryResponse(_ image: DecodedImage, for request: ImageRequest, pipeline: ImagePipeline) -> ImageResponse {
-        ImageResponse(
-            image: image, request: request, source: .memory,
-            metrics: TaskMetrics(startDate: pipeline.configuration.clock.now, duration: 0, isCoalesced: false, bytesDownloaded: 0)
-        )
-    }
-
     /// Starts loading `request`; `extraOptions` apply to this load only.
     func start(_ request: ImageRequest, adding extraOptions: ImageRequest.Options = []) {
         let keep = keepsPreviousImage && !isCurrent(request) ? (phase.response ?? previousResponse) : nil
         // Handover: the new task joins the shared work (the download a resize, a scale or a
         // priority change still needs) before the outgoing one lets go of it, so the last
         // subscriber never leaves a download another size is about to join.
-        let outgoing = task ?? revalidation
-        task = nil
-        revalidation = nil
-        defer { outgoing?.cancel() }
-        if !isCurrent(request) { releaseShownImage() }
-        stopCurrentTask()
-        leaveFailure()
-        adopt(request)
-        addedOptions = extraOptions
-        pause = nil
+        handingOver {
+            if !isCurrent(request) { releaseShownImage() }
+            stopCurrentTask()
+            leaveFailure()
+            adopt(request)
+            addedOptions = extraOptions
+            pause = nil
+            begin(request, adding: extraOptions, keeping: keep)
+        }
+    }
 
+    private func begin(_ request: ImageRequest, adding extraOptions: ImageRequest.Options, keeping keep: ImageResponse?) {
         guard request.url != nil else {
             // AsyncImage(url: nil): empty, and nothing to load.
             previousResponse = nil
@@ -319,14 +291,15 @@ public final class ImageLoader {
             return
         }
 
-        // First frame: a synchronous memory hit (or the image the view showed, revalidated
-        // behind it), with no intermediate state.
-        if let frame = firstFrame(for: request) {
+        // First frame: a synchronous memory hit (or the image the view showed, or a small disk
+        // entry, stale ones revalidated behind it), with no intermediate state.
+        if let response = firstFrame(for: request) {
             previousResponse = nil
             addedOptions = []
-            update(.success(frame.response))
-            reportSuccess(frame.response)
-            if frame.isKeptForDisplay { revalidate() }
+            pipeline.keepShown(response)
+            update(.success(response))
+            reportSuccess(response)
+            if response.isStale { revalidate(adding: extraOptions) }
             armOffscreenCheckIfHidden()
             return
         }
@@ -335,31 +308,67 @@ public final class ImageLoader {
         let generation = self.generation
         var taskRequest = request
         taskRequest.options.formUnion(extraOptions)
+        if confirmedURL == request.url, !taskRequest.options.contains(.retryingFailure) {
+            // Confirmed by the server since the view came on screen: another size is read from
+            // the disk whatever its freshness, not asked again.
+            taskRequest.options.insert(.returnCacheDataElseLoad)
+        }
         if !visibility.isOnScreen, let priority = offscreenBehavior.offscreenPriority {
             taskRequest.priority = min(priority, request.priority)
         }
         let task = pipeline.imageTask(
-            with: taskRequest, progress: progressHandler(generation: generation), preview: previewHandler(generation: generation)
+            with: taskRequest, progress: progressHandler(generation: generation), preview: previewHandler(generation: generation),
+            stale: staleHandler(generation: generation)
         )
         self.task = task
         lastProgressDate = scheduler.clock.now
         update(.loading(Progress(completed: 0, total: nil)))
         callbacks.onStart?(taskRequest)
-        work[generation] = Task { [weak self] in
+        track(task) { [weak self] result in self?.finished(result, generation: generation) }
+        armOffscreenCheckIfHidden()
+    }
+
+    /// Awaits `task` in a task of this loader's (``settle()`` waits for it) and hands its result to `body`.
+    func track(_ task: ImageTask, _ body: @escaping @MainActor (Result<ImageResponse, any Error>) -> Void) {
+        workCount += 1
+        let id = workCount
+        work[id] = Task { [weak self] in
             let result: Result<ImageResponse, any Error>
             do {
                 result = .success(try await task.response)
             } catch {
                 result = .failure(error)
             }
-            self?.finished(result, generation: generation)
+            self?.work[id] = nil
+            body(result)
         }
-        armOffscreenCheckIfHidden()
+    }
+
+    /// Runs `body` with the current task and revalidation set aside, and cancels them after it:
+    /// whatever `body` starts joins the shared work they hold before they let go of it. A
+    /// revalidation replaced by one of another size of the same URL lets go only when that one
+    /// ends (it may not have reached the network yet: one conditional request, not two).
+    func handingOver(_ body: () -> Void) {
+        let outgoing = (task: task, revalidation: revalidation)
+        task = nil
+        revalidation = nil
+        body()
+        outgoing.task?.cancel()
+        guard let old = outgoing.revalidation else { return }
+        if let new = revalidation, new.request.url == old.request.url {
+            supersededRevalidations.append(old)
+        } else {
+            old.cancel()
+        }
     }
 
     private func finished(_ result: Result<ImageResponse, any Error>, generation: Int) {
-        work[generation] = nil
-        guard generation == self.generation, case .loading = phase else { return }
+        guard generation == self.generation else { return }
+        guard case .loading = phase else {
+            // The load showed the stored copy (stale) and became its revalidation.
+            if revalidation != nil { revalidated(result, generation: generation) }
+            return
+        }
         task = nil
         progressInbox = nil
         previousResponse = nil
@@ -367,6 +376,7 @@ public final class ImageLoader {
         switch result {
         case .success(let response):
             addedOptions = []
+            if response.source == .network || response.source == .revalidated { confirmedURL = response.request.url }
             pipeline.keepShown(response)
             update(.success(response))
             reportSuccess(response)
@@ -376,23 +386,39 @@ public final class ImageLoader {
             update(.empty)
         case .failure(let error):
             update(.failure(error))
-            if FailureRecovery.isTransient(error) {
-                isWaitingForRecovery = true
-                (failureRecovery ?? .shared).register(self)
-            }
+            waitForRecovery(after: error)
             callbacks.onFailure?(error)
         }
     }
 
+    /// Registers a transient failure (of the load, or of the revalidation behind the image on
+    /// screen) with ``FailureRecovery``, which says when to ask again.
+    func waitForRecovery(after error: any Error) {
+        guard FailureRecovery.isTransient(error), !isWaitingForRecovery else { return }
+        isWaitingForRecovery = true
+        (failureRecovery ?? .shared).register(self)
+    }
+
     /// A reason to ask a transient failure again arrived (``FailureRecovery``): ask now if the
-    /// view is on screen, else on its next appearance.
+    /// view is on screen, else on its next appearance. A stale image whose revalidation failed
+    /// is revalidated again behind it.
     func failureBecameStale() {
         isWaitingForRecovery = false
-        guard case .failure(let error) = phase, FailureRecovery.isTransient(error), let request else { return }
+        guard let request, let error = phase.error, FailureRecovery.isTransient(error) else { return }
         if visibility.isOnScreen {
-            start(request)
+            askAgain(request)
         } else {
             failureIsStale = true
+        }
+    }
+
+    /// Asks a transient failure again: the load, or the revalidation behind a stale image.
+    func askAgain(_ request: ImageRequest) {
+        failureIsStale = false
+        if case .success = phase {
+            revalidate()
+        } else {
+            start(request)
         }
     }
 
@@ -403,7 +429,7 @@ public final class ImageLoader {
     }
 
     /// The phase leaves a failure (another load starts, or the loader is reset).
-    private func leaveFailure() {
+    func leaveFailure() {
         failureIsStale = false
         if isWaitingForRecovery {
             isWaitingForRecovery = false
@@ -418,6 +444,7 @@ public final class ImageLoader {
         task = nil
         revalidation?.cancel()
         revalidation = nil
+        letGoOfSupersededRevalidations()
         progressInbox = nil
         previewState = nil
         isProgressFlushScheduled = false

@@ -270,10 +270,11 @@ package final class ImageViewLoadingController {
     }
 
     /// The cell was configured again with the request that failed: ask again (a failure the
-    /// pipeline remembers, such as a `404`, answers again without a request).
+    /// pipeline remembers, such as a `404`, answers again without a request; a stale image
+    /// whose revalidation failed stays on screen and is revalidated again).
     private func askAgainAfterFailure() {
         guard loader.phase.error != nil, let request = loader.request else { return }
-        loader.start(request)
+        loader.askAgain(request)
     }
 
     /// No layout gave a size: load at the pipeline's cap (the request as is) and let the image
@@ -331,8 +332,9 @@ package final class ImageViewLoadingController {
             return // a preview is blurrier than the image on screen
         case .success(let response):
             // A resize shows the same picture, sharper: no transition; nor does a preview
-            // (``ImageLoader/preview``), which shows as soon as it arrives.
-            let animated = !isResizing && response.source != .memory && !response.isPreview
+            // (``ImageLoader/preview``), which shows as soon as it arrives, nor a stale image
+            // the server confirmed (or could not: the error is reported, the image stays).
+            let animated = !isResizing && response.source != .memory && !response.isPreview && !isShowing(samePictureAs: response)
             isResizing = false
             show(.image(response, animated: animated))
         case .failure(let error):
@@ -342,6 +344,12 @@ package final class ImageViewLoadingController {
             }
             show(.failure(error))
         }
+    }
+
+    /// Whether the image on screen is `response`'s picture (a stale one confirmed by a `304`).
+    private func isShowing(samePictureAs response: ImageResponse) -> Bool {
+        guard case .image(let shown, _) = display else { return false }
+        return shown.request.url == response.request.url && !ImageLoader.isChanged(from: shown, to: response)
     }
 
     private func show(_ display: Display) {

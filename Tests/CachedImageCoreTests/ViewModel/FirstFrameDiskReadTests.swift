@@ -46,7 +46,7 @@ struct FirstFrameDiskReadTests {
         }
     }
 
-    @Test("entries above the size limits, stale entries and misses stay asynchronous")
+    @Test("entries above the size limits and misses stay asynchronous; a stale entry is shown, marked stale")
     func onlySmallFreshEntries() async throws {
         try await withScriptedFixture { fixture throws in
             fixture.servePNG("/thumb.png", width: 16, height: 16, headers: fresh)
@@ -66,10 +66,12 @@ struct FirstFrameDiskReadTests {
             #expect(fixture.makePipeline { $0.synchronousDiskRead = tinyImages }.firstFrameImage(for: thumb) == nil)
 
             let relaunched = fixture.makePipeline()
-            #expect(relaunched.firstFrameImage(for: stale) == nil, "stale: revalidated asynchronously")
+            let staleFrame = relaunched.firstFrameImage(for: stale)
+            #expect(staleFrame?.source == .disk && staleFrame?.isStale == true, "stale: shown, and its view revalidates it")
             #expect(relaunched.firstFrameImage(for: ImageRequest(url: fixture.url("/never.png"))) == nil)
             #expect(relaunched.firstFrameImage(for: thumb)?.source == .disk)
             #expect(relaunched.firstFrameImage(for: thumb)?.source == .memory, "the second look is a memory hit")
+            #expect(relaunched.firstFrameImage(for: thumb)?.isStale == false, "fresh")
             #expect(fixture.server.totalRequestCount == 2)
         }
     }

@@ -3,9 +3,10 @@ import Testing
 @_spi(Testing) @testable import CachedImageCore
 
 /// An image once shown is shown again at once (HTML's list of available images): whatever its
-/// freshness, a view that returns after its grace period renders it in its first `body`, before
-/// `onAppear`, and revalidates behind it; no placeholder in between; `no-store` is never kept;
-/// `ImagePipeline.image(for:)` keeps its RFC 9111 answers.
+/// freshness, a view that returns after its grace period shows it from its `onAppear` (which
+/// completes before the first frame is drawn; a `body` rendered while still off screen takes
+/// nothing back) and revalidates behind it; no placeholder in between; `no-store` is never
+/// kept; `ImagePipeline.image(for:)` keeps its RFC 9111 answers.
 @Suite("ImageLoader: an image once shown is shown again at once", .timeLimit(.minutes(1)))
 @MainActor
 struct ImageLoaderAvailableImagesTests {
@@ -50,7 +51,7 @@ struct ImageLoaderAvailableImagesTests {
         return Setup(loader: loader, scheduler: scheduler, recorder: recorder, view: view)
     }
 
-    @Test("a no-cache, max-age=0 or expired image returns in the first body and is revalidated behind it", arguments: Freshness.allCases)
+    @Test("a no-cache, max-age=0 or expired image returns on appearance, marked stale, and is revalidated behind it", arguments: Freshness.allCases)
     func staleImageReturnsAtOnce(freshness: Freshness) async throws {
         try await withScriptedFixture { fixture throws in
             let setup = await viewThatLeft(
@@ -60,13 +61,17 @@ struct ImageLoaderAvailableImagesTests {
             #expect(Seen(setup.loader.phase) == .empty, "let go off screen")
             let before = setup.recorder.seen.count
 
-            let firstFrame = Seen(setup.view.render()) // body runs before onAppear
-            #expect(firstFrame == .success(path: "/a.png", source: .memory))
+            #expect(Seen(setup.view.render()) == .empty, "a body before onAppear: still off screen")
             setup.view.appear()
+            #expect(setup.recorder.seen.dropFirst(before).first == .success(path: "/a.png", source: .memory), "\(setup.recorder.seen)")
+            #expect(setup.loader.phase.response?.isStale == true, "shown before the server confirmed it")
+            #expect(setup.loader.isRevalidating)
             await setup.loader.settle()
 
             #expect(!setup.recorder.seen.dropFirst(before).contains { $0 == .empty || $0.isLoading }, "no placeholder: \(setup.recorder.seen)")
             #expect(Seen(setup.loader.phase) == .success(path: "/a.png", source: .memory), "a 304: the same picture, not swapped")
+            #expect(setup.loader.phase.response?.isStale == false, "confirmed by the 304")
+            #expect(setup.loader.phase.error == nil)
             let requests = fixture.server.requests(for: "/a.png")
             #expect(requests.count == 2)
             #expect(requests.last?.header("If-None-Match") == "\"v1\"", "revalidated as the headers require")
@@ -84,10 +89,12 @@ struct ImageLoaderAvailableImagesTests {
             let setup = await viewThatLeft(fixture, headers: ["Cache-Control": "no-cache", "ETag": "\"v1\""])
             fixture.servePNG("/a.png", width: 32, height: 32, seed: 9, headers: ["Cache-Control": "no-cache", "ETag": "\"v2\""])
             let before = setup.recorder.seen.count
-            #expect(Seen(setup.view.render()) == .success(path: "/a.png", source: .memory))
             setup.view.appear()
             await setup.loader.settle()
-            #expect(setup.recorder.seen.dropFirst(before).elementsEqual([.success(path: "/a.png", source: .network)]), "\(setup.recorder.seen)")
+            #expect(
+                setup.recorder.seen.dropFirst(before).elementsEqual([.success(path: "/a.png", source: .memory), .success(path: "/a.png", source: .network)]),
+                "the kept image, then the new one: \(setup.recorder.seen)"
+            )
             #expect(setup.loader.phase.response?.image.pixelSize == PixelSize(width: 32, height: 32))
         }
     }
@@ -116,12 +123,13 @@ struct ImageLoaderAvailableImagesTests {
         }
     }
 
-    @Test("a fresh memory hit renders in the first body after a return, before onAppear")
+    @Test("a fresh memory hit comes back from onAppear after a return, with no loading step and no request")
     func memoryHitInFirstBody() async throws {
         try await withScriptedFixture { fixture throws in
             let setup = await viewThatLeft(fixture, headers: ["Cache-Control": "max-age=3600"])
-            #expect(Seen(setup.view.render()) == .success(path: "/a.png", source: .memory))
+            let before = setup.recorder.seen.count
             setup.view.appear()
+            #expect(Array(setup.recorder.seen.dropFirst(before)) == [.success(path: "/a.png", source: .memory)])
             await setup.loader.settle()
             #expect(fixture.server.requestCount(for: "/a.png") == 1)
         }

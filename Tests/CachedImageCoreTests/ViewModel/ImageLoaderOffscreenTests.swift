@@ -113,13 +113,14 @@ struct ImageLoaderOffscreenTests {
             scheduler.advance(by: 0.3)
             #expect(loader.phase.response == nil, "the loader holds no image off screen")
             #expect(loader.previousResponse == nil)
-            // A body rendered before onAppear (SwiftUI's order on a return) already shows it; if
-            // the view does not appear after all, it is let go again after the grace period.
-            #expect(Seen(view.render()) == .success(path: "/a.png", source: .memory), "the first body renders it")
+            // A body rendered while the view is still off screen (a hidden tab whose model
+            // published, or SwiftUI's order on a return) takes nothing back: off screen is quiet.
+            #expect(Seen(view.render()) == .empty, "rendered off screen: nothing taken back")
             scheduler.advance(by: 0.6)
-            #expect(loader.phase.response == nil, "rendered but never shown: let go again")
+            #expect(recorder.seen.last == .empty)
 
-            // Coming back: onAppear completes before the first frame is rendered.
+            // Coming back: onAppear takes it back from memory, and completes before the first
+            // frame is rendered.
             loader.didAppear()
             #expect(Seen(view.render()) == .success(path: "/a.png", source: .memory))
             loader.load(view.request)
@@ -143,9 +144,10 @@ struct ImageLoaderOffscreenTests {
             scheduler.advance(by: 1)
             pipeline.memoryCache?.removeAll()
 
-            // The first body, before onAppear, reads the small disk entry synchronously.
-            #expect(Seen(view.render()) == .success(path: "/a.png", source: .disk))
+            // onAppear reads the small disk entry synchronously, before the first frame.
+            #expect(Seen(view.render()) == .empty, "still off screen")
             view.appear()
+            #expect(recorder.seen.last == .success(path: "/a.png", source: .disk), "\(recorder.seen)")
             await loader.settle()
             #expect(Seen(loader.phase) == .success(path: "/a.png", source: .disk))
             #expect(fixture.server.requestCount(for: "/a.png") == 1)
