@@ -44,18 +44,24 @@ public struct CachedImagePhase {
         self.retryAction = retry
     }
 
-    /// The error when loading failed.
+    /// The error when loading failed, or, while a stale image stays on screen (``isStale``),
+    /// why its revalidation failed (offline, a `5xx`): show it beside the image, not instead.
     public var error: (any Error)? {
         if case .failure(let error) = state { return error }
-        return nil
+        return response?.revalidationError
     }
+
+    /// `true` while ``state`` is `.success` with a stored image the server has not confirmed
+    /// (``ImageResponse/isStale``): shown at once after a relaunch or offline, revalidated
+    /// behind it; `false` once confirmed or replaced.
+    public var isStale: Bool { response?.isStale ?? false }
 
     /// `true` while ``state`` is `.success` with a preview of a progressive JPEG still
     /// downloading (``ImageResponse/isPreview``); the final image follows.
     public var isPreview: Bool { response?.isPreview ?? false }
 
-    /// Whether a placeholder is due: no image to show (not even a preview or the previous
-    /// request's) and no failure.
+    /// Whether a placeholder is due: no image to show (not even a preview, a stale image or the
+    /// previous request's) and no failure.
     public var showsPlaceholder: Bool { image == nil && error == nil }
 
     /// The download's progress while loading.
@@ -71,7 +77,8 @@ public struct CachedImagePhase {
     }
 
     /// The same phase as SwiftUI's `AsyncImagePhase`: `.success` whenever there is an image to
-    /// show, `.failure` on failure, `.empty` otherwise (including while loading).
+    /// show (a stale one too, whatever its revalidation's error), `.failure` on failure, `.empty`
+    /// otherwise (including while loading).
     public var asyncImagePhase: AsyncImagePhase {
         if let image { return .success(image) }
         if let error { return .failure(error) }
