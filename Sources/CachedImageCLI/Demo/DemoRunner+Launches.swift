@@ -101,7 +101,9 @@ extension DemoRunner {
             var counts: [LoadSource: Int] = [:]
             var outdated = 0
             var wrong = 0
+            var staleShown = 0
             for sample in results {
+                if sample.staleFirst { staleShown += 1 }
                 counts[sample.source, default: 0] += 1
                 if sample.verdict == .outdated { outdated += 1 }
                 if sample.verdict == .wrong { wrong += 1 }
@@ -125,6 +127,7 @@ extension DemoRunner {
                 duration: phaseEnd - phaseStart,
                 outdatedShown: outdated,
                 wrongShown: wrong,
+                staleShown: staleShown,
                 conditionalRequests: context.server.conditionalCounts.conditional - conditionalBefore.conditional,
                 notModified: context.server.conditionalCounts.notModified - conditionalBefore.notModified,
                 decodes: context.decodeCounter(for: approach).snapshot.count - decodesBefore.count,

@@ -12,6 +12,8 @@ struct SessionReplayer: Sendable {
         var source: LoadSource
         /// How the bytes shown compare with the server's current version (`nil`: nothing shown).
         var verdict: FeedServer.Verdict?
+        /// A stale stored copy was shown at once while it was revalidated (``Shown/staleFirst``).
+        var staleFirst = false
         /// Seconds from the cell appearing to its image being decoded (or the failure).
         var latency: Double
         /// When it finished (``MonotonicTime``).
@@ -42,7 +44,7 @@ struct SessionReplayer: Sendable {
                         let end = MonotonicTime.now()
                         let verdict = shown.data.map { server.verdict(for: $0, index: index) }
                         return Sample(view: stepStart + offset, source: shown.source, verdict: shown.source == .failed ? nil : verdict,
-                                      latency: end - start, finishedAt: end)
+                                      staleFirst: shown.staleFirst, latency: end - start, finishedAt: end)
                     }
                 }
                 var results: [Sample] = []

@@ -18,6 +18,9 @@ public enum LoadSource: String, Sendable, Hashable, Codable, CaseIterable {
 struct Shown: Sendable {
     var source: LoadSource
     var data: Data?
+    /// The view showed a stored copy at once, marked stale, while the server was asked about it
+    /// (CachedImage's display rule); `data` is what it showed in the end.
+    var staleFirst = false
 
     static let failed = Shown(source: .failed, data: nil)
 }

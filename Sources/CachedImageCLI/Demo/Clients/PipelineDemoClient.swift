@@ -1,8 +1,10 @@
 import Foundation
 import CachedImageCore
 
-/// CachedImage: the first frame asks the memory cache synchronously, then the pipeline loads
-/// from disk or the network.
+/// CachedImage: the first frame asks the memory cache, the image shown since launch and a small
+/// disk entry synchronously (as `ImageLoader` does), then the pipeline loads from disk or the
+/// network. A stale image from the first frame is shown at once and revalidated behind it, and
+/// stays when the revalidation fails (offline).
 final class PipelineDemoClient: DemoClient {
     let pipeline: ImagePipeline
     private let targetSize: PixelSize
@@ -26,18 +28,22 @@ final class PipelineDemoClient: DemoClient {
 
     func load(_ image: FeedImage, url: URL) async -> Shown {
         let request = ImageRequest(url: url, targetSize: targetSize)
-        if let cached = pipeline.cachedImage(for: request) {
-            return Shown(source: .memory, data: cached.data)
+        let first = pipeline.firstFrameImage(for: request)
+        if let first, !first.isStale {
+            return Shown(source: first.source == .memory ? .memory : .disk, data: first.image.data)
         }
+        let staleFirst = first != nil
         do {
             let response = try await pipeline.image(for: request)
             switch response.source {
-            case .memory: return Shown(source: .memory, data: response.image.data)
-            case .disk: return Shown(source: .disk, data: response.image.data)
-            case .network, .revalidated: return Shown(source: .network, data: response.image.data)
+            case .memory: return Shown(source: .memory, data: response.image.data, staleFirst: staleFirst)
+            case .disk: return Shown(source: .disk, data: response.image.data, staleFirst: staleFirst)
+            case .network, .revalidated: return Shown(source: .network, data: response.image.data, staleFirst: staleFirst)
             }
         } catch {
-            return .failed
+            // The revalidation failed (offline): the stale image stays on screen.
+            guard let first else { return .failed }
+            return Shown(source: first.source == .memory ? .memory : .disk, data: first.image.data, staleFirst: true)
         }
     }
 

@@ -29,6 +29,8 @@ public struct ApproachReport: Sendable, Hashable, Codable {
     public var offlineViews: Int
     /// Views, over all phases, that showed an older version than the server's.
     public var outdatedShown: Int
+    /// Views, in all phases, that showed a stored image at once while it was revalidated.
+    public var staleShown: Int
     /// Views, over all phases, that showed another URL's bytes.
     public var wrongShown: Int
     /// Decodes and decoded bytes over all phases.
@@ -67,6 +69,7 @@ public struct ApproachReport: Sendable, Hashable, Codable {
         self.week = week
         outdatedShown = phases.reduce(0) { $0 + $1.outdatedShown }
         wrongShown = phases.reduce(0) { $0 + $1.wrongShown }
+        staleShown = phases.reduce(0) { $0 + $1.staleShown }
         decodes = phases.reduce(0) { $0 + $1.decodes }
         decodedBytes = phases.reduce(0) { $0 + $1.decodedBytes }
         self.approach = approach

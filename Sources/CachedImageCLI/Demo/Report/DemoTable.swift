@@ -79,6 +79,7 @@ public struct DemoTable: Sendable {
         }
         rows.append(("Offline launch: images shown", approaches.map { offline($0) }))
         rows.append(("  outdated (older than the server's)", approaches.map { $0.phase(.offline).map { Formatting.count($0.outdatedShown) } ?? "-" }))
+        rows.append(("Stale images shown during a revalidation", approaches.map { Formatting.count($0.staleShown) }))
 
         let feed = report.feed
         rows.append(("Day 2 (\(Formatting.count(feed.changedOnDayTwo)) of \(Formatting.count(feed.images)) images changed)", approaches.map { _ in "" }))

@@ -24,6 +24,9 @@ public struct PhaseReport: Sendable, Hashable, Codable {
     public var outdatedShown: Int
     /// Views that showed the bytes of another URL (file-name collisions).
     public var wrongShown: Int
+    /// Views that showed a stored image at once, marked stale, during its revalidation (the
+    /// view's display rule), instead of waiting for the server.
+    public var staleShown = 0
     /// Conditional requests (`If-None-Match`/`If-Modified-Since`) the server received.
     public var conditionalRequests: Int
     /// `304 Not Modified` answers the server sent.
