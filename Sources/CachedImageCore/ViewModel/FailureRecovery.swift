@@ -60,7 +60,7 @@ public final class FailureRecovery {
     /// Whether every monitor this recovery follows reports the network reachable: a stale image
     /// on screen is not revalidated while it is not (the failure is reported at once, and the
     /// network's return asks again). `true` when it follows none (nothing reports conditions).
-    public var isNetworkReachable: Bool {
+    var isNetworkReachable: Bool {
         followed.allSatisfy { $0.conditions.isReachable }
     }
 
