@@ -432,35 +432,3 @@ extension ImageJobs {
         )
     }
 }
-
-/// Identifies an image job: same bytes, same target size, same options, same processors.
-struct ImageTaskKey: Hashable, Sendable {
-    var cacheKey: String
-    var targetSize: PixelSize?
-    var contentMode: ImageContentMode?
-    var options: ImageRequest.Options
-    var processors: [String]
-    var directives: RequestCacheDirectives
-
-    init(_ request: ImageRequest) {
-        cacheKey = request.cacheKey
-        directives = request.cacheDirectives
-        targetSize = request.targetSize
-        contentMode = request.targetSize == nil ? nil : request.contentMode
-        options = request.options
-        processors = request.processorChain.identifiers
-    }
-}
-
-/// What an image job hands its subscribers.
-struct DecodedResult: Sendable {
-    var image: DecodedImage
-    var source: ImageResponse.Source
-    var bytesDownloaded: Int
-    var isCoalesced: Bool
-    var httpResponse: CachedHTTPResponse?
-    /// See ``ImageResponse/displayRetention``.
-    var displayRetention = DisplayRetention.never
-    /// See ``ImageResponse/isStale``.
-    var staleness: Staleness?
-}
