@@ -24,6 +24,7 @@ extension ImageLoader {
         phase = .success(response)
         showedImage = true
         pipeline.keepShown(response)
+        if let request { pipeline.noteShown(request) }
         if response.isStale { revalidate() }
     }
 
@@ -44,6 +45,10 @@ extension ImageLoader {
         let response = pipeline.firstFrameImage(for: request)
         firstFrameMiss = response == nil ? (request, pipelineID) : nil
         return response
+    }
+
+    func memoryResponse(_ image: DecodedImage, for request: ImageRequest) -> ImageResponse {
+        Self.memoryResponse(image, for: request, pipeline: pipeline)
     }
 
     private static func memoryResponse(_ image: DecodedImage, for request: ImageRequest, pipeline: ImagePipeline) -> ImageResponse {

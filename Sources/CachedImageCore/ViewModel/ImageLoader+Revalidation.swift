@@ -35,7 +35,7 @@ extension ImageLoader {
         let generation = self.generation
         let task = pipeline.imageTask(with: taskRequest)
         revalidation = task
-        track(task) { [weak self] result in self?.revalidated(result, generation: generation) }
+        track(task) { [weak self] result in self?.revalidated(result, generation: generation, task: task) }
     }
 
     /// A revalidation answered without a request, at the end of the turn (`body` may be
@@ -43,7 +43,7 @@ extension ImageLoader {
     private func answerAtEndOfTurn(_ result: Result<ImageResponse, any Error>) {
         let generation = self.generation
         scheduler.schedule(after: 0) { [weak self] in
-            self?.revalidated(result, generation: generation, isTracked: false)
+            self?.revalidated(result, generation: generation, task: nil)
         }
     }
 
@@ -62,37 +62,45 @@ extension ImageLoader {
         return response
     }
 
-    /// The revalidation behind the image on screen ended with `result`. `isTracked`: it ran as
-    /// a task (else it was answered without one).
-    func revalidated(_ result: Result<ImageResponse, any Error>, generation: Int, isTracked: Bool = true) {
-        guard generation == self.generation, revalidation != nil || !isTracked, case .success(let shown) = phase else { return }
+    /// The revalidation `task` behind the image on screen ended with `result` (`task` is `nil`
+    /// for one answered without a request, which counts only while none runs). A task that is
+    /// no longer the revalidation (replaced, restarted) is ignored.
+    func revalidated(_ result: Result<ImageResponse, any Error>, generation: Int, task: ImageTask?) {
+        guard generation == self.generation, revalidation === task, case .success(let shown) = phase else { return }
         revalidation = nil
         letGoOfSupersededRevalidations()
         switch result {
         case .success(let response):
-            leaveFailure()
             if let url = response.request.url, response.source == .network || response.source == .revalidated { confirmedURL = url }
             pipeline.keepShown(response)
-            if Self.isChanged(from: shown, to: response) {
+            if let error = response.revalidationError, !Self.isChanged(from: shown, to: response) {
+                // Served stale by the pipeline (the server could not be asked): still stale, and why.
+                failedBehindImage(shown, error)
+            } else if Self.isChanged(from: shown, to: response) {
+                leaveFailure()
                 update(.success(response))
             } else if shown.isStale, !response.isStale {
                 // The same picture, now confirmed (a 304): the phase says so.
+                leaveFailure()
                 var confirmed = shown
                 confirmed.isStale = false
                 confirmed.revalidationError = nil
                 confirmed.httpResponse = response.httpResponse ?? shown.httpResponse
                 update(.success(confirmed))
-            } else if let error = response.revalidationError, shown.revalidationError == nil {
-                // Served stale by the pipeline (allowed offline): still stale, and why.
-                failedBehindImage(shown, error)
             }
         case .failure(let error) where error is CancellationError:
             break
         case .failure(let error) where FailureRecovery.isTransient(error):
             // Offline, a dropped connection, a timeout, a 5xx: the image stays.
             failedBehindImage(shown, error)
+        case .failure(ImagePipeline.Error.notCached):
+            // Nothing may be asked (Low Data Mode's cache only, an offline request): not a
+            // verdict on the image, which stays as it is.
+            break
         case .failure(let error):
-            // The server says the image is gone or broken: the failure replaces it.
+            // The server says the image is gone or broken (a 404, bytes that are no image):
+            // the failure replaces it.
+            leaveFailure()
             update(.failure(error))
             callbacks.onFailure?(error)
         }

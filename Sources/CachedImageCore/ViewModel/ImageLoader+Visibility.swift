@@ -12,6 +12,11 @@ extension ImageLoader {
     /// ``FailureRecovery``). Calls are counted against ``didDisappear()``.
     public func didAppear() {
         if !visibility.isOnScreen || !visibility.isReported { appearedAt = scheduler.clock.now }
+        if !visibility.isOnScreen, let left = disappearedAt,
+           scheduler.clock.now.timeIntervalSince(left) >= offscreenBehavior.gracePeriod ?? OffscreenBehavior.automatic.gracePeriod ?? 0 {
+            confirmedURL = nil // a new appearance, not a branch swap: its stale image is asked about again
+        }
+        disappearedAt = nil
         visibility.appear()
         offscreenCheckToken += 1 // a pending off-screen check finds the view back
         guard let request, visibility.isOnScreen else { return }
@@ -41,6 +46,7 @@ extension ImageLoader {
         guard wasOnScreen, !visibility.isOnScreen else { return }
         let visibleTime = appearedAt.map { scheduler.clock.now.timeIntervalSince($0) }
         appearedAt = nil
+        disappearedAt = scheduler.clock.now
         flung = OffscreenGrace.gracePeriod(offscreenBehavior, visibleTime: visibleTime, showedImage: showedImage) == 0
         if case .loading = phase, let priority = offscreenBehavior.offscreenPriority, let request {
             task?.setPriority(min(priority, request.priority))

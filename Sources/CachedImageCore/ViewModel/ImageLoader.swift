@@ -110,6 +110,8 @@ public final class ImageLoader {
     var offscreenCheckToken = 0
     /// When the view last came on screen (the scheduler's clock), while it is on screen.
     var appearedAt: Date?
+    /// When the view last left the screen (the scheduler's clock), while it is off screen.
+    var disappearedAt: Date?
     /// The view left the screen flung past (``OffscreenGrace``): no grace period this time.
     var flung = false
     /// Whether the view showed an image for the current request since it last came on screen.
@@ -157,6 +159,8 @@ public final class ImageLoader {
 
     deinit {
         task?.cancel()
+        revalidation?.cancel()
+        for superseded in supersededRevalidations { superseded.cancel() }
     }
 
     // MARK: Loading
@@ -188,6 +192,11 @@ public final class ImageLoader {
     public func retry() {
         guard let request, request.url != nil else { return }
         if case .loading = phase { return }
+        if let shown = phase.response, shown.isStale {
+            // A stale image stays on screen while it is asked again.
+            revalidate(adding: .retryingFailure)
+            return
+        }
         reportedSuccess = nil
         start(request, adding: .retryingFailure)
     }
@@ -252,12 +261,21 @@ public final class ImageLoader {
         return phase
     }
 
-    /// The image to keep on screen while `request` loads, when ``keepsPreviousImage`` is on: the
-    /// last success of another request. Pairs with ``phase(for:)`` before ``load(_:)`` runs.
+    /// The image to keep on screen while `request` loads (pairs with ``phase(for:)`` before
+    /// ``load(_:)`` runs): with ``keepsPreviousImage``, the last success of another request;
+    /// else, while the view is on screen, the same image at the size a view last showed it, if
+    /// it is in memory (a view's first `body` before its layout gives it a size, a view asking
+    /// for a larger size), so no placeholder shows while `request`'s own image comes.
     public func previousResponse(for request: ImageRequest) -> ImageResponse? {
-        guard keepsPreviousImage else { return nil }
-        if isCurrent(request) { return previousResponse }
-        return phase.response ?? previousResponse
+        if keepsPreviousImage {
+            if isCurrent(request), let previousResponse { return previousResponse }
+            if !isCurrent(request), let previous = phase.response ?? previousResponse { return previous }
+        }
+        if isCurrent(request) {
+            guard phase.response == nil, phase.error == nil else { return nil }
+        }
+        guard visibility.isOnScreen, request.url != nil, let image = pipeline.otherSizeImage(for: request) else { return nil }
+        return memoryResponse(image, for: request)
     }
 
     // MARK: Internals
@@ -324,7 +342,7 @@ public final class ImageLoader {
         lastProgressDate = scheduler.clock.now
         update(.loading(Progress(completed: 0, total: nil)))
         callbacks.onStart?(taskRequest)
-        track(task) { [weak self] result in self?.finished(result, generation: generation) }
+        track(task) { [weak self] result in self?.finished(result, generation: generation, task: task) }
         armOffscreenCheckIfHidden()
     }
 
@@ -362,14 +380,14 @@ public final class ImageLoader {
         }
     }
 
-    private func finished(_ result: Result<ImageResponse, any Error>, generation: Int) {
+    private func finished(_ result: Result<ImageResponse, any Error>, generation: Int, task: ImageTask) {
         guard generation == self.generation else { return }
         guard case .loading = phase else {
             // The load showed the stored copy (stale) and became its revalidation.
-            if revalidation != nil { revalidated(result, generation: generation) }
+            revalidated(result, generation: generation, task: task)
             return
         }
-        task = nil
+        self.task = nil
         progressInbox = nil
         previousResponse = nil
         previewState = nil // the final image (or the failure) replaces the preview in this update
@@ -380,6 +398,11 @@ public final class ImageLoader {
             pipeline.keepShown(response)
             update(.success(response))
             reportSuccess(response)
+            if let error = response.revalidationError {
+                // Served stale because the server could not be asked (offline): ask again later.
+                waitForRecovery(after: error)
+                callbacks.onFailure?(error)
+            }
         case .failure(let error) where error is CancellationError:
             // Cancelled from outside (the pipeline shut down the work): nothing to show.
             pause = .stopped
@@ -414,6 +437,7 @@ public final class ImageLoader {
         if case .success = phase {
             firstFrameMiss = nil
             showedImage = true
+            if let request { pipeline.noteShown(request) }
         }
         self.phase = phase
         onChange?(phase)

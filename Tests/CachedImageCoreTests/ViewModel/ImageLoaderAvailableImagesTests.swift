@@ -175,4 +175,39 @@ struct ImageLoaderAvailableImagesTests {
             #expect(Seen(setup.view.render()) == .empty)
         }
     }
+    @Test("a fresh view's first body, before its layout gives it a size, shows the image at the size a view last showed it; then its own")
+    func firstBodyBeforeLayoutShowsShownSize() async throws {
+        try await withScriptedFixture { fixture throws in
+            // Large (no synchronous disk read): only memory can fill the first frame.
+            fixture.servePNG("/a.png", width: 320, height: 240, headers: ["Cache-Control": "max-age=3600"])
+            let pipeline = fixture.makePipeline()
+            let unsized = ImageRequest(url: fixture.url("/a.png"))
+            var sized = unsized
+            sized.targetSize = PixelSize(width: 32, height: 24)
+            let grid = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
+            let gridRecorder = PhaseRecorder(grid)
+            SwiftUIDriver(loader: grid, request: sized).appear()
+            await gridRecorder.wait { $0.successPath != nil }
+
+            // A pushed screen's view, new: its first body has no layout size yet.
+            let loader = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
+            let view = SwiftUIDriver(loader: loader, request: unsized)
+            #expect(Seen(view.render()) == .empty, "its own request misses")
+            #expect(loader.previousResponse(for: unsized)?.image.pixelSize == PixelSize(width: 32, height: 24), "the shown size fills the first frame")
+
+            // onAppear before the layout pass (the order SwiftUI does not promise either way):
+            // the unsized load runs with the image still on screen; then the sized body hits memory.
+            view.appear()
+            #expect(loader.phase.isLoading)
+            #expect(loader.previousResponse(for: unsized) != nil, "no placeholder while it loads")
+            let laidOut = SwiftUIDriver(loader: loader, request: sized)
+            #expect(Seen(laidOut.render()) == .success(path: "/a.png", source: .memory))
+            await loader.settle()
+            #expect(fixture.server.requestCount(for: "/a.png") == 1)
+
+            // Off screen, nothing is taken back (a hidden view holds no image).
+            loader.didDisappear()
+            #expect(loader.previousResponse(for: ImageRequest(url: fixture.url("/a.png"), targetSize: PixelSize(width: 64, height: 48))) == nil)
+        }
+    }
 }

@@ -51,6 +51,34 @@ extension ImageJobs {
         }
     }
 
+    /// A view shows `request`'s image: its size is remembered for ``otherSizeImage(for:)``.
+    func noteShown(_ request: ImageRequest) {
+        resolver.withKeyed(request) { shownSizes.record($0) }
+    }
+
+    /// The image of `request` (its URL and processors) at the size a view last showed it, when
+    /// that is another size and it is still in memory (or kept for display): what a view shows
+    /// until its own arrives instead of a placeholder. Counts nothing in the statistics.
+    func otherSizeImage(for request: ImageRequest) -> DecodedImage? {
+        guard let memoryCache,
+              request.options.isDisjoint(with: [.skipMemoryCache, .reloadIgnoringLocalCacheData, .reloadRevalidatingCacheData]),
+              !request.cacheDirectives.noStore
+        else {
+            return nil
+        }
+        return resolver.withKeyed(request) { keyed -> DecodedImage? in
+            guard let shape = shownSizes.shape(for: keyed),
+                  shape.size != keyed.targetSize || (keyed.targetSize != nil && shape.mode != keyed.contentMode)
+            else {
+                return nil
+            }
+            var key = ImageCacheKey(keyed)
+            key.targetSize = shape.size
+            key.contentMode = shape.mode
+            return memoryCache.value(forKey: key) ?? memoryCache.value(forKey: Self.shownKey(key))
+        }
+    }
+
     /// The key a shown image is kept under: its memory key, marked.
     static func shownKey(_ key: ImageCacheKey) -> ImageCacheKey {
         var key = key
@@ -82,5 +110,17 @@ extension ImagePipeline {
     /// (revalidate it behind it); never what ``image(for:)`` answers.
     package func shownImage(for request: ImageRequest) -> DecodedImage? {
         jobs.shownImage(for: request)
+    }
+
+    /// A view shows the image of `request` (its size is what ``otherSizeImage(for:)`` looks up).
+    package func noteShown(_ request: ImageRequest) {
+        jobs.noteShown(request)
+    }
+
+    /// The image of `request` at the size a view last showed it, when that is another size and
+    /// it is in memory: shown until `request`'s own image arrives (a view's first `body` before
+    /// its layout gives a size, a view asking for a larger size). Display only.
+    package func otherSizeImage(for request: ImageRequest) -> DecodedImage? {
+        jobs.otherSizeImage(for: request)
     }
 }

@@ -40,6 +40,8 @@ final class ImageJobs: Sendable {
     let derivedEncodes = DerivedImageEncodingQueue()
     let variants = MemoryVariants()
     let responseRecords = MemoryResponseRecords()
+    /// The size each image was last shown at (``otherSizeImage(for:)``).
+    let shownSizes = ShownSizes()
     let clock: any CacheClock
     /// When requests with `.progressivePreviews` get a preview (``ImageJobs+Previews``).
     let progressivePreviewPolicy: ProgressivePreviewPolicy
@@ -265,7 +267,9 @@ final class ImageJobs: Sendable {
             data = dataSubscription(request, url: url, priority: priority, lookup: lookup, progress: reportProgress, updates: bytes)
         }
         context.onPriorityChange(after: priority) { data.setPriority($0) }
-        // While the stored copy is revalidated, a view shows it (decoded once: a 304 keeps it).
+        // While the stored copy is revalidated, a view shows it (decoded once: a 304, the usual
+        // answer, keeps this decode; it is reported before the job can fail, so a view offline
+        // has it first).
         let shownStale = await showStale(lookup, request: request, url: url, context: context)
         let response = try await data.value()
         // No preview from here on: the final image is next.
@@ -280,16 +284,16 @@ final class ImageJobs: Sendable {
         return try await decode(response, request: request, url: url, isCoalesced: data.isCoalesced)
     }
 
-    /// For a job whose subscribers take updates (views), the stored copy `lookup` found stale,
-    /// decoded and handed to them as ``JobUpdate/stale(_:)`` while the network is asked; `nil`
-    /// when there is none or it does not decode.
+    /// The stored copy `lookup` found stale, decoded and handed to the job's subscribers that
+    /// take updates (views, now or as they join) as ``JobUpdate/stale(_:)`` while the network is
+    /// asked; `nil` when there is none or it does not decode.
     private func showStale(
         _ lookup: DataFetcher.Lookup?,
         request: ImageRequest,
         url: URL,
         context: TaskCoalescer<ImageTaskKey, DecodedResult>.JobContext
     ) async -> (image: DecodedImage, data: ImageDataResponse)? {
-        guard case .stale(_, let stored)? = lookup, context.takesUpdates,
+        guard case .stale(_, let stored)? = lookup,
               let image = try? await decodedImage(stored, request: request, url: url)
         else {
             return nil

@@ -64,7 +64,7 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         updates: UpdateHandler?,
         creatingJob: Bool
     ) -> Subscription? {
-        let added: (job: Job, id: Int, isNew: Bool, isRaised: Bool)? = lock.withLock {
+        let added: (job: Job, id: Int, isNew: Bool, isRaised: Bool, replay: JobUpdate?)? = lock.withLock {
             var isNew = false
             let job: Job
             if let existing = jobs[key] {
@@ -81,10 +81,11 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
             job.subscribers[id] = Subscriber(priority: priority, progress: progress, updates: updates)
             let isRaised = priority > job.priority
             if isRaised { job.priority = priority }
-            return (job, id, isNew, isRaised)
+            return (job, id, isNew, isRaised, updates == nil ? nil : job.stickyUpdate)
         }
         guard let added else { return nil }
         if added.isRaised { deliverPriority(of: added.job) }
+        if let replay = added.replay { updates?(replay) }
         return Subscription(coalescer: self, job: added.job, id: added.id, isCoalesced: !added.isNew)
     }
 
@@ -229,12 +230,11 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         lock.withLock { job.subscribers[id]?.updates = updates }
     }
 
-    fileprivate func takesUpdates(_ job: Job) -> Bool {
-        lock.withLock { job.subscribers.values.contains { $0.updates != nil } }
-    }
-
     fileprivate func report(_ update: JobUpdate, of job: Job) {
-        let handlers = lock.withLock { job.subscribers.values.compactMap(\.updates) }
+        let handlers = lock.withLock {
+            if case .stale = update { job.stickyUpdate = update }
+            return job.subscribers.values.compactMap(\.updates)
+        }
         for handler in handlers { handler(update) }
     }
 
@@ -332,10 +332,7 @@ extension TaskCoalescer {
             coalescer.report(update, of: job)
         }
 
-        /// Whether any subscriber takes updates now (a view: work only it would see is skipped otherwise).
-        var takesUpdates: Bool {
-            coalescer.takesUpdates(job)
-        }
+
     }
 
     fileprivate struct Subscriber {
@@ -358,6 +355,9 @@ extension TaskCoalescer {
         /// Whether the priority changed while they were being called: one more round is due.
         var needsPriorityRedelivery = false
         var task: Task<Void, Never>?
+        /// The update a subscriber that takes updates gets as it joins (``JobUpdate/stale(_:)``:
+        /// what a view shows while the job runs).
+        var stickyUpdate: JobUpdate?
         var isCancelled = false
         var result: Result<Value, any Error>?
 
@@ -378,5 +378,6 @@ enum JobUpdate: Sendable {
     case preview(DecodedImage)
     /// The stored copy, decoded while the server is asked whether it is still current (image
     /// jobs): a view shows it at once instead of a placeholder (``ImageResponse/isStale``).
+    /// Handed to subscribers that join later too, as they join.
     case stale(DecodedResult)
 }

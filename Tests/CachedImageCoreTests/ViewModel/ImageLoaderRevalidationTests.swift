@@ -1,0 +1,165 @@
+import Foundation
+import ImageFixtures
+import Testing
+@_spi(Testing) @testable import CachedImageCore
+
+/// The revalidation behind a stale image under the orders an app produces: asked again while
+/// one runs, again while still offline, retried after its copy left memory, joined by a view
+/// after another caller started the work, under Low Data Mode's cache only, and across
+/// appearances of a view that is never let go.
+@Suite("ImageLoader: the revalidation behind a stale image", .timeLimit(.minutes(1)))
+@MainActor
+struct ImageLoaderRevalidationTests {
+    typealias Seen = PhaseRecorder.Seen
+    typealias Relaunch = ImageLoaderRelaunchTests
+
+    @Test("asked again while a revalidation runs (a cell configured twice): the last answer counts")
+    func askedAgainWhileRunning() async throws {
+        try await withScriptedFixture { fixture throws in
+            let view = try await Relaunch.relaunchedView(fixture, .noCache, .small)
+            fixture.server.serve("/a.png", .transportFailure(.notConnectedToInternet))
+            view.driver.appear()
+            await view.loader.settle()
+            #expect(view.loader.phase.error != nil)
+
+            fixture.servePNG("/a.png", headers: Relaunch.Stored.noCache.headers)
+            let request = view.driver.request
+            view.loader.askAgain(request)
+            view.loader.askAgain(request) // the first one is cancelled: its answer must not win
+            await view.loader.settle()
+            #expect(view.loader.phase.response?.isStale == false, "the 304 counts")
+            #expect(view.loader.phase.error == nil)
+            #expect(!view.loader.isRevalidating)
+        }
+    }
+
+    @Test("offline, asked again and failing again: still waiting for the network, reported each time")
+    func failsAgainOffline() async throws {
+        try await withScriptedFixture { fixture throws in
+            let view = try await Relaunch.relaunchedView(fixture, .expired, .small)
+            fixture.server.serve("/a.png", .transportFailure(.notConnectedToInternet))
+            view.driver.appear()
+            await view.loader.settle()
+            view.scheduler.endTurn()
+            #expect(view.recovery.waitingCount == 1)
+            view.recovery.networkDidBecomeAvailable() // a false alarm: still offline
+            await view.loader.settle()
+            #expect(view.loader.phase.response?.revalidationError != nil)
+            #expect(view.recovery.waitingCount == 1, "still waiting")
+            #expect(view.failures.values.count == 2)
+
+            fixture.servePNG("/a.png", headers: Relaunch.Stored.expired.headers)
+            view.recovery.networkDidBecomeAvailable()
+            await view.loader.settle()
+            #expect(view.loader.phase.response?.isStale == false)
+            #expect(view.recovery.waitingCount == 0)
+        }
+    }
+
+    @Test("retry() on a stale image whose copy left memory revalidates it behind it: no placeholder")
+    func retryKeepsImage() async throws {
+        try await withScriptedFixture { fixture throws in
+            let view = try await Relaunch.relaunchedView(fixture, .noCache, .large)
+            fixture.server.serve("/a.png", .unavailable())
+            view.driver.appear()
+            await view.loader.settle()
+            #expect(view.loader.phase.response?.revalidationError != nil)
+            view.loader.pipeline.memoryCache?.removeAll() // a memory warning
+            fixture.servePNG("/a.png", width: 320, height: 240, headers: Relaunch.Stored.noCache.headers)
+            let before = view.recorder.seen.count
+            view.loader.retry()
+            await view.loader.settle()
+            #expect(!view.recorder.seen.dropFirst(before).contains { $0 == .empty || $0.isLoading }, "\(view.recorder.seen)")
+            #expect(view.loader.phase.response?.isStale == false)
+        }
+    }
+
+    @Test("a view joining work another caller started gets the stale copy before the server answers")
+    func joinerGetsStaleCopy() async throws {
+        try await withScriptedFixture { fixture throws in
+            let view = try await Relaunch.relaunchedView(fixture, .noCache, .large)
+            let gate = Gate()
+            let image = ImageFixtures.png(width: 320, height: 240, seed: 1)
+            let headers = Relaunch.Stored.noCache.headers
+            fixture.server.serve("/a.png") { _ in
+                await gate.wait()
+                return .ok(image, contentType: "image/png", headers: headers)
+            }
+            // Another caller (a prefetch into memory, image(for:)) owns the image job.
+            let owner = view.loader.pipeline.imageTask(with: view.driver.request)
+            #expect(await eventually { fixture.server.requestCount(for: "/a.png") == 1 })
+            view.driver.appear()
+            await view.recorder.wait { $0.successPath != nil }
+            #expect(view.loader.phase.response?.isStale == true, "shown before the server answered")
+            gate.open()
+            _ = try await owner.response
+            await view.loader.settle()
+            #expect(view.loader.phase.response?.isStale == false)
+            #expect(fixture.server.requestCount(for: "/a.png") == 1)
+        }
+    }
+
+    @Test("Low Data Mode's cache only: nothing may be asked; a stale image on disk or shown stays")
+    func cacheOnlyKeepsImage() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/a.png", headers: Relaunch.Stored.noCache.headers)
+            var request = ImageRequest(url: fixture.url("/a.png"))
+            request.constrainedNetworkPolicy = .cacheOnly
+            let constrained = Locked(false)
+            let configure: (inout ImagePipeline.Configuration) -> Void = { configuration in
+                configuration.isNetworkConstrained = { constrained.withLock { $0 } }
+            }
+            // Shown on an unconstrained network, let go off screen; then Low Data Mode.
+            let scheduler = ManualScheduler(clock: fixture.clock)
+            let loader = ImageLoader(pipeline: fixture.makePipeline(configure), scheduler: scheduler)
+            let recorder = PhaseRecorder(loader)
+            let view = SwiftUIDriver(loader: loader, request: request)
+            view.appear()
+            await recorder.wait { $0.successPath != nil }
+            loader.didDisappear()
+            scheduler.advance(by: 1)
+            constrained.withLock { $0 = true }
+            fixture.server.resetCounters()
+
+            view.appear() // the image shown since launch, revalidated: not allowed, so kept
+            await loader.settle()
+            scheduler.endTurn()
+            #expect(Seen(loader.phase) == .success(path: "/a.png", source: .memory), "\(recorder.seen)")
+            #expect(loader.phase.response?.isStale == true)
+
+            // A relaunch in Low Data Mode: the disk's copy is in the first frame.
+            let relaunched = ImageLoader(pipeline: fixture.makePipeline(configure), scheduler: scheduler)
+            let again = SwiftUIDriver(loader: relaunched, request: request)
+            #expect(Seen(again.render()) == .success(path: "/a.png", source: .disk))
+            again.appear()
+            await relaunched.settle()
+            scheduler.endTurn()
+            #expect(Seen(relaunched.phase) == .success(path: "/a.png", source: .disk))
+            #expect(fixture.server.totalRequestCount == 0)
+        }
+    }
+
+    @Test("a view never let go (.lowerPriority) revalidates again after it was away, not after a branch swap")
+    func confirmationLastsOneAppearance() async throws {
+        try await withScriptedFixture { fixture throws in
+            let view = try await Relaunch.relaunchedView(fixture, .noCache, .small)
+            view.loader.offscreenBehavior = .lowerPriority(to: .low)
+            view.driver.appear()
+            await view.loader.settle()
+            #expect(Relaunch.conditionalRequests(fixture) == 1)
+
+            view.driver.branchSwap(animated: false) // the same appearance
+            view.loader.askAgain(view.driver.request)
+            view.scheduler.endTurn()
+            await view.loader.settle()
+            #expect(Relaunch.conditionalRequests(fixture) == 1, "confirmed in this appearance")
+
+            view.loader.didDisappear()
+            view.scheduler.advance(by: 5)
+            view.loader.didAppear()
+            view.loader.askAgain(view.driver.request)
+            await view.loader.settle()
+            #expect(Relaunch.conditionalRequests(fixture) == 2, "a new appearance asks again")
+        }
+    }
+}
