@@ -40,6 +40,7 @@ extension ImageLoader {
             guard let image = pipeline.shownImage(for: request) else { return nil }
             var response = Self.memoryResponse(image, for: request, pipeline: pipeline)
             response.isStale = true // kept because the memory cache would no longer serve it
+            response.displayRetention = .whenShown
             return response
         }
         let response = pipeline.firstFrameImage(for: request)

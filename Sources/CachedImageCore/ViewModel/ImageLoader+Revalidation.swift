@@ -27,12 +27,19 @@ extension ImageLoader {
             answerAtEndOfTurn(.failure(ImagePipeline.Error.transport(url: url, underlying: URLError(.notConnectedToInternet))))
             return
         }
+        let generation = self.generation
+        if extraOptions.isEmpty, let inFlight = handedOverRevalidation, inFlight.request.url == url {
+            // Another size of this URL is being asked about already: its answer counts here.
+            handedOverRevalidation = nil
+            revalidation = inFlight
+            track(inFlight) { [weak self] result in self?.revalidated(result, generation: generation, task: inFlight) }
+            return
+        }
         var taskRequest = request
         taskRequest.options.formUnion(extraOptions)
         if !visibility.isOnScreen, let priority = offscreenBehavior.offscreenPriority {
             taskRequest.priority = min(priority, request.priority)
         }
-        let generation = self.generation
         let task = pipeline.imageTask(with: taskRequest)
         revalidation = task
         track(task) { [weak self] result in self?.revalidated(result, generation: generation, task: task) }
@@ -47,13 +54,6 @@ extension ImageLoader {
         }
     }
 
-    /// Cancels the revalidations the current one replaced (``handingOver(_:)``).
-    func letGoOfSupersededRevalidations() {
-        let superseded = supersededRevalidations
-        supersededRevalidations = []
-        superseded.forEach { $0.cancel() }
-    }
-
     /// The image on screen, as confirmed: no longer stale.
     private func confirmedCopy() -> ImageResponse {
         var response = phase.response!
@@ -66,20 +66,26 @@ extension ImageLoader {
     /// for one answered without a request, which counts only while none runs). A task that is
     /// no longer the revalidation (replaced, restarted) is ignored.
     func revalidated(_ result: Result<ImageResponse, any Error>, generation: Int, task: ImageTask?) {
-        guard generation == self.generation, revalidation === task, case .success(let shown) = phase else { return }
+        guard generation == self.generation, revalidation === task, let request, case .success(let shown) = phase else { return }
         revalidation = nil
-        letGoOfSupersededRevalidations()
         switch result {
         case .success(let response):
             if let url = response.request.url, response.source == .network || response.source == .revalidated { confirmedURL = url }
             pipeline.keepShown(response)
-            if let error = response.revalidationError, !Self.isChanged(from: shown, to: response) {
+            let isThisSize = Self.isSameShape(response.request, request)
+            if response.source == .network, !isThisSize {
+                // New bytes, asked for through another size of this URL: this size is decoded
+                // from them (the disk has them now), the image on screen kept meanwhile.
+                leaveFailure()
+                pipeline.forgetShownImage(for: request)
+                start(request, keeping: shown)
+            } else if let error = response.revalidationError, !Self.isChanged(from: shown, to: response) {
                 // Served stale by the pipeline (the server could not be asked): still stale, and why.
                 failedBehindImage(shown, error)
-            } else if Self.isChanged(from: shown, to: response) {
+            } else if isThisSize, Self.isChanged(from: shown, to: response) {
                 leaveFailure()
                 update(.success(response))
-            } else if shown.isStale, !response.isStale {
+            } else if shown.isStale || shown.revalidationError != nil, !response.isStale {
                 // The same picture, now confirmed (a 304): the phase says so.
                 leaveFailure()
                 var confirmed = shown
@@ -115,6 +121,11 @@ extension ImageLoader {
         update(.success(kept))
         waitForRecovery(after: error)
         callbacks.onFailure?(error)
+    }
+
+    /// Whether `a` and `b` decode the same way (target size, content mode, processors).
+    static func isSameShape(_ a: ImageRequest, _ b: ImageRequest) -> Bool {
+        a.targetSize == b.targetSize && a.contentMode == b.contentMode && a.processorChain.identifiers == b.processorChain.identifiers
     }
 
     /// Whether `response` shows another picture than `shown`: new bytes from the network, or

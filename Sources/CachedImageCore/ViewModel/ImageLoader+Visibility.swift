@@ -12,9 +12,13 @@ extension ImageLoader {
     /// ``FailureRecovery``). Calls are counted against ``didDisappear()``.
     public func didAppear() {
         if !visibility.isOnScreen || !visibility.isReported { appearedAt = scheduler.clock.now }
+        var isNewAppearance = false
         if !visibility.isOnScreen, let left = disappearedAt,
            scheduler.clock.now.timeIntervalSince(left) >= offscreenBehavior.gracePeriod ?? OffscreenBehavior.automatic.gracePeriod ?? 0 {
-            confirmedURL = nil // a new appearance, not a branch swap: its stale image is asked about again
+            // A new appearance, not a branch swap: an image that may have gone stale is asked
+            // about again (a view whose image was let go does so as it takes it back).
+            confirmedURL = nil
+            isNewAppearance = true
         }
         disappearedAt = nil
         visibility.appear()
@@ -27,6 +31,11 @@ extension ImageLoader {
             if pause == .suspended || pause == .released {
                 start(request, adding: addedOptions)
             }
+        case .success(let shown) where isNewAppearance && shown.displayRetention != .never && revalidation == nil:
+            // Kept while away (`.lowerPriority`): revalidated as its headers require (a fresh
+            // one answers from memory, with no request).
+            failureIsStale = false
+            revalidate()
         case .failure, .success:
             // A transient failure (of the load, or of the revalidation behind a stale image)
             // asked again after the view was away past its grace period, or the app or the

@@ -88,8 +88,9 @@ public final class ImageLoader {
     var confirmedURL: URL?
     /// The revalidation behind an image kept for display (see ``ImageLoader/revalidate()``).
     var revalidation: ImageTask?
-    /// Revalidations of other sizes of the same URL that ``revalidation`` replaced, held until it ends.
-    var supersededRevalidations: [ImageTask] = []
+    /// While ``handingOver(_:)`` runs: the outgoing revalidation, which a revalidation of the
+    /// same URL at another size takes over instead of asking the server again.
+    var handedOverRevalidation: ImageTask?
     /// The pipeline task of the current load (tests read its priority, and
     /// `ImageViewLoadingController` hands it over on reuse).
     var task: ImageTask?
@@ -132,6 +133,8 @@ public final class ImageLoader {
     /// The last request whose first-frame lookup missed memory and disk (and its pipeline), so
     /// that `body` running again before the load starts reads memory only, not the disk again.
     var firstFrameMiss: (request: ImageRequest, pipeline: ObjectIdentifier)?
+    /// The last stand-in lookup (``previousResponse(for:)``), for the request and load it was made for.
+    private var standInLookup: (request: ImageRequest, generation: Int, response: ImageResponse?)?
 
     /// Creates a loader; it can be created anywhere (a SwiftUI `@StateObject`'s initialiser is
     /// not main-actor isolated on older SDKs) and is used on the main actor.
@@ -160,7 +163,6 @@ public final class ImageLoader {
     deinit {
         task?.cancel()
         revalidation?.cancel()
-        for superseded in supersededRevalidations { superseded.cancel() }
     }
 
     // MARK: Loading
@@ -267,15 +269,26 @@ public final class ImageLoader {
     /// it is in memory (a view's first `body` before its layout gives it a size, a view asking
     /// for a larger size), so no placeholder shows while `request`'s own image comes.
     public func previousResponse(for request: ImageRequest) -> ImageResponse? {
-        if keepsPreviousImage {
-            if isCurrent(request), let previousResponse { return previousResponse }
-            if !isCurrent(request), let previous = phase.response ?? previousResponse { return previous }
+        // Kept by this load (keepsPreviousImage, or an image replaced through another size's
+        // revalidation), or the success of the request that `request` is replacing.
+        if isCurrent(request), let previousResponse { return previousResponse }
+        if keepsPreviousImage, !isCurrent(request), let previous = phase.response ?? previousResponse { return previous }
+        // Only until the request's own image comes: before its load starts, or while it loads
+        // (not once cancelled, failed or shown), and only on screen.
+        if isCurrent(request), !phase.isLoading { return nil }
+        guard visibility.isOnScreen, request.url != nil else { return nil }
+        return standIn(for: request)
+    }
+
+    /// The image ``previousResponse(for:)`` shows for `request` in place of a placeholder,
+    /// looked up once per request and load (`body` asks on every render).
+    private func standIn(for request: ImageRequest) -> ImageResponse? {
+        if let standIn = standInLookup, standIn.generation == generation, standIn.request == request {
+            return standIn.response
         }
-        if isCurrent(request) {
-            guard phase.response == nil, phase.error == nil else { return nil }
-        }
-        guard visibility.isOnScreen, request.url != nil, let image = pipeline.otherSizeImage(for: request) else { return nil }
-        return memoryResponse(image, for: request)
+        let response = pipeline.otherSizeImage(for: request).map { memoryResponse($0, for: request) }
+        standInLookup = (request, generation, response)
+        return response
     }
 
     // MARK: Internals
@@ -285,8 +298,8 @@ public final class ImageLoader {
     }
 
     /// Starts loading `request`; `extraOptions` apply to this load only.
-    func start(_ request: ImageRequest, adding extraOptions: ImageRequest.Options = []) {
-        let keep = keepsPreviousImage && !isCurrent(request) ? (phase.response ?? previousResponse) : nil
+    func start(_ request: ImageRequest, adding extraOptions: ImageRequest.Options = [], keeping kept: ImageResponse? = nil) {
+        let keep = kept ?? (keepsPreviousImage && !isCurrent(request) ? (phase.response ?? previousResponse) : nil)
         // Handover: the new task joins the shared work (the download a resize, a scale or a
         // priority change still needs) before the outgoing one lets go of it, so the last
         // subscriber never leaves a download another size is about to join.
@@ -364,20 +377,17 @@ public final class ImageLoader {
 
     /// Runs `body` with the current task and revalidation set aside, and cancels them after it:
     /// whatever `body` starts joins the shared work they hold before they let go of it. A
-    /// revalidation replaced by one of another size of the same URL lets go only when that one
-    /// ends (it may not have reached the network yet: one conditional request, not two).
+    /// revalidation `body` needs for another size of the same URL takes the outgoing one over
+    /// (``revalidate(adding:)``): the server is asked once per URL, whatever the sizes.
     func handingOver(_ body: () -> Void) {
-        let outgoing = (task: task, revalidation: revalidation)
+        let outgoing = task
         task = nil
+        handedOverRevalidation = revalidation
         revalidation = nil
         body()
-        outgoing.task?.cancel()
-        guard let old = outgoing.revalidation else { return }
-        if let new = revalidation, new.request.url == old.request.url {
-            supersededRevalidations.append(old)
-        } else {
-            old.cancel()
-        }
+        outgoing?.cancel()
+        handedOverRevalidation?.cancel()
+        handedOverRevalidation = nil
     }
 
     private func finished(_ result: Result<ImageResponse, any Error>, generation: Int, task: ImageTask) {
@@ -427,7 +437,6 @@ public final class ImageLoader {
         task = nil
         revalidation?.cancel()
         revalidation = nil
-        letGoOfSupersededRevalidations()
         progressInbox = nil
         previewState = nil
         isProgressFlushScheduled = false

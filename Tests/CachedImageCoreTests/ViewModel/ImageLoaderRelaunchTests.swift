@@ -51,7 +51,9 @@ struct ImageLoaderRelaunchTests {
         let png = fixture.servePNG("/a.png", width: size.pixels.width, height: size.pixels.height, headers: stored.headers)
         #expect((png.count > 64 * 1024) == (size == .large), "the large image is above the synchronous read's limit")
         let request = ImageRequest(url: fixture.url("/a.png"))
-        _ = try await fixture.makePipeline().image(for: request)
+        let launch = fixture.makePipeline()
+        _ = try await launch.image(for: request)
+        launch.diskCache?.flush() // the last launch's files are written before the next one starts
         if stored == .expired { fixture.clock.advance(by: 120) }
         fixture.server.resetCounters()
 

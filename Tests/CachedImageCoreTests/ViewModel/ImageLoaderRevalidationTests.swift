@@ -74,25 +74,30 @@ struct ImageLoaderRevalidationTests {
         }
     }
 
-    @Test("a view joining work another caller started gets the stale copy before the server answers")
-    func joinerGetsStaleCopy() async throws {
+    @Test("a view joining work another view started gets the stale copy before the server answers (the copy kept for display, or the job's)", arguments: [Relaunch.Stored.noCache, .expired])
+    func joinerGetsStaleCopy(stored: Relaunch.Stored) async throws {
         try await withScriptedFixture { fixture throws in
-            let view = try await Relaunch.relaunchedView(fixture, .noCache, .large)
+            let view = try await Relaunch.relaunchedView(fixture, stored, .large)
             let gate = Gate()
             let image = ImageFixtures.png(width: 320, height: 240, seed: 1)
-            let headers = Relaunch.Stored.noCache.headers
+            let headers = stored.headers
             fixture.server.serve("/a.png") { _ in
                 await gate.wait()
                 return .ok(image, contentType: "image/png", headers: headers)
             }
-            // Another caller (a prefetch into memory, image(for:)) owns the image job.
-            let owner = view.loader.pipeline.imageTask(with: view.driver.request)
-            #expect(await eventually { fixture.server.requestCount(for: "/a.png") == 1 })
+            // Another view (a list row, while a detail view opens) owns the image job.
+            let other = ImageLoader(pipeline: view.loader.pipeline, scheduler: view.scheduler)
+            let otherRecorder = PhaseRecorder(other)
+            SwiftUIDriver(loader: other, request: view.driver.request).appear()
+            await otherRecorder.wait { $0.successPath != nil }
+            // no-cache: the other view's copy is kept for display (the first frame has it); an
+            // expired one is not while shown, so the view joins the job and gets its stale copy.
             view.driver.appear()
-            await view.recorder.wait { $0.successPath != nil }
+            for _ in 0..<100_000 where view.loader.phase.response == nil { await Task.yield() }
             #expect(view.loader.phase.response?.isStale == true, "shown before the server answered")
+            #expect(fixture.server.requestCount(for: "/a.png") == 1)
             gate.open()
-            _ = try await owner.response
+            await other.settle()
             await view.loader.settle()
             #expect(view.loader.phase.response?.isStale == false)
             #expect(fixture.server.requestCount(for: "/a.png") == 1)
@@ -156,10 +161,76 @@ struct ImageLoaderRevalidationTests {
 
             view.loader.didDisappear()
             view.scheduler.advance(by: 5)
-            view.loader.didAppear()
-            view.loader.askAgain(view.driver.request)
+            view.driver.appear()
             await view.loader.settle()
             #expect(Relaunch.conditionalRequests(fixture) == 2, "a new appearance asks again")
+        }
+    }
+
+    @Test("the stand-in image of another size shows only until the request's own: not after cancel()")
+    func standInEndsWithTheLoad() async throws {
+        try await withScriptedFixture { fixture throws in
+            let gate = Gate()
+            let image = ImageFixtures.png(width: 320, height: 240, seed: 1)
+            fixture.server.serve("/a.png") { request in
+                if request.header("X-Second") != nil { await gate.wait() }
+                return .ok(image, contentType: "image/png", headers: ["Cache-Control": "max-age=3600"])
+            }
+            let pipeline = fixture.makePipeline { $0.diskCacheDirectory = nil }
+            let small = ImageRequest(url: fixture.url("/a.png"), targetSize: PixelSize(width: 32, height: 24))
+            let shown = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
+            let shownRecorder = PhaseRecorder(shown)
+            SwiftUIDriver(loader: shown, request: small).appear()
+            await shownRecorder.wait { $0.successPath != nil }
+
+            var large = ImageRequest(url: fixture.url("/a.png"), targetSize: PixelSize(width: 160, height: 120))
+            large.urlRequest.setValue("1", forHTTPHeaderField: "X-Second") // held by the server
+            let loader = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
+            loader.load(large)
+            #expect(loader.phase.isLoading)
+            #expect(loader.previousResponse(for: large)?.image.pixelSize == PixelSize(width: 32, height: 24))
+            loader.cancel()
+            #expect(loader.previousResponse(for: large) == nil, "cancelled: .empty, nothing shown")
+            gate.open()
+        }
+    }
+
+    @Test("a response that varies has no copy for display: another variant never shows it")
+    func varyingResponseHasNoDisplayCopy() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/a.png", headers: ["Cache-Control": "no-cache", "ETag": "\"v1\"", "Vary": "X-Lang"])
+            var french = ImageRequest(url: fixture.url("/a.png"))
+            french.urlRequest.setValue("fr", forHTTPHeaderField: "X-Lang")
+            var english = french
+            english.urlRequest.setValue("en", forHTTPHeaderField: "X-Lang")
+            let pipeline = fixture.makePipeline { $0.synchronousDiskRead = nil }
+            let scheduler = ManualScheduler(clock: fixture.clock)
+            let loader = ImageLoader(pipeline: pipeline, scheduler: scheduler)
+            let recorder = PhaseRecorder(loader)
+            SwiftUIDriver(loader: loader, request: french).appear()
+            await recorder.wait { $0.successPath != nil }
+            loader.didDisappear()
+            scheduler.advance(by: 1)
+
+            let other = ImageLoader(pipeline: pipeline, scheduler: scheduler)
+            #expect(Seen(other.phase(for: english)) == .empty)
+            #expect(other.previousResponse(for: english) == nil)
+        }
+    }
+
+    @Test("a cache-only request's first frame reads the disk and asks nothing, even within stale-while-revalidate")
+    func cacheOnlyFirstFrameAsksNothing() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/a.png", headers: ["Cache-Control": "max-age=0, stale-while-revalidate=600"])
+            _ = try await fixture.makePipeline().image(for: ImageRequest(url: fixture.url("/a.png")))
+            fixture.server.resetCounters()
+            var request = ImageRequest(url: fixture.url("/a.png"))
+            request.options.insert(.returnCacheDataDontLoad)
+            let response = fixture.makePipeline().firstFrameImage(for: request)
+            #expect(response?.source == .disk)
+            await Task.yield()
+            // A background revalidation would have reached the server within these turns.
+            #expect(await eventually({ fixture.server.totalRequestCount > 0 }, rounds: 20_000) == false, "no request")
         }
     }
 }

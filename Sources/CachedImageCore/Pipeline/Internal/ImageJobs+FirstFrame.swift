@@ -13,7 +13,9 @@ extension ImageJobs {
         }
         if let shown = shownImage(for: request) {
             // What a view showed since launch, kept because memory would no longer serve it.
-            return DecodedResult(image: shown, source: .memory, bytesDownloaded: 0, isCoalesced: false, staleness: Staleness())
+            return DecodedResult(
+                image: shown, source: .memory, bytesDownloaded: 0, isCoalesced: false, displayRetention: .whenShown, staleness: Staleness()
+            )
         }
         guard let policy = configurationSynchronousDiskRead, let budget = firstFrameBudget,
               let (resolved, url) = try? resolver.resolve(request), !url.isFileURL,
@@ -63,7 +65,7 @@ extension ImageJobs {
             return nil
         }
         image.sourcePixelSize = data.info.pixelSize
-        if let staleEntry {
+        if let staleEntry, resolved.options.isDisjoint(with: .returnCacheDataDontLoad), !resolved.cacheDirectives.onlyIfCached {
             // Only once the image is shown: a rejected entry is revalidated by the load that follows.
             revalidateInBackground(resolved, url: url, entry: staleEntry, data: data)
         }

@@ -22,7 +22,8 @@ extension ImageJobs {
         case .whenReleased: if !released { return }
         case .whenShown: break
         }
-        guard let memoryCache else { return }
+        // A response that varies (Vary) has no copy for display: its key would not say for whom.
+        guard let memoryCache, variants.lookupKey(for: response.request) == nil else { return }
         memoryCache.setValue(response.image, forKey: Self.shownKey(ImageCacheKey(response.request)), cost: response.image.cost)
     }
 
@@ -35,7 +36,11 @@ extension ImageJobs {
         else {
             return nil
         }
-        return resolver.withKeyed(request) { memoryCache.value(forKey: Self.shownKey(ImageCacheKey($0))) }
+        return resolver.withKeyed(request) { keyed in
+            // Never another variant's image: a response that varies has no copy for display.
+            guard variants.lookupKey(for: keyed) == nil else { return nil }
+            return memoryCache.value(forKey: Self.shownKey(ImageCacheKey(keyed)))
+        }
     }
 
     /// When an image decoded for `request` from `data` is kept for display: never for a
@@ -67,7 +72,7 @@ extension ImageJobs {
             return nil
         }
         return resolver.withKeyed(request) { keyed -> DecodedImage? in
-            guard let shape = shownSizes.shape(for: keyed),
+            guard variants.lookupKey(for: keyed) == nil, let shape = shownSizes.shape(for: keyed),
                   shape.size != keyed.targetSize || (keyed.targetSize != nil && shape.mode != keyed.contentMode)
             else {
                 return nil
@@ -110,6 +115,12 @@ extension ImagePipeline {
     /// (revalidate it behind it); never what ``image(for:)`` answers.
     package func shownImage(for request: ImageRequest) -> DecodedImage? {
         jobs.shownImage(for: request)
+    }
+
+    /// Forgets the image kept for display for `request` (its bytes changed).
+    package func forgetShownImage(for request: ImageRequest) {
+        guard let memoryCache = jobs.memoryCache else { return }
+        _ = jobs.resolver.withKeyed(request) { memoryCache.removeValue(forKey: ImageJobs.shownKey(ImageCacheKey($0))) }
     }
 
     /// A view shows the image of `request` (its size is what ``otherSizeImage(for:)`` looks up).

@@ -269,7 +269,7 @@ final class ImageJobs: Sendable {
         context.onPriorityChange(after: priority) { data.setPriority($0) }
         // While the stored copy is revalidated, a view shows it (decoded once: a 304, the usual
         // answer, keeps this decode; it is reported before the job can fail, so a view offline
-        // has it first).
+        // has it first, at the cost of one decode's wait for a fast answer).
         let shownStale = await showStale(lookup, request: request, url: url, context: context)
         let response = try await data.value()
         // No preview from here on: the final image is next.
@@ -284,16 +284,18 @@ final class ImageJobs: Sendable {
         return try await decode(response, request: request, url: url, isCoalesced: data.isCoalesced)
     }
 
-    /// The stored copy `lookup` found stale, decoded and handed to the job's subscribers that
-    /// take updates (views, now or as they join) as ``JobUpdate/stale(_:)`` while the network is
-    /// asked; `nil` when there is none or it does not decode.
+    /// For a job a view subscribed to (a subscriber that takes updates), the stored copy
+    /// `lookup` found stale, decoded and handed to the subscribers that take updates (those that
+    /// join later too, as they join) as ``JobUpdate/stale(_:)`` while the network is asked; `nil`
+    /// when there is none or it does not decode. Jobs no view wants (``ImagePipeline/image(for:)``,
+    /// a prefetch) decode nothing more.
     private func showStale(
         _ lookup: DataFetcher.Lookup?,
         request: ImageRequest,
         url: URL,
         context: TaskCoalescer<ImageTaskKey, DecodedResult>.JobContext
     ) async -> (image: DecodedImage, data: ImageDataResponse)? {
-        guard case .stale(_, let stored)? = lookup,
+        guard case .stale(_, let stored)? = lookup, context.takesUpdates,
               let image = try? await decodedImage(stored, request: request, url: url)
         else {
             return nil

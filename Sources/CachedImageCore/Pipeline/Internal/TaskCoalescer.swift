@@ -230,6 +230,10 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         lock.withLock { job.subscribers[id]?.updates = updates }
     }
 
+    fileprivate func takesUpdates(_ job: Job) -> Bool {
+        lock.withLock { job.subscribers.values.contains { $0.updates != nil } }
+    }
+
     fileprivate func report(_ update: JobUpdate, of job: Job) {
         let handlers = lock.withLock {
             if case .stale = update { job.stickyUpdate = update }
@@ -330,6 +334,12 @@ extension TaskCoalescer {
         /// Forwards a body chunk or a preview to every subscriber that takes updates.
         func report(_ update: JobUpdate) {
             coalescer.report(update, of: job)
+        }
+
+        /// Whether any subscriber takes updates now (a view: work only a view would see is
+        /// skipped otherwise).
+        var takesUpdates: Bool {
+            coalescer.takesUpdates(job)
         }
 
 
