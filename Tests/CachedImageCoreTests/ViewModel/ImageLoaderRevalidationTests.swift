@@ -233,4 +233,32 @@ struct ImageLoaderRevalidationTests {
             #expect(await eventually({ fixture.server.totalRequestCount > 0 }, rounds: 20_000) == false, "no request")
         }
     }
+
+    @Test("new bytes arriving through another size's revalidation are decoded for this size, the image kept on screen")
+    func newBytesThroughAnotherSize() async throws {
+        try await withScriptedFixture { fixture throws in
+            let view = try await Relaunch.relaunchedView(fixture, .noCache, .small)
+            let gate = Gate()
+            let changed = ImageFixtures.png(width: 40, height: 30, seed: 9)
+            fixture.server.serve("/a.png") { _ in
+                await gate.wait()
+                return .ok(changed, contentType: "image/png", headers: ["Cache-Control": "no-cache", "ETag": "\"v2\""])
+            }
+            view.driver.appear() // the stale image, its revalidation held by the server
+            var sized = view.driver.request
+            sized.targetSize = PixelSize(width: 20, height: 15)
+            let laidOut = SwiftUIDriver(loader: view.loader, request: sized)
+            #expect(Seen(laidOut.render()) == .success(path: "/a.png", source: .disk))
+            view.loader.load(sized)
+            let before = view.recorder.seen.count
+            gate.open()
+            await view.loader.settle()
+            view.scheduler.endTurn()
+            await view.loader.settle()
+            #expect(fixture.server.requestCount(for: "/a.png") == 1, "one request for both sizes")
+            #expect(view.loader.phase.response?.image.pixelSize == PixelSize(width: 20, height: 15), "the new bytes at this size")
+            #expect(view.loader.phase.response?.isStale == false)
+            #expect(!view.recorder.seen.dropFirst(before).contains(.empty), "\(view.recorder.seen)")
+        }
+    }
 }
