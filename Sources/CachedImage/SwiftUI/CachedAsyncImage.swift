@@ -265,8 +265,9 @@ public struct CachedAsyncImage<Content: View>: View {
         // A size in points becomes pixels at this view's display scale.
         let ownRequest = options.applied(to: self.request).resolvingPointSize(displayScale: Double(displayScale))
         let layoutSizing = self.layoutSizing
-        let request = layoutSizing.applied(to: requestDefaults.applied(to: ownRequest))
-        layoutSizing.configure(for: model, request: request, displayScale: Double(displayScale))
+        // The laid-out size decides; the subtree's defaults cap it (LayoutDecodeSize, in core).
+        let request = layoutSizing.request(for: ownRequest, defaults: requestDefaults)
+        layoutSizing.configure(for: model, request: ownRequest, displayScale: Double(displayScale))
         model.configure(
             pipeline: pipeline,
             transaction: transaction,
@@ -294,7 +295,9 @@ public struct CachedAsyncImage<Content: View>: View {
                 content(phase)
             }
         }
-        .modifier(ImageLifecycleModifier(model: model, request: request, ownRequest: ownRequest, pipeline: pipeline, sizing: layoutSizing))
+        .modifier(ImageLifecycleModifier(
+            model: model, request: request, ownRequest: ownRequest, pipeline: pipeline, sizing: layoutSizing, defaults: requestDefaults
+        ))
         .recordingLayoutProposal(into: layoutSizing)
     }
 }

@@ -14,17 +14,24 @@ struct ImageLifecycleModifier: ViewModifier {
     /// The laid-out size, when the view records it: read when loading (layout has run by
     /// then), not when `body` ran.
     var sizing: LayoutSizingRecorder?
+    /// The subtree's defaults, applied after the laid-out size (which they cap, never replace).
+    var defaults = ImageRequestDefaults()
 
     func body(content: Content) -> some View {
         content
             .onAppear {
                 model.didAppear()
-                model.load(sizing?.applied(to: request) ?? request, ownRequest: ownRequest)
+                model.load(loadedRequest, ownRequest: ownRequest)
             }
             .task(id: LoadKey(request: request, pipeline: ObjectIdentifier(pipeline))) {
-                model.load(sizing?.applied(to: request) ?? request, ownRequest: ownRequest)
+                model.load(loadedRequest, ownRequest: ownRequest)
             }
             .onDisappear { model.didDisappear() }
+    }
+
+    /// The request to load now: with the laid-out size when the view records one.
+    private var loadedRequest: ImageRequest {
+        sizing?.request(for: ownRequest, defaults: defaults) ?? request
     }
 
     /// Identifies one load: a new request or a new pipeline starts another.

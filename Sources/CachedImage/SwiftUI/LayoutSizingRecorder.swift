@@ -28,9 +28,9 @@ final class LayoutSizingRecorder: @unchecked Sendable {
         self.onChange = { [weak model] in model?.objectWillChange.send() }
     }
 
-    /// `request` with the laid-out target, when it asks for none.
-    func applied(to request: ImageRequest) -> ImageRequest {
-        sizing.applied(to: request)
+    /// `own` with the laid-out target when it asks for none, then `defaults` (which cap it).
+    func request(for own: ImageRequest, defaults: ImageRequestDefaults) -> ImageRequest {
+        sizing.request(for: own, defaults: defaults)
     }
 
     /// A placement: the proposal (`nil`: unspecified), and the size the content took for it.

@@ -7,8 +7,13 @@ import Foundation
 /// (the size the image will be drawn at when the content resizes it) and decodes at that size
 /// times the display's scale, in the request's content mode:
 ///
-/// - A proposal unspecified or infinite in either dimension (a scroll axis, an ideal-size pass)
-///   keeps today's decode: the pipeline's cap (``ImagePipeline/Configuration/maximumDecodedPixelSize``).
+/// - A proposal with one known dimension (a feed row in a `LazyVStack` or `List`: a width, no
+///   height) fits by it, as ``LayoutTarget`` does for UIKit: the image is as wide as the row
+///   (or as tall), the other side bounded by the pipeline's cap only. A proposal unspecified or
+///   infinite in both (an ideal-size pass) keeps the pipeline's cap
+///   (``ImagePipeline/Configuration/maximumDecodedPixelSize``).
+/// - The laid-out size decides, subtree defaults cap it (``request(for:defaults:)``): a default
+///   `maximumPixelSize` never replaces the size a view is drawn at.
 /// - Hysteresis: once a target is set, a larger proposal re-decodes only when it grows by more
 ///   than ``relativeTolerance`` or ``pointTolerance`` points, so a 1-point change does not.
 /// - Never for a smaller size: a smaller proposal keeps the target; and an image on screen that
@@ -26,9 +31,14 @@ package struct LayoutDecodeSize: Sendable, Hashable {
     /// Growth ignored, in points (2).
     package static let pointTolerance = 2.0
 
+    /// The target decodes use, with its content mode when one dimension decides (fit by it);
+    /// `nil`: none recorded yet, or the proposal was unspecified (the pipeline's cap applies).
+    private(set) var layout: LayoutTarget?
+
     /// The target decodes use, in pixels; `nil`: none recorded yet, or the proposal was
-    /// unspecified (the pipeline's cap applies).
-    package private(set) var target: PixelSize?
+    /// unspecified (the pipeline's cap applies). A side no proposal bounds is
+    /// ``LayoutTarget/unbounded``.
+    package var target: PixelSize? { layout?.size }
 
     package init() {}
 
@@ -52,6 +62,38 @@ package struct LayoutDecodeSize: Sendable, Hashable {
         return PixelSize(points: CGSize(width: width, height: height), scale: displayScale)
     }
 
+    /// The target for a proposal (see ``pixelTarget(proposedWidth:proposedHeight:content:displayScale:)``),
+    /// or, when only one dimension is known (finite and positive), a fit by it: that side, the
+    /// other unbounded. `nil` when neither is known.
+    static func layoutTarget(
+        proposedWidth width: Double?,
+        proposedHeight height: Double?,
+        content: (width: Double, height: Double)? = nil,
+        displayScale: Double
+    ) -> LayoutTarget? {
+        if let size = pixelTarget(proposedWidth: width, proposedHeight: height, content: content, displayScale: displayScale) {
+            return LayoutTarget(size: size, contentMode: nil)
+        }
+        func known(_ proposed: Double?, _ drawn: Double?) -> Double {
+            guard let proposed, proposed.isFinite, proposed > 0 else { return 0 }
+            guard let drawn, drawn.isFinite else { return proposed }
+            return max(proposed, drawn)
+        }
+        return LayoutTarget(
+            width: known(width, content?.width), height: known(height, content?.height),
+            scale: displayScale, unknownSide: LayoutTarget.unbounded
+        )
+    }
+
+    /// The request a view loads: `own` (the view's request, its point sizes resolved) with the
+    /// laid-out target when it asks for none, then `defaults` (a subtree's
+    /// ``ImageRequestDefaults``) where it left things unset. The layout decides: a default
+    /// `targetSize` applies only while no layout gave one, and a default `maximumPixelSize`
+    /// caps a fit target and never replaces a fill target (the size the view is drawn at).
+    package func request(for own: ImageRequest, defaults: ImageRequestDefaults) -> ImageRequest {
+        defaults.applied(to: applied(to: own))
+    }
+
     /// Records the proposal the view was placed with (and the size its content took for it,
     /// see ``pixelTarget(proposedWidth:proposedHeight:content:displayScale:)``). `shown` is the
     /// image on screen, if any (its decoded size and its source's). Returns `true` when
@@ -66,42 +108,42 @@ package struct LayoutDecodeSize: Sendable, Hashable {
         contentMode: ImageContentMode,
         shown: (decoded: PixelSize, source: PixelSize?)?
     ) -> Bool {
-        let new = Self.pixelTarget(
+        let new = Self.layoutTarget(
             proposedWidth: proposedWidth, proposedHeight: proposedHeight, content: content, displayScale: displayScale
         )
-        guard new != target else { return false }
-        guard let current = target else {
+        guard new != layout else { return false }
+        guard let current = layout else {
             // First target (nothing decoded for one yet): take it, unless the image on screen,
             // decoded without one, covers it already.
             guard let new else { return false }
-            if let shown, Self.covers(shown, new, contentMode) { return false }
-            target = new
+            if let shown, Self.covers(shown, new.size, new.contentMode ?? contentMode) { return false }
+            layout = new
             return true
         }
         guard let new else {
             // Unspecified now: the cap, unless what is on screen is already the whole image.
             if let shown, let source = shown.source, shown.decoded == source { return false }
-            target = nil
+            layout = nil
             return true
         }
         let scale = displayScale.isFinite && displayScale > 0 ? displayScale : 1
         func grows(_ new: Int, _ old: Int) -> Bool {
-            let growth = Double(new - old)
+            let growth = Double(new) - Double(old)
             return growth > Double(old) * Self.relativeTolerance && growth > Self.pointTolerance * scale
         }
-        guard grows(new.width, current.width) || grows(new.height, current.height) else { return false }
-        if let shown, Self.covers(shown, new, contentMode) { return false }
-        target = new
+        // Another kind of target (both sides known, or one) is taken unless the image covers it.
+        let sameKind = new.contentMode == current.contentMode
+        guard !sameKind || grows(new.size.width, current.size.width) || grows(new.size.height, current.size.height) else { return false }
+        if let shown, Self.covers(shown, new.size, new.contentMode ?? contentMode) { return false }
+        layout = new
         return true
     }
 
     /// `request` with ``target`` as its target size, when it asks for none (and does not
     /// start with a resize processor, whose size is the decode's target then).
     package func applied(to request: ImageRequest) -> ImageRequest {
-        guard request.targetSize == nil, let target, !(request.processors.first is ImageResizing) else { return request }
-        var sized = request
-        sized.targetSize = target
-        return sized
+        guard request.targetSize == nil, let layout, !(request.processors.first is ImageResizing) else { return request }
+        return layout.applied(to: request)
     }
 
     /// Whether the image on screen for `current` stays while `next` loads: `next` is the same

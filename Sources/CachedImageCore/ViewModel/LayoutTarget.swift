@@ -13,6 +13,11 @@ struct LayoutTarget: Hashable, Sendable {
     /// A side with no bound (no cap configured).
     static let unbounded = Int(Int32.max)
 
+    init(size: PixelSize, contentMode: ImageContentMode?) {
+        self.size = size
+        self.contentMode = contentMode
+    }
+
     init?(width: Double, height: Double, scale: Double, unknownSide: Int) {
         let scale = scale > 0 && scale.isFinite ? scale : 1
         switch (Self.pixels(width, scale), Self.pixels(height, scale)) {

@@ -11,6 +11,9 @@ struct LayoutDecodeSizeTests {
         #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 110, proposedHeight: 110, displayScale: 3) == PixelSize(width: 330, height: 330))
         #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 110.2, proposedHeight: 50, displayScale: 2) == PixelSize(width: 221, height: 100))
         #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 110, proposedHeight: nil, displayScale: 3) == nil)
+        #expect(LayoutDecodeSize.layoutTarget(proposedWidth: 110, proposedHeight: nil, displayScale: 3)
+            == LayoutTarget(size: PixelSize(width: 330, height: LayoutTarget.unbounded), contentMode: .aspectFit), "one side known: fit by it")
+        #expect(LayoutDecodeSize.layoutTarget(proposedWidth: nil, proposedHeight: .infinity, displayScale: 3) == nil)
         #expect(LayoutDecodeSize.pixelTarget(proposedWidth: .infinity, proposedHeight: 110, displayScale: 3) == nil)
         #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 0, proposedHeight: 110, displayScale: 3) == nil)
         #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 10, proposedHeight: 10, displayScale: 0) == PixelSize(width: 10, height: 10))
@@ -98,7 +101,7 @@ struct LayoutDecodeSizeTests {
         }
     }
 
-    @Test("an unspecified proposal after a target goes back to the cap (the image may be drawn at its natural size)")
+    @Test("one known dimension after a target fits by it; an unspecified proposal goes back to the cap (the image may be drawn at its natural size)")
     func unspecifiedAfterTarget() {
         var sizing = LayoutDecodeSize()
         sizing.record(proposedWidth: 110, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
@@ -106,11 +109,56 @@ struct LayoutDecodeSizeTests {
             let changed = sizing.record(proposedWidth: nil, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
             #expect(changed)
         }
+        #expect(sizing.target == PixelSize(width: LayoutTarget.unbounded, height: 330), "fit by its height")
+        do {
+            let changed = sizing.record(proposedWidth: nil, proposedHeight: nil, displayScale: 3, contentMode: .aspectFill, shown: nil)
+            #expect(changed)
+        }
         #expect(sizing.target == nil)
         do {
             let changed = sizing.record(proposedWidth: nil, proposedHeight: nil, displayScale: 3, contentMode: .aspectFill, shown: nil)
             #expect(!changed)
         }
+    }
+
+    @Test("a width-only proposal (a feed row) fits by the width: a 4000x3000 photo in a 195-point column decodes at 585x439, not the cap")
+    func widthOnlyFitsByWidth() throws {
+        var sizing = LayoutDecodeSize()
+        let first = sizing.record(proposedWidth: 195, proposedHeight: nil, displayScale: 3, contentMode: .aspectFill, shown: nil)
+        #expect(first)
+        let request = sizing.applied(to: ImageRequest(url: URL(string: "https://example.com/a.jpg")))
+        #expect(request.contentMode == .aspectFit)
+        let decoded = request.decodingTarget(maximumSize: PixelSize(width: 2556, height: 2556)).decodedSize(of: photo)
+        #expect(decoded == PixelSize(width: 585, height: 439))
+        // A 1-point wider row changes nothing; a much wider one (rotation) re-decodes.
+        let slightlyWider = sizing.record(proposedWidth: 196, proposedHeight: nil, displayScale: 3, contentMode: .aspectFill, shown: nil)
+        #expect(!slightlyWider)
+        let rotated = sizing.record(proposedWidth: 390, proposedHeight: nil, displayScale: 3, contentMode: .aspectFill, shown: nil)
+        #expect(rotated)
+        #expect(sizing.target?.width == 1170)
+    }
+
+    @Test("the layout decides and subtree defaults cap it: a 64-point avatar under maximumPixelSize 1200x1200 decodes at 256x192, not 1200x900")
+    func layoutBeatsDefaults() {
+        var defaults = ImageRequestDefaults()
+        defaults.maximumPixelSize = PixelSize(width: 1200, height: 1200)
+        let own = ImageRequest(url: URL(string: "https://example.com/a.jpg"))
+        let cap = PixelSize(width: 2556, height: 2556)
+        // Before layout (or with no proposal): the default's maximum, fitted.
+        let unlaid = LayoutDecodeSize()
+        #expect(unlaid.request(for: own, defaults: defaults).decodingTarget(maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 1200, height: 900))
+        var sizing = LayoutDecodeSize()
+        sizing.record(proposedWidth: 64, proposedHeight: 64, displayScale: 3, contentMode: .aspectFill, shown: nil)
+        let request = sizing.request(for: own, defaults: defaults)
+        #expect(request.targetSize == PixelSize(width: 192, height: 192))
+        #expect(request.decodingTarget(maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 256, height: 192))
+        // A default target size applies only while no layout gave one; an own size always wins.
+        var sized = ImageRequestDefaults()
+        sized.targetSize = PixelSize(width: 600, height: 600)
+        #expect(sizing.request(for: own, defaults: sized).targetSize == PixelSize(width: 192, height: 192))
+        #expect(unlaid.request(for: own, defaults: sized).targetSize == PixelSize(width: 600, height: 600))
+        let explicit = ImageRequest(url: own.url, targetSize: PixelSize(width: 90, height: 90))
+        #expect(sizing.request(for: explicit, defaults: defaults).targetSize == PixelSize(width: 90, height: 90))
     }
 
     @Test("a new target for the same image keeps the image on screen while it decodes; another image does not")
