@@ -26,6 +26,8 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
         var priority: ImageRequest.Priority
         var subscription: ImageJobs.Subscription?
         var work: Task<ImageResponse, any Error>?
+        /// ``cancel()`` was called: ``response`` throws, whatever the work produced.
+        var isCancelled = false
     }
 
     private static let nextID = Locked(0)
@@ -70,7 +72,10 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
     /// Cancels this task: ``response`` throws `CancellationError`. Shared work continues while
     /// other tasks still want it.
     public func cancel() {
-        state.withLock { $0.work }?.cancel()
+        state.withLock { state -> Task<ImageResponse, any Error>? in
+            state.isCancelled = true
+            return state.work
+        }?.cancel()
     }
 
     /// The result: the image and where it came from.
@@ -79,7 +84,11 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
     public var response: ImageResponse {
         get async throws {
             guard let work = state.withLock({ $0.work }) else { throw CancellationError() }
-            return try await work.value
+            let response = try await work.value
+            // A memory hit (or a disk hit) can finish before the cancellation reaches it: the
+            // promise is the caller's, so a cancelled task never delivers.
+            if state.withLock({ $0.isCancelled }) { throw CancellationError() }
+            return response
         }
     }
 
