@@ -261,4 +261,29 @@ struct ImageLoaderRevalidationTests {
             #expect(!view.recorder.seen.dropFirst(before).contains(.empty), "\(view.recorder.seen)")
         }
     }
+
+    @Test("Low Data Mode's cache only after a relaunch: a large stale image on disk is shown as soon as it is read, nothing asked")
+    func cacheOnlyLargeEntryShown() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/a.png", width: 320, height: 240, headers: Relaunch.Stored.noCache.headers)
+            var request = ImageRequest(url: fixture.url("/a.png"))
+            request.constrainedNetworkPolicy = .cacheOnly
+            let launch = fixture.makePipeline()
+            _ = try await launch.image(for: request)
+            launch.diskCache?.flush()
+            fixture.server.resetCounters()
+            let scheduler = ManualScheduler(clock: fixture.clock)
+            let loader = ImageLoader(pipeline: fixture.makePipeline { $0.isNetworkConstrained = { true } }, scheduler: scheduler)
+            let recorder = PhaseRecorder(loader)
+            let view = SwiftUIDriver(loader: loader, request: request)
+            #expect(Seen(view.render()) == .empty, "too large for the first frame")
+            view.appear()
+            await loader.settle()
+            scheduler.endTurn()
+            #expect(Seen(loader.phase) == .success(path: "/a.png", source: .disk), "\(recorder.seen)")
+            #expect(loader.phase.response?.isStale == true)
+            #expect(loader.phase.error == nil, "a policy, not a failure")
+            #expect(fixture.server.totalRequestCount == 0)
+        }
+    }
 }

@@ -189,6 +189,15 @@ final class ImageJobs: Sendable {
             answer = try await answerWithoutNetwork(request, url: url)
         } catch {
             heldDownload?.cancel()
+            if case ImagePipeline.Error.notCached = error, let stored = storedStaleCopy(request, url: url) {
+                // Nothing may be asked (offline, cache only): a view still shows what the disk
+                // holds, marked stale, and the request fails as it must.
+                subscription.start { [self] context in
+                    _ = await showStale(stored, request: request, url: url, context: context)
+                    throw error
+                }
+                return try await subscription.value()
+            }
             // Whatever failed, the requests that joined must hear of it.
             subscription.complete(with: .failure(error))
             throw error
@@ -282,29 +291,6 @@ final class ImageJobs: Sendable {
             return result
         }
         return try await decode(response, request: request, url: url, isCoalesced: data.isCoalesced)
-    }
-
-    /// For a job a view subscribed to (a subscriber that takes updates), the stored copy
-    /// `lookup` found stale, decoded and handed to the subscribers that take updates (those that
-    /// join later too, as they join) as ``JobUpdate/stale(_:)`` while the network is asked; `nil`
-    /// when there is none or it does not decode. Jobs no view wants (``ImagePipeline/image(for:)``,
-    /// a prefetch) decode nothing more.
-    private func showStale(
-        _ lookup: DataFetcher.Lookup?,
-        request: ImageRequest,
-        url: URL,
-        context: TaskCoalescer<ImageTaskKey, DecodedResult>.JobContext
-    ) async -> (image: DecodedImage, data: ImageDataResponse)? {
-        guard case .stale(_, let stored)? = lookup, context.takesUpdates,
-              let image = try? await decodedImage(stored, request: request, url: url)
-        else {
-            return nil
-        }
-        context.report(.stale(DecodedResult(
-            image: image, source: .disk, bytesDownloaded: 0, isCoalesced: false, httpResponse: stored.httpResponse,
-            displayRetention: Self.displayRetention(stored, request: request), staleness: Staleness()
-        )))
-        return (image, stored)
     }
 
     /// Starts one low-priority revalidation of a stale entry that is being served at once

@@ -1,0 +1,39 @@
+import Foundation
+
+/// The stored copy of an image whose headers ask for a revalidation first: decoded for the views
+/// subscribed to its job and handed to them (``JobUpdate/stale(_:)``, ``ImageResponse/isStale``)
+/// while the server is asked, or when nothing may be asked (offline, cache only).
+extension ImageJobs {
+    /// For a job a view subscribed to (a subscriber that takes updates), the stored copy
+    /// `lookup` found stale, decoded and handed to the subscribers that take updates (those that
+    /// join later too, as they join) as ``JobUpdate/stale(_:)`` while the network is asked; `nil`
+    /// when there is none or it does not decode. Jobs no view wants (``ImagePipeline/image(for:)``,
+    /// a prefetch) decode nothing more.
+    func showStale(
+        _ lookup: DataFetcher.Lookup?,
+        request: ImageRequest,
+        url: URL,
+        context: TaskCoalescer<ImageTaskKey, DecodedResult>.JobContext
+    ) async -> (image: DecodedImage, data: ImageDataResponse)? {
+        guard case .stale(_, let stored)? = lookup, context.takesUpdates,
+              let image = try? await decodedImage(stored, request: request, url: url)
+        else {
+            return nil
+        }
+        context.report(.stale(DecodedResult(
+            image: image, source: .disk, bytesDownloaded: 0, isCoalesced: false, httpResponse: stored.httpResponse,
+            displayRetention: Self.displayRetention(stored, request: request), staleness: Staleness()
+        )))
+        return (image, stored)
+    }
+
+    /// The disk's stale copy for `request` read as if it could ask the network (display only),
+    /// for a request that may not: what a view shows of it.
+    func storedStaleCopy(_ request: ImageRequest, url: URL) -> DataFetcher.Lookup? {
+        var display = request
+        display.options.remove(.returnCacheDataDontLoad)
+        display.cacheDirectives.onlyIfCached = false
+        guard case .stale(let entry, let data)? = try? fetcher.lookUp(display, url: url) else { return nil }
+        return .stale(entry, data)
+    }
+}
