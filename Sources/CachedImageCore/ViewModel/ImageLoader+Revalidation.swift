@@ -79,7 +79,7 @@ extension ImageLoader {
                 leaveFailure()
                 pipeline.forgetShownImage(for: request)
                 start(request, keeping: shown)
-            } else if let error = response.revalidationError, !Self.isChanged(from: shown, to: response) {
+            } else if let error = response.revalidationError, response.source != .network {
                 // Served stale by the pipeline (the server could not be asked): still stale, and why.
                 failedBehindImage(shown, error)
             } else if isThisSize, Self.isChanged(from: shown, to: response) {
