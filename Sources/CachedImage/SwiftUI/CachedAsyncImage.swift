@@ -267,7 +267,9 @@ public struct CachedAsyncImage<Content: View>: View {
         let layoutSizing = self.layoutSizing
         // The laid-out size decides; the subtree's defaults cap it (LayoutDecodeSize, in core).
         let request = layoutSizing.request(for: ownRequest, defaults: requestDefaults)
-        layoutSizing.configure(for: model, request: ownRequest, displayScale: Double(displayScale))
+        layoutSizing.configure(
+            for: model, request: ownRequest, displayScale: Double(displayScale), cap: pipeline.configuration.maximumDecodedPixelSize
+        )
         model.configure(
             pipeline: pipeline,
             transaction: transaction,

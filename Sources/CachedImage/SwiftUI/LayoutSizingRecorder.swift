@@ -14,16 +14,19 @@ final class LayoutSizingRecorder: @unchecked Sendable {
     private var sizing = LayoutDecodeSize()
     private var displayScale: Double = 1
     private var contentMode: ImageContentMode = .aspectFill
+    private var cap: PixelSize?
     private var shown: () -> DecodedImage? = { nil }
     private var onChange: () -> Void = {}
     private var isChangePending = false
 
     /// Called from `body` with what the next placements need: the display's scale, the
-    /// request's content mode, the image `model` shows, and `model` to render again.
+    /// request's content mode, the pipeline's decode cap, the image `model` shows, and `model`
+    /// to render again.
     @MainActor
-    func configure(for model: CachedImageModel, request: ImageRequest, displayScale: Double) {
+    func configure(for model: CachedImageModel, request: ImageRequest, displayScale: Double, cap: PixelSize?) {
         self.displayScale = displayScale
         self.contentMode = request.contentMode
+        self.cap = cap
         self.shown = { [weak model] in model?.loader.phase.response?.image }
         self.onChange = { [weak model] in model?.objectWillChange.send() }
     }
@@ -42,7 +45,8 @@ final class LayoutSizingRecorder: @unchecked Sendable {
             content: (Double(content.width), Double(content.height)),
             displayScale: displayScale,
             contentMode: contentMode,
-            shown: image.map { ($0.pixelSize, $0.sourcePixelSize) }
+            shown: image.map { ($0.pixelSize, $0.sourcePixelSize) },
+            cap: cap
         )
         guard changed, !isChangePending else { return }
         // Not during the layout pass: SwiftUI renders again afterwards.

@@ -69,7 +69,8 @@ package struct LayoutDecodeSize: Sendable, Hashable {
         proposedWidth width: Double?,
         proposedHeight height: Double?,
         content: (width: Double, height: Double)? = nil,
-        displayScale: Double
+        displayScale: Double,
+        cap: PixelSize? = nil
     ) -> LayoutTarget? {
         if let size = pixelTarget(proposedWidth: width, proposedHeight: height, content: content, displayScale: displayScale) {
             return LayoutTarget(size: size, contentMode: nil)
@@ -79,9 +80,10 @@ package struct LayoutDecodeSize: Sendable, Hashable {
             guard let drawn, drawn.isFinite else { return proposed }
             return max(proposed, drawn)
         }
+        // The other side is the cap's longer one, as UIKit's (same key, same decode).
         return LayoutTarget(
             width: known(width, content?.width), height: known(height, content?.height),
-            scale: displayScale, unknownSide: LayoutTarget.unbounded
+            scale: displayScale, unknownSide: cap.map { max($0.width, $0.height) } ?? LayoutTarget.unbounded
         )
     }
 
@@ -106,17 +108,23 @@ package struct LayoutDecodeSize: Sendable, Hashable {
         content: (width: Double, height: Double)? = nil,
         displayScale: Double,
         contentMode: ImageContentMode,
-        shown: (decoded: PixelSize, source: PixelSize?)?
+        shown: (decoded: PixelSize, source: PixelSize?)?,
+        cap: PixelSize? = nil
     ) -> Bool {
         let new = Self.layoutTarget(
-            proposedWidth: proposedWidth, proposedHeight: proposedHeight, content: content, displayScale: displayScale
+            proposedWidth: proposedWidth, proposedHeight: proposedHeight, content: content, displayScale: displayScale, cap: cap
         )
         guard new != layout else { return false }
+        // What the image on screen is enough for: the new target as the decode would see it
+        // (within the cap), with the growth tolerance (a rounding, a point).
+        func isCovered(_ target: LayoutTarget) -> Bool {
+            guard let shown else { return false }
+            return Self.covers(shown, target.size, target.contentMode ?? contentMode, cap: cap, tolerance: Self.relativeTolerance)
+        }
         guard let current = layout else {
             // First target (nothing decoded for one yet): take it, unless the image on screen,
             // decoded without one, covers it already.
-            guard let new else { return false }
-            if let shown, Self.covers(shown, new.size, new.contentMode ?? contentMode) { return false }
+            guard let new, !isCovered(new) else { return false }
             layout = new
             return true
         }
@@ -131,12 +139,21 @@ package struct LayoutDecodeSize: Sendable, Hashable {
             let growth = Double(new) - Double(old)
             return growth > Double(old) * Self.relativeTolerance && growth > Self.pointTolerance * scale
         }
-        // Another kind of target (both sides known, or one) is taken unless the image covers it.
-        let sameKind = new.contentMode == current.contentMode
-        guard !sameKind || grows(new.size.width, current.size.width) || grows(new.size.height, current.size.height) else { return false }
-        if let shown, Self.covers(shown, new.size, new.contentMode ?? contentMode) { return false }
+        // Only a side the proposal knows counts: a side it leaves open (one-sided targets fit by
+        // the other) never grows, and becoming known is new information.
+        let newKnows = Self.knownSides(new), currentKnows = Self.knownSides(current)
+        let widthGrows = newKnows.width && (!currentKnows.width || grows(new.size.width, current.size.width))
+        let heightGrows = newKnows.height && (!currentKnows.height || grows(new.size.height, current.size.height))
+        guard widthGrows || heightGrows, !isCovered(new) else { return false }
         layout = new
         return true
+    }
+
+    /// Which sides of `target` a proposal gave: both for a two-sided target; for one fitted by
+    /// one side, the side that is not the open one (the longer).
+    private static func knownSides(_ target: LayoutTarget) -> (width: Bool, height: Bool) {
+        guard target.contentMode == .aspectFit else { return (true, true) }
+        return target.size.width <= target.size.height ? (true, false) : (false, true)
     }
 
     /// `request` with ``target`` as its target size, when it asks for none (and does not
@@ -156,13 +173,30 @@ package struct LayoutDecodeSize: Sendable, Hashable {
 
     /// Whether an image decoded at `shown.decoded` is enough for `target`: it covers it in the
     /// content mode (fill: both dimensions; fit: the limiting one), or it is its source's full size.
-    static func covers(_ shown: (decoded: PixelSize, source: PixelSize?), _ target: PixelSize, _ mode: ImageContentMode) -> Bool {
+    /// With `cap`, a decode the cap limits is enough once the image on screen is what the cap
+    /// allows; `tolerance`: a share of the target the image may fall short of.
+    static func covers(
+        _ shown: (decoded: PixelSize, source: PixelSize?),
+        _ target: PixelSize,
+        _ mode: ImageContentMode,
+        cap: PixelSize? = nil,
+        tolerance: Double = 0
+    ) -> Bool {
         let decoded = shown.decoded
         if let source = shown.source, decoded.width >= source.width, decoded.height >= source.height { return true }
         guard decoded.width > 0, decoded.height > 0 else { return false }
+        if let source = shown.source {
+            // What the decode would produce for this target, the cap applied.
+            var request = ImageRequest(url: nil)
+            request.targetSize = target
+            request.contentMode = mode
+            let wanted = request.decodingTarget(maximumSize: cap).decodedSize(of: source)
+            let slack = 1 + max(0, tolerance)
+            return Double(decoded.width) * slack >= Double(wanted.width) && Double(decoded.height) * slack >= Double(wanted.height)
+        }
         let widthScale = Double(target.width) / Double(decoded.width)
         let heightScale = Double(target.height) / Double(decoded.height)
         let needed = mode == .aspectFit ? min(widthScale, heightScale) : max(widthScale, heightScale)
-        return needed <= 1
+        return needed <= 1 + max(0, tolerance)
     }
 }

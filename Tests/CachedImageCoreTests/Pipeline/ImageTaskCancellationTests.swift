@@ -29,4 +29,21 @@ struct ImageTaskCancellationTests {
             }
         }
     }
+
+    @Test("a cancelled memory hit counts as cancelled, not completed")
+    func cancelledMemoryHitCounts() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/a.png", headers: ["Cache-Control": "max-age=3600"])
+            let request = ImageRequest(url: fixture.url("/a.png"))
+            let pipeline = fixture.makePipeline()
+            _ = try await pipeline.image(for: request)
+            pipeline.resetStatistics()
+            for _ in 0..<50 {
+                let task = pipeline.imageTask(with: request)
+                task.cancel()
+                _ = try? await task.response
+            }
+            #expect(pipeline.statistics.cancellations == 50)
+        }
+    }
 }

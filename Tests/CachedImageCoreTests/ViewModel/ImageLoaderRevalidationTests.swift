@@ -262,10 +262,10 @@ struct ImageLoaderRevalidationTests {
         }
     }
 
-    @Test("Low Data Mode's cache only after a relaunch: a large stale image on disk is shown as soon as it is read, nothing asked")
-    func cacheOnlyLargeEntryShown() async throws {
+    @Test("Low Data Mode's cache only after a relaunch: a large stale image on disk is shown as soon as it is read, nothing asked", arguments: ["no-cache", "max-age=0, stale-while-revalidate=100000"])
+    func cacheOnlyLargeEntryShown(cacheControl: String) async throws {
         try await withScriptedFixture { fixture throws in
-            fixture.servePNG("/a.png", width: 320, height: 240, headers: Relaunch.Stored.noCache.headers)
+            fixture.servePNG("/a.png", width: 320, height: 240, headers: ["Cache-Control": cacheControl, "ETag": "\"v1\""])
             var request = ImageRequest(url: fixture.url("/a.png"))
             request.constrainedNetworkPolicy = .cacheOnly
             let launch = fixture.makePipeline()

@@ -101,15 +101,19 @@ struct LayoutDecodeSizeTests {
         }
     }
 
-    @Test("one known dimension after a target fits by it; an unspecified proposal goes back to the cap (the image may be drawn at its natural size)")
+    @Test("one known dimension after a target counts by that side alone; an unspecified proposal goes back to the cap (the image may be drawn at its natural size)")
     func unspecifiedAfterTarget() {
         var sizing = LayoutDecodeSize()
         sizing.record(proposedWidth: 110, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
         do {
             let changed = sizing.record(proposedWidth: nil, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
+            #expect(!changed, "the known side did not grow")
+        }
+        do {
+            let changed = sizing.record(proposedWidth: nil, proposedHeight: 200, displayScale: 3, contentMode: .aspectFill, shown: nil)
             #expect(changed)
         }
-        #expect(sizing.target == PixelSize(width: LayoutTarget.unbounded, height: 330), "fit by its height")
+        #expect(sizing.target == PixelSize(width: LayoutTarget.unbounded, height: 600), "fit by its height")
         do {
             let changed = sizing.record(proposedWidth: nil, proposedHeight: nil, displayScale: 3, contentMode: .aspectFill, shown: nil)
             #expect(changed)
@@ -192,5 +196,42 @@ struct LayoutDecodeSizeTests {
         #expect(before == PixelSize(width: 2556, height: 1917))
         #expect(after == PixelSize(width: 440, height: 330))
         #expect(bytesBefore / bytesAfter == 33)
+    }
+
+    @Test("a one-sided target is bounded by the cap, as UIKit's, and an image the cap limits already covers it: no decode of the same pixels again")
+    func oneSidedTargetsAndTheCap() {
+        let cap = PixelSize(width: 2556, height: 2556)
+        var tall = LayoutDecodeSize()
+        let shownAtCap = (decoded: PixelSize(width: 256, height: 2556), source: Optional(PixelSize(width: 1000, height: 10_000)))
+        let tallChanged = tall.record(proposedWidth: 390, proposedHeight: nil, displayScale: 3, contentMode: .aspectFill, shown: shownAtCap, cap: cap)
+        #expect(!tallChanged, "the cap limits the decode: the image on screen is it")
+
+        var wide = LayoutDecodeSize()
+        let photoAtCap = (decoded: PixelSize(width: 2556, height: 1917), source: Optional(photo))
+        let wideChanged = wide.record(proposedWidth: nil, proposedHeight: 844, displayScale: 3, contentMode: .aspectFill, shown: photoAtCap, cap: cap)
+        #expect(!wideChanged)
+
+        var row = LayoutDecodeSize()
+        let rowChanged = row.record(proposedWidth: 390, proposedHeight: nil, displayScale: 3, contentMode: .aspectFill, shown: nil, cap: cap)
+        #expect(rowChanged)
+        #expect(row.target == PixelSize(width: 1170, height: 2556), "the open side is the cap's, the key UIKit uses")
+    }
+
+    @Test("between one-sided and two-sided targets the tolerance holds: the row's image placed at its own size, or a narrower proposal, decodes nothing again")
+    func kindChangesKeepTheTolerance() {
+        let cap = PixelSize(width: 2556, height: 2556)
+        let source = PixelSize(width: 1920, height: 1080)
+        var sizing = LayoutDecodeSize()
+        sizing.record(proposedWidth: 390, proposedHeight: nil, displayScale: 3, contentMode: .aspectFill, shown: nil, cap: cap)
+        let decoded = (decoded: PixelSize(width: 1170, height: 658), source: Optional(source))
+        let placed = sizing.record(proposedWidth: 390, proposedHeight: 219.375, displayScale: 3, contentMode: .aspectFill, shown: decoded, cap: cap)
+        #expect(!placed, "1170x659 against 1170x658 on screen: a rounding")
+
+        var loading = LayoutDecodeSize()
+        loading.record(proposedWidth: 390, proposedHeight: 300, displayScale: 3, contentMode: .aspectFill, shown: nil, cap: cap)
+        let narrower = loading.record(proposedWidth: 300, proposedHeight: nil, displayScale: 3, contentMode: .aspectFill, shown: nil, cap: cap)
+        #expect(!narrower, "a smaller size never decodes again")
+        let again = loading.record(proposedWidth: 390, proposedHeight: 300, displayScale: 3, contentMode: .aspectFill, shown: nil, cap: cap)
+        #expect(!again)
     }
 }

@@ -33,7 +33,11 @@ extension ImageJobs {
         var display = request
         display.options.remove(.returnCacheDataDontLoad)
         display.cacheDirectives.onlyIfCached = false
-        guard case .stale(let entry, let data)? = try? fetcher.lookUp(display, url: url) else { return nil }
-        return .stale(entry, data)
+        switch try? fetcher.lookUp(display, url: url) {
+        case .stale(let entry, let data)?, .staleWhileRevalidate(let entry, let data)?:
+            return .stale(entry, data)
+        case .hit?, .miss?, nil:
+            return nil
+        }
     }
 }

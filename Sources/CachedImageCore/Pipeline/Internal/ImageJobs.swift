@@ -154,6 +154,8 @@ final class ImageJobs: Sendable {
         let url = task.request.url
         do {
             let (request, result, isCoalesced) = try await body()
+            // Cancelled while it ran (a memory hit never awaits): it delivers nothing.
+            try Task.checkCancellation()
             let duration = task.elapsedTime
             trace?.mark(.completed)
             instrumentation.record(.taskCompleted(id: task.id, url: url, source: result.source, duration: duration))
@@ -189,7 +191,7 @@ final class ImageJobs: Sendable {
             answer = try await answerWithoutNetwork(request, url: url)
         } catch {
             heldDownload?.cancel()
-            if case ImagePipeline.Error.notCached = error, let stored = storedStaleCopy(request, url: url) {
+            if case ImagePipeline.Error.notCached = error, subscription.takesUpdates, let stored = storedStaleCopy(request, url: url) {
                 // Nothing may be asked (offline, cache only): a view still shows what the disk
                 // holds, marked stale, and the request fails as it must.
                 subscription.start { [self] context in

@@ -261,6 +261,11 @@ extension TaskCoalescer {
         /// ``TaskCoalescer/subscribe(to:priority:progress:)``).
         var isOwner: Bool { !isCoalesced }
 
+        /// Whether any subscriber of the job takes updates now (a view).
+        var takesUpdates: Bool {
+            coalescer.takesUpdates(job)
+        }
+
         /// Runs the job's work in a task of its own; for the owner only.
         func start(_ work: @escaping Work) {
             precondition(isOwner, "only the subscriber that created a job starts it")
