@@ -1,9 +1,38 @@
 import Foundation
 
 /// What a view shows before any task of its own answers: the first frame's image (memory, the
-/// image it showed since launch, a small disk entry whatever its freshness), and the stored
-/// copy a load finds stale, shown as soon as it is decoded while the server is asked.
+/// image it showed since launch, a small disk entry whatever its freshness), the same image at
+/// another size while its own loads, and the stored copy a load finds stale, shown as soon as it
+/// is decoded while the server is asked.
 extension ImageLoader {
+    /// The image to keep on screen while `request` loads (pairs with ``phase(for:)`` before
+    /// ``load(_:)`` runs): with ``keepsPreviousImage``, the last success of another request;
+    /// else, while the view is on screen, the same image at the size a view last showed it, if
+    /// it is in memory (a view's first `body` before its layout gives it a size, a view asking
+    /// for a larger size), so no placeholder shows while `request`'s own image comes.
+    public func previousResponse(for request: ImageRequest) -> ImageResponse? {
+        // Kept by this load (keepsPreviousImage, or an image replaced through another size's
+        // revalidation), or the success of the request that `request` is replacing.
+        if isCurrent(request), let previousResponse { return previousResponse }
+        if keepsPreviousImage, !isCurrent(request), let previous = phase.response ?? previousResponse { return previous }
+        // Only until the request's own image comes: before its load starts, or while it loads
+        // (not once cancelled, failed or shown), and only on screen.
+        if isCurrent(request), !phase.isLoading { return nil }
+        guard visibility.isOnScreen, request.url != nil else { return nil }
+        return standIn(for: request)
+    }
+
+    /// The image ``previousResponse(for:)`` shows for `request` in place of a placeholder,
+    /// looked up once per request and load (`body` asks on every render).
+    private func standIn(for request: ImageRequest) -> ImageResponse? {
+        if let standIn = standInLookup, standIn.generation == generation, standIn.request == request {
+            return standIn.response
+        }
+        let response = pipeline.otherSizeImage(for: request).map { memoryResponse($0, for: request) }
+        standInLookup = (request, generation, response)
+        return response
+    }
+
     /// `request` becomes the current one.
     func adopt(_ request: ImageRequest) {
         if self.request != request {
