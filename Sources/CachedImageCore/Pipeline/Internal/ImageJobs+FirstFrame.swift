@@ -36,12 +36,9 @@ extension ImageJobs {
         }
         var data: ImageDataResponse
         var staleEntry: DiskCache.Entry?
-        // What the disk holds, whether or not the request may ask the network (an offline or
-        // cache-only request, Low Data Mode's): the first frame never asks it anyway.
-        var display = resolved
-        display.options.remove(.returnCacheDataDontLoad)
-        display.cacheDirectives.onlyIfCached = false
-        switch try? fetcher.lookUp(display, url: url) {
+        // What the disk holds, whether or not the request may ask the network: the first frame
+        // never asks it anyway.
+        switch displayLookUp(resolved, url: url) {
         case .hit(let hit)?:
             data = hit
         case .staleWhileRevalidate(let entry, let stale)?:

@@ -56,6 +56,12 @@ extension ImageJobs {
         }
     }
 
+    /// Forgets the image kept for display for `request` (its bytes changed).
+    func forgetShownImage(for request: ImageRequest) {
+        guard let memoryCache else { return }
+        _ = resolver.withKeyed(request) { memoryCache.removeValue(forKey: Self.shownKey(ImageCacheKey($0))) }
+    }
+
     /// A view shows `request`'s image: its size is remembered for ``otherSizeImage(for:)``.
     func noteShown(_ request: ImageRequest) {
         resolver.withKeyed(request) { shownSizes.record($0) }
@@ -119,8 +125,7 @@ extension ImagePipeline {
 
     /// Forgets the image kept for display for `request` (its bytes changed).
     package func forgetShownImage(for request: ImageRequest) {
-        guard let memoryCache = jobs.memoryCache else { return }
-        _ = jobs.resolver.withKeyed(request) { memoryCache.removeValue(forKey: ImageJobs.shownKey(ImageCacheKey($0))) }
+        jobs.forgetShownImage(for: request)
     }
 
     /// A view shows the image of `request` (its size is what ``otherSizeImage(for:)`` looks up).

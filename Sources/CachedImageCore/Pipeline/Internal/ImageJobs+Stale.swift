@@ -27,13 +27,19 @@ extension ImageJobs {
         return (image, stored)
     }
 
-    /// The disk's stale copy for `request` read as if it could ask the network (display only),
-    /// for a request that may not: what a view shows of it.
-    func storedStaleCopy(_ request: ImageRequest, url: URL) -> DataFetcher.Lookup? {
+    /// The disk's answer for `request` read as if it could ask the network, for display only:
+    /// what a view shows of an offline or cache-only request (Low Data Mode's). Never asks it.
+    func displayLookUp(_ request: ImageRequest, url: URL) -> DataFetcher.Lookup? {
         var display = request
         display.options.remove(.returnCacheDataDontLoad)
         display.cacheDirectives.onlyIfCached = false
-        switch try? fetcher.lookUp(display, url: url) {
+        return try? fetcher.lookUp(display, url: url)
+    }
+
+    /// The disk's stale copy for `request` (``displayLookUp(_:url:)``), for a request that may
+    /// not ask the network: what a view shows of it.
+    func storedStaleCopy(_ request: ImageRequest, url: URL) -> DataFetcher.Lookup? {
+        switch displayLookUp(request, url: url) {
         case .stale(let entry, let data)?, .staleWhileRevalidate(let entry, let data)?:
             return .stale(entry, data)
         case .hit?, .miss?, nil:
