@@ -52,7 +52,9 @@ struct ImageRequestDefaultsTests {
             let request = defaults.applied(to: ImageRequest(url: fixture.url("/photo.png"), targetSize: PixelSize(width: 117, height: 250)))
             #expect(request.targetSize == PixelSize(width: 117, height: 250), "the view's size, not cut to 117x200")
             let image = try await pipeline.image(for: request).image
-            #expect(image.pixelSize == PixelSize(width: 333, height: 250), "covers the 117x250 view; was 250x188, upscaled on screen")
+            // The fill of the 117x250 view (333x250), its overflow bounded to 1.5x the view's
+            // pixels (DecodingTarget.fillOverflowLimit): not cut to the 200x200 default (150x113).
+            #expect(image.pixelSize == PixelSize(width: 241, height: 181))
         }
     }
 

@@ -10,10 +10,16 @@ import Foundation
 /// - Never upscales: an image already smaller keeps its size.
 /// - ``maximumSize`` (the pipeline's ``ImagePipeline/Configuration/maximumDecodedPixelSize``) is
 ///   a fit cap: it bounds, as an aspect fit, an image decoded for no size or to fit a size. A
-///   fill target is the view's own size: the result covers it (each side of the target taken
-///   up to the cap's, the most a screen shows) and is never fitted back inside the cap, which
-///   would leave the view showing fewer pixels than it has (a landscape photo filling a
-///   full-screen portrait view).
+///   fill target is the view's own size (each side taken up to the cap's, the most a screen
+///   shows): the result covers it.
+/// - Fill is bounded: the part of a fill that overflows the view is clipped, never seen, so a
+///   fill decode holds at most ``fillOverflowLimit`` (1.5) times the view's pixels, unless it
+///   would then be drawn more than 1.5 times enlarged; and never more pixels than the cap. An
+///   image much wider or taller than its view (a landscape photo filling a full-screen
+///   portrait view, a panorama) is drawn slightly enlarged instead of held at several times
+///   the memory the view shows: a 4032x3024 photo filling a 1179x2556 screen decodes at
+///   2455x1841 (18 MB), not 3408x2556 (35 MB, more than a 256 MB memory cache keeps in one
+///   entry).
 ///
 /// ```swift
 /// let target = DecodingTarget(size: PixelSize(width: 192, height: 192), contentMode: .aspectFill)
@@ -45,8 +51,8 @@ public struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
     public func decodedSize(of source: PixelSize) -> PixelSize {
         guard source.width > 0, source.height > 0 else { return source }
         if let fill = fillSize {
-            // A view's own size: covered, never fitted back inside the cap.
-            return source.filling(fill)
+            // A view's own size: covered, the overflow bounded.
+            return source.filling(fill).boundingOverflow(of: fill, cap: maximumSize)
         }
         var result = source
         if let size, size.width > 0, size.height > 0 {
@@ -57,6 +63,11 @@ public struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
         }
         return result
     }
+
+    /// The most pixels a fill decode holds, as a multiple of its target's (1.5), and the most a
+    /// bounded fill is enlarged when drawn: the overflow beyond the view is clipped, so more
+    /// would be memory nobody sees.
+    public static let fillOverflowLimit = 1.5
 
     /// The size an `.aspectFill` decode covers: ``size``, each side at most ``maximumSize``'s
     /// (no screen shows more); `nil` for fit targets and unknown sizes.
@@ -108,6 +119,25 @@ extension PixelSize {
         return PixelSize(
             width: min(width, max(bounds.width, Int((Double(width) * scale).rounded()))),
             height: min(height, max(bounds.height, Int((Double(height) * scale).rounded())))
+        )
+    }
+
+    /// This size (a fill of `target`) scaled down, aspect kept, to hold at most
+    /// ``DecodingTarget/fillOverflowLimit`` times `target`'s pixels, but never drawn more than
+    /// that many times enlarged (a view far wider than its image: a strip); and no more than
+    /// `cap`'s pixels whatever the shape (a panorama).
+    func boundingOverflow(of target: PixelSize, cap: PixelSize?) -> PixelSize {
+        let overflowLimit = DecodingTarget.fillOverflowLimit
+        let area = Double(width) * Double(height)
+        var limit = Swift.max(overflowLimit * Double(target.width) * Double(target.height), area / (overflowLimit * overflowLimit))
+        if let cap, cap.width > 0, cap.height > 0 {
+            limit = Swift.min(limit, Double(cap.width) * Double(cap.height))
+        }
+        guard area > limit, area > 0 else { return self }
+        let scale = (limit / area).squareRoot()
+        return PixelSize(
+            width: Swift.max(1, Int((Double(width) * scale).rounded(.down))),
+            height: Swift.max(1, Int((Double(height) * scale).rounded(.down)))
         )
     }
 

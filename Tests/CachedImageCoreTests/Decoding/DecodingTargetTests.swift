@@ -42,12 +42,15 @@ struct DecodingTargetTests {
         #expect(DecodingTarget(size: cell, contentMode: .aspectFit).decodedSize(of: photo) == PixelSize(width: 192, height: 144))
         let portrait = PixelSize(width: 1080, height: 1920)  // 9:16
         let filled = DecodingTarget(size: cell).decodedSize(of: portrait)
-        #expect(filled.width >= 192 && filled.height >= 192 && filled.width == 192)
+        // A fill overflowing 1.78x is bounded to 1.5x the cell's pixels: drawn 9% enlarged.
+        #expect(filled == PixelSize(width: 176, height: 313))
+        #expect(filled.width * filled.height <= 192 * 192 * 3 / 2)
         let small = PixelSize(width: 100, height: 80)
         #expect(DecodingTarget(size: cell, contentMode: .aspectFill).decodedSize(of: small) == small)
         #expect(DecodingTarget(size: cell, contentMode: .aspectFit).decodedSize(of: small) == small)
-        // Filling a wide target from a photo just big enough in one dimension keeps the photo.
-        #expect(DecodingTarget(size: PixelSize(width: 4000, height: 10)).decodedSize(of: photo) == photo)
+        // A strip filled from a photo just big enough in one dimension: the overflow bounded,
+        // drawn no more than 1.5x enlarged.
+        #expect(DecodingTarget(size: PixelSize(width: 4000, height: 10)).decodedSize(of: photo) == PixelSize(width: 2666, height: 2000))
     }
 
     @Test("the cap is a fit cap: it fits an image with no size or a fit target; a fill target is covered, each side up to the cap's")
@@ -57,23 +60,38 @@ struct DecodingTargetTests {
         #expect(DecodingTarget(size: nil, maximumSize: nil).decodedSize(of: photo) == photo)
         #expect(DecodingTarget(size: PixelSize(width: 3000, height: 3000), contentMode: .aspectFit, maximumSize: cap).decodedSize(of: photo)
             == PixelSize(width: 2556, height: 1917))
-        // A 3000x3000 fill target is more than a 2556 screen shows: covered up to 2556x2556.
-        #expect(DecodingTarget(size: PixelSize(width: 3000, height: 3000), maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 3408, height: 2556))
+        // A 3000x3000 fill target is more than a 2556 screen shows: covered up to 2556x2556,
+        // its overflow bounded (4:3 over a square: 1.33x the target's pixels, within the limit).
+        #expect(DecodingTarget(size: PixelSize(width: 3000, height: 3000), maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 2951, height: 2213))
         #expect(DecodingTarget(size: nil).isUnbounded)
     }
 
-    @Test("a landscape photo filling a full-screen portrait view covers the view: not fitted back inside the cap")
-    func fillTargetLargerThanCapCoversTheView() {
-        let cap = PixelSize(width: 2532, height: 2532)  // an iPhone's longer side, squared
-        let screen = PixelSize(width: 1170, height: 2532)
+    @Test("a fill holds at most 1.5x its view's pixels and no more than the cap's: a landscape photo or a panorama filling a portrait screen")
+    func fillOverflowIsBounded() {
+        let cap = PixelSize(width: 2556, height: 2556)  // an iPhone's longer side, squared
+        let screen = PixelSize(width: 1179, height: 2556)
         let target = DecodingTarget(size: screen, contentMode: .aspectFill, maximumSize: cap)
-        let decoded = target.decodedSize(of: photo)
-        #expect(decoded == PixelSize(width: 3376, height: 2532), "was 2532x1899: 633 of the view's 2532 rows upscaled")
-        #expect(decoded.width >= screen.width && decoded.height >= screen.height)
-        #expect(target.longestSide(forSource: photo) == 3376)
+        let drawn = Double(screen.width * screen.height)
+        // Was 3408x2556 (2.9x the screen) and 10224x2556 (8.7x).
+        #expect(Double(target.decodedSize(of: PixelSize(width: 4032, height: 3024)).pixelCount) <= 1.5 * drawn)
+        #expect(target.decodedSize(of: PixelSize(width: 12000, height: 3000)) == PixelSize(width: 5112, height: 1278), "the cap's pixels")
+        for source in [PixelSize(width: 4032, height: 3024), PixelSize(width: 12000, height: 3000)] {
+            let decoded = target.decodedSize(of: source)
+            #expect(decoded.pixelCount <= cap.pixelCount)
+            #expect(decoded.pixelCount * 4 <= 256 * 1024 * 1024 / 10, "within a 256 MB memory cache's per-entry limit")
+            // Aspect kept, most of the screen's height still there.
+            #expect(abs(Double(decoded.width) / Double(decoded.height) - Double(source.width) / Double(source.height)) < 0.01)
+            #expect(target.longestSide(forSource: source) == max(decoded.width, decoded.height))
+        }
+        #expect(target.decodedSize(of: PixelSize(width: 4032, height: 3024)) == PixelSize(width: 2455, height: 1841))
+        // A portrait photo on a portrait screen overflows 1.63x: bounded, 4% enlarged.
+        #expect(target.decodedSize(of: PixelSize(width: 3024, height: 4032)) == PixelSize(width: 1841, height: 2455))
+        // The cap's pixels bound a fill target as large as the cap.
+        let capFill = DecodingTarget(size: cap, contentMode: .aspectFill, maximumSize: cap).decodedSize(of: PixelSize(width: 12000, height: 3000))
+        #expect(capFill.pixelCount <= cap.pixelCount)
         // Fit targets and unknown sizes stay inside the cap.
-        #expect(DecodingTarget(size: screen, contentMode: .aspectFit, maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 1170, height: 878))
-        #expect(DecodingTarget(size: nil, maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 2532, height: 1899))
+        #expect(DecodingTarget(size: screen, contentMode: .aspectFit, maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 1179, height: 884))
+        #expect(DecodingTarget(size: nil, maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 2556, height: 1917))
     }
 
     @Test("the default cap is the screen's longer side squared; no screen, no cap; unknown yet, 4096")
