@@ -45,7 +45,7 @@ public struct CachedAsyncImage<Content: View>: View {
     @Environment(\.displayScale) private var displayScale
     @StateObject private var model = CachedImageModel()
     /// The laid-out size, for requests with no `targetSize` (see `LayoutSizingRecorder`).
-    @State private var layoutSizing = LayoutSizingRecorder()
+    @StateObject private var layoutSizing = LayoutSizingRecorder()
 
     private let request: ImageRequest
     /// Pixels per point of the image; `nil`: `ImageDisplayScale`'s rule.

@@ -42,21 +42,30 @@ struct ImageLifecycleModifier: ViewModifier {
 }
 
 /// Attaches a ``CachedImageModel`` to a view: the environment's pipeline, request defaults and
-/// display scale, and the shared lifecycle.
+/// display scale, the view's laid-out size (as `CachedAsyncImage`'s: the layout decides, the
+/// defaults cap it), and the shared lifecycle.
 private struct ModelLoadingModifier: ViewModifier {
     @Environment(\.imagePipeline) private var pipeline
     @Environment(\.imageRequestDefaults) private var requestDefaults
     @Environment(\.displayScale) private var displayScale
+    @StateObject private var layoutSizing = LayoutSizingRecorder()
     let model: CachedImageModel
     let request: ImageRequest
 
     func body(content: Content) -> some View {
         model.attach(to: pipeline, displayScale: displayScale)
         // A size in points becomes pixels at this view's display scale.
-        let request = self.request.resolvingPointSize(displayScale: Double(displayScale))
-        return content.modifier(ImageLifecycleModifier(
-            model: model, request: requestDefaults.applied(to: request), ownRequest: request, pipeline: pipeline
-        ))
+        let ownRequest = self.request.resolvingPointSize(displayScale: Double(displayScale))
+        let layoutSizing = self.layoutSizing
+        layoutSizing.configure(
+            for: model, request: ownRequest, displayScale: Double(displayScale), cap: pipeline.configuration.maximumDecodedPixelSize
+        )
+        return content
+            .modifier(ImageLifecycleModifier(
+                model: model, request: layoutSizing.request(for: ownRequest, defaults: requestDefaults), ownRequest: ownRequest,
+                pipeline: pipeline, sizing: layoutSizing, defaults: requestDefaults
+            ))
+            .recordingLayoutProposal(into: layoutSizing, measuresWholeView: true)
     }
 }
 
@@ -65,7 +74,10 @@ extension View {
     /// ``SwiftUI/EnvironmentValues/imagePipeline`` and request defaults, with
     /// `CachedAsyncImage`'s lifecycle: a changed request loads, a view off screen lowers its
     /// priority and then lets go (``CachedImageModel/offscreenBehavior``), a success is never
-    /// reloaded and a failure never retried by a re-render.
+    /// reloaded and a failure never retried by a re-render. A request with no `targetSize`
+    /// decodes at the size this view is drawn at, as `CachedAsyncImage` does (the
+    /// environment's defaults cap it, never replace it): a view of a fixed size (a `.frame`)
+    /// at that size, a flexible one at the size its parent proposes.
     ///
     /// ```swift
     /// @StateObject private var photo = CachedImageModel()
@@ -73,7 +85,8 @@ extension View {
     /// var body: some View {
     ///     (photo.image ?? Image(systemName: "photo"))
     ///         .resizable()
-    ///         .loadImage(ImageRequest(url: url, targetSize: PixelSize(width: 600, height: 600)), into: photo)
+    ///         .frame(width: 64, height: 64)
+    ///         .loadImage(from: url, into: photo)
     /// }
     /// ```
     @MainActor

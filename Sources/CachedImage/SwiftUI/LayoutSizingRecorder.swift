@@ -3,14 +3,16 @@ import CachedImageCore
 import Foundation
 import SwiftUI
 
-/// What `CachedAsyncImage` learns from its layout: the proposal it was placed with, turned
-/// into a decode target by `LayoutDecodeSize` (the rule, in core). One per view (`@State`),
-/// used on the main thread only (SwiftUI lays out and renders there).
+/// What `CachedAsyncImage` (and a view with `.loadImage(_:into:)`) learns from its layout: the
+/// proposal it was placed with, turned into a decode target by `LayoutDecodeSize` (the rule, in
+/// core). One per view, held as a `@StateObject` (made once per view, not on every render of
+/// its parent; it never publishes), used on the main thread only (SwiftUI lays out and renders
+/// there).
 ///
 /// The view applies ``applied(to:)`` to its request when it asks for no `targetSize`; the
 /// ``ProposalRecordingLayout`` records each placement; when the target changes, `onChange`
 /// asks for a render (after the layout pass), whose request then carries the new target.
-final class LayoutSizingRecorder: @unchecked Sendable {
+final class LayoutSizingRecorder: ObservableObject, @unchecked Sendable {
     private var sizing = LayoutDecodeSize()
     private var displayScale: Double = 1
     private var contentMode: ImageContentMode = .aspectFill
@@ -37,11 +39,11 @@ final class LayoutSizingRecorder: @unchecked Sendable {
     }
 
     /// A placement: the proposal (`nil`: unspecified), and the size the content took for it.
-    func record(proposedWidth: CGFloat?, proposedHeight: CGFloat?, content: CGSize) {
+    func record(proposedWidth: Double?, proposedHeight: Double?, content: CGSize) {
         let image = shown()
         let changed = sizing.record(
-            proposedWidth: proposedWidth.map(Double.init),
-            proposedHeight: proposedHeight.map(Double.init),
+            proposedWidth: proposedWidth,
+            proposedHeight: proposedHeight,
             content: (Double(content.width), Double(content.height)),
             displayScale: displayScale,
             contentMode: contentMode,
@@ -65,6 +67,9 @@ final class LayoutSizingRecorder: @unchecked Sendable {
 @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *)
 struct ProposalRecordingLayout: Layout {
     let recorder: LayoutSizingRecorder
+    /// Whether the child is the whole drawing (`.loadImage(_:into:)`): where it is rigid (a
+    /// frame), its own size is what is drawn, whatever the proposal.
+    var measuresWholeView = false
 
     func sizeThatFits(proposal: ProposedViewSize, subviews: Subviews, cache: inout ()) -> CGSize {
         subviews.first?.sizeThatFits(proposal) ?? .zero
@@ -73,7 +78,16 @@ struct ProposalRecordingLayout: Layout {
     func placeSubviews(in bounds: CGRect, proposal: ProposedViewSize, subviews: Subviews, cache: inout ()) {
         guard let child = subviews.first else { return }
         child.place(at: CGPoint(x: bounds.midX, y: bounds.midY), anchor: .center, proposal: proposal)
-        recorder.record(proposedWidth: proposal.width, proposedHeight: proposal.height, content: child.sizeThatFits(proposal))
+        var proposed: (width: Double?, height: Double?) = (proposal.width.map(Double.init), proposal.height.map(Double.init))
+        if measuresWholeView {
+            let smallest = child.sizeThatFits(.zero), largest = child.sizeThatFits(.infinity)
+            proposed = LayoutDecodeSize.drawnProposal(
+                proposed: proposed,
+                smallest: (Double(smallest.width), Double(smallest.height)),
+                largest: (Double(largest.width), Double(largest.height))
+            )
+        }
+        recorder.record(proposedWidth: proposed.width, proposedHeight: proposed.height, content: child.sizeThatFits(proposal))
     }
 
     func spacing(subviews: Subviews, cache: inout ()) -> ViewSpacing {
@@ -96,10 +110,11 @@ struct ProposalRecordingLayout: Layout {
 extension View {
     /// This view inside a ``ProposalRecordingLayout`` where the OS has `Layout` (iOS 16,
     /// macOS 13, tvOS 16, watchOS 9); unchanged below, where the pipeline's cap applies.
+    /// `measuresWholeView`: see ``ProposalRecordingLayout/measuresWholeView``.
     @ViewBuilder
-    func recordingLayoutProposal(into recorder: LayoutSizingRecorder) -> some View {
+    func recordingLayoutProposal(into recorder: LayoutSizingRecorder, measuresWholeView: Bool = false) -> some View {
         if #available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *) {
-            ProposalRecordingLayout(recorder: recorder) { self }
+            ProposalRecordingLayout(recorder: recorder, measuresWholeView: measuresWholeView) { self }
         } else {
             self
         }

@@ -45,8 +45,11 @@ package struct LayoutDecodeSize: Sendable, Hashable {
     /// The pixel target for a proposal of `width` x `height` points on a display of
     /// `displayScale` pixels per point; `nil` when either dimension is unspecified, infinite or
     /// not positive (the cap applies). `content` is the size the view's content takes for that
-    /// proposal: where it is larger (an image shown at its natural size, not resized to the
-    /// proposal; a fill that overflows), the image is drawn that large, and that counts.
+    /// proposal: where it is larger in both dimensions (an image shown at its natural size, not
+    /// resized to the proposal), the image is drawn that large, and that counts. Content that
+    /// matches the proposal in one dimension and overflows it in the other is a fill of the
+    /// proposal (`scaledToFill()`): the target is the proposal, whose fill decode bounds the
+    /// overflow nobody sees (``DecodingTarget/fillOverflowLimit``).
     package static func pixelTarget(
         proposedWidth width: Double?,
         proposedHeight height: Double?,
@@ -56,10 +59,19 @@ package struct LayoutDecodeSize: Sendable, Hashable {
         guard var width, var height, width.isFinite, height.isFinite, width > 0, height > 0 else { return nil }
         if let content {
             guard content.width.isFinite, content.height.isFinite else { return nil }
-            width = max(width, content.width)
-            height = max(height, content.height)
+            if !isFill(content, of: (width, height)) {
+                width = max(width, content.width)
+                height = max(height, content.height)
+            }
         }
         return PixelSize(points: CGSize(width: width, height: height), scale: displayScale)
+    }
+
+    /// Whether `content` is a fill of `proposal`: the same in one dimension (within half a
+    /// point), larger in the other.
+    private static func isFill(_ content: (width: Double, height: Double), of proposal: (width: Double, height: Double)) -> Bool {
+        let sameWidth = abs(content.width - proposal.width) <= 0.5, sameHeight = abs(content.height - proposal.height) <= 0.5
+        return (sameWidth && content.height > proposal.height) || (sameHeight && content.width > proposal.width)
     }
 
     /// The target for a proposal (see ``pixelTarget(proposedWidth:proposedHeight:content:displayScale:)``),
@@ -85,6 +97,27 @@ package struct LayoutDecodeSize: Sendable, Hashable {
             width: known(width, content?.width), height: known(height, content?.height),
             scale: displayScale, unknownSide: cap.map { max($0.width, $0.height) } ?? LayoutTarget.unbounded
         )
+    }
+
+    /// The proposal a view whose whole drawing is measured (`.loadImage(_:into:)`, applied
+    /// after the view's `.frame`) is drawn at, one dimension at a time: where the view is rigid
+    /// (the same size for the smallest and the largest proposal, a frame), that size, whatever
+    /// its parent proposes; where it is flexible, the proposal.
+    ///
+    /// ```swift
+    /// // A 64x64 frame in a 393-point-wide stack: drawn at 64x64, not 393 wide.
+    /// LayoutDecodeSize.drawnProposal(proposed: (393, nil), smallest: (64, 64), largest: (64, 64)) // (64, 64)
+    /// ```
+    package static func drawnProposal(
+        proposed: (width: Double?, height: Double?),
+        smallest: (width: Double, height: Double),
+        largest: (width: Double, height: Double)
+    ) -> (width: Double?, height: Double?) {
+        func side(_ proposed: Double?, _ smallest: Double, _ largest: Double) -> Double? {
+            guard smallest.isFinite, smallest > 0, abs(largest - smallest) <= 0.5 else { return proposed }
+            return smallest
+        }
+        return (side(proposed.width, smallest.width, largest.width), side(proposed.height, smallest.height, largest.height))
     }
 
     /// The request a view loads: `own` (the view's request, its point sizes resolved) with the

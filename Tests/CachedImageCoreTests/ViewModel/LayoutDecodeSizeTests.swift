@@ -19,7 +19,51 @@ struct LayoutDecodeSizeTests {
         #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 10, proposedHeight: 10, displayScale: 0) == PixelSize(width: 10, height: 10))
         // Content drawn larger than the proposal (an image at its natural size) counts.
         #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 110, proposedHeight: 110, content: (4000, 3000), displayScale: 1) == photo)
-        #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 110, proposedHeight: 110, content: (146.7, 110), displayScale: 3) == PixelSize(width: 441, height: 330))
+        // A fill's overflow (the proposal's height, wider) is not drawn: the proposal is the target.
+        #expect(LayoutDecodeSize.pixelTarget(proposedWidth: 110, proposedHeight: 110, content: (146.7, 110), displayScale: 3) == PixelSize(width: 330, height: 330))
+    }
+
+    @Test("a full-screen scaledToFill hero: its overflow is not the target, and the fill decode is bounded")
+    func fullScreenFillHero() throws {
+        let screen = (width: 393.0, height: 852.0), cap = PixelSize(width: 2556, height: 2556)
+        let landscape = PixelSize(width: 4032, height: 3024), panorama = PixelSize(width: 12000, height: 3000)
+        for source in [landscape, panorama] {
+            // The image shown fills the screen: as tall, wider (its overflow is clipped).
+            let overflow = (width: screen.height * Double(source.width) / Double(source.height), height: screen.height)
+            var sizing = LayoutDecodeSize()
+            sizing.record(proposedWidth: screen.width, proposedHeight: screen.height, displayScale: 3, contentMode: .aspectFill, shown: nil, cap: cap)
+            let target = try #require(sizing.target)
+            #expect(target == PixelSize(width: 1179, height: 2556))
+            let decoded = DecodingTarget(size: target, contentMode: .aspectFill, maximumSize: cap).decodedSize(of: source)
+            // Within 1.5x the screen's pixels (the panorama within the cap's), not 2.9x and 8.7x.
+            #expect(decoded.pixelCount <= max(Int(DecodingTarget.fillOverflowLimit * Double(target.pixelCount)), cap.pixelCount))
+            #expect(decoded.pixelCount * 4 <= 256 * 1024 * 1024 / 10, "kept by a 256 MB memory cache")
+            // Once shown, the overflowing content asks for nothing more.
+            let grew = sizing.record(
+                proposedWidth: screen.width, proposedHeight: screen.height, content: overflow, displayScale: 3,
+                contentMode: .aspectFill, shown: (decoded, source), cap: cap
+            )
+            #expect(!grew, "no second decode of the overflow")
+            #expect(sizing.target == target)
+        }
+    }
+
+    @Test("a view measured whole (.loadImage after a .frame): a rigid side is drawn at its own size, a flexible one at the proposal")
+    func drawnProposal() {
+        let fixed = LayoutDecodeSize.drawnProposal(proposed: (393, 700), smallest: (64, 64), largest: (64, 64))
+        #expect(fixed.width == 64 && fixed.height == 64)
+        let flexible = LayoutDecodeSize.drawnProposal(proposed: (393, nil), smallest: (0, 0), largest: (.infinity, .infinity))
+        #expect(flexible.width == 393 && flexible.height == nil)
+        // .frame(height: 120) with a flexible width.
+        let row = LayoutDecodeSize.drawnProposal(proposed: (393, nil), smallest: (0, 120), largest: (.infinity, 120))
+        #expect(row.width == 393 && row.height == 120)
+        // A 64 pt avatar measured whole under a 1200x1200 default: 192x192, not the default.
+        var sizing = LayoutDecodeSize()
+        sizing.record(proposedWidth: fixed.width, proposedHeight: fixed.height, displayScale: 3, contentMode: .aspectFill, shown: nil)
+        var defaults = ImageRequestDefaults()
+        defaults.maximumPixelSize = PixelSize(width: 1200, height: 1200)
+        let request = sizing.request(for: ImageRequest(url: URL(string: "https://example.com/a.jpg")), defaults: defaults)
+        #expect(request.targetSize == PixelSize(width: 192, height: 192))
     }
 
     @Test("the content mode decides what the target decodes to: fill covers the cell, fit fits inside")
