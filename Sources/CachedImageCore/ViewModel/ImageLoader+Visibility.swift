@@ -68,6 +68,10 @@ extension ImageLoader {
         offscreenCheckToken += 1
         guard !visibility.isOnScreen, var gracePeriod = offscreenBehavior.gracePeriod else { return }
         if flung, phase.isLoading { gracePeriod = 0 } // only a load stops at once: a failure or an image keeps its grace
+        // An image the memory cache holds is let go at the end of the turn: a return takes it
+        // back from memory before its first frame, and meanwhile the view does not keep it
+        // alive past the cache's budget once the cache evicts it (a fling's rows in their grace).
+        if case .success(let shown) = phase, revalidation == nil, pipeline.memoryHolds(shown) { gracePeriod = 0 }
         let token = offscreenCheckToken
         scheduler.schedule(after: gracePeriod) { [weak self] in
             self?.offscreenGraceEnded(token: token)

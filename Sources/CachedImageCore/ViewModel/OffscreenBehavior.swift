@@ -21,8 +21,10 @@ public enum OffscreenBehavior: Sendable, Hashable {
     /// does. A fling stops the loads of the rows it passed; a quick scroll back finds its
     /// loads still running and its images still held. A row flung past (on screen under a
     /// quarter of a second, nothing shown) gets no grace period: its load stops at the end of
-    /// the main-actor turn. While off screen, a running download gives its slot to a visible
-    /// request that waits for one.
+    /// the main-actor turn. An image the memory cache holds is let go at the end of the turn
+    /// too (a return takes it back from memory in the same frame), so rows in their grace
+    /// period never hold images beyond the cache's budget. While off screen, a running
+    /// download gives its slot to a visible request that waits for one.
     case lowerPriorityThenCancel(to: ImageRequest.Priority, after: TimeInterval)
 
     /// `.lowerPriorityThenCancel(to: .low, after: 0.5)`: the default.

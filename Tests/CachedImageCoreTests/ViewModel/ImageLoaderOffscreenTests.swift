@@ -108,10 +108,9 @@ struct ImageLoaderOffscreenTests {
             await recorder.wait { $0.successPath != nil }
 
             loader.didDisappear()
-            scheduler.advance(by: 0.3)
-            #expect(loader.phase.response != nil, "kept during the grace period")
-            scheduler.advance(by: 0.3)
-            #expect(loader.phase.response == nil, "the loader holds no image off screen")
+            #expect(loader.phase.response != nil, "kept for the rest of the turn (a branch swap)")
+            scheduler.advance(by: 0)
+            #expect(loader.phase.response == nil, "the memory cache holds it: the loader lets go at once")
             #expect(loader.previousResponse == nil)
             // A body rendered while the view is still off screen (a hidden tab whose model
             // published, or SwiftUI's order on a return) takes nothing back: off screen is quiet.
@@ -127,6 +126,43 @@ struct ImageLoaderOffscreenTests {
             #expect(recorder.seen.suffix(2) == [.empty, .success(path: "/a.png", source: .memory)], "\(recorder.seen)")
             #expect(fixture.server.requestCount(for: "/a.png") == 1)
             #expect(recorder.seen.filter(\.isLoading).count == 1, "one load in all")
+        }
+    }
+
+    @Test("a fling's rows keep no image past the memory budget: each lets go of what the cache holds, and an image the cache does not hold is kept for the grace period")
+    func offscreenViewsHoldNothingTheCacheHolds() async throws {
+        try await withScriptedFixture { fixture throws in
+            for index in 0..<8 { fixture.servePNG("/\(index).png", width: 100, height: 100) }
+            // Room for two images of 40 KB: a fling through eight leaves six evicted.
+            let pipeline = fixture.makePipeline { $0.memoryCacheCostLimit = 100_000; $0.memoryCacheMaximumEntryShare = 1 }
+            var rows: [(ImageLoader, SwiftUIDriver, ManualScheduler)] = []
+            for index in 0..<8 {
+                let (loader, scheduler) = makeLoader(pipeline, fixture)
+                let recorder = PhaseRecorder(loader)
+                let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/\(index).png")))
+                view.appear()
+                await recorder.wait { $0.successPath != nil }
+                loader.didDisappear()
+                rows.append((loader, view, scheduler))
+                // The next row appears within the same grace period; the turn ends.
+                for (_, _, scheduler) in rows { scheduler.advance(by: 0) }
+                let held = rows.reduce(0) { $0 + ($1.0.phase.response?.image.cost ?? 0) }
+                let cached = pipeline.memoryCache?.totalCost ?? 0
+                #expect(held == 0, "rows in their grace period hold nothing the budget does not count (\(held) bytes)")
+                #expect(cached <= 100_000)
+            }
+            // An image the memory cache does not keep (skipMemoryCache) stays for the grace period.
+            let (loader, scheduler) = makeLoader(pipeline, fixture)
+            let recorder = PhaseRecorder(loader)
+            let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/0.png"), options: [.skipMemoryCache]))
+            view.appear()
+            // From disk, in the first frame or just after.
+            if loader.phase.response == nil { await recorder.wait { $0.successPath != nil } }
+            loader.didDisappear()
+            scheduler.advance(by: 0.3)
+            #expect(loader.phase.response != nil, "kept during the grace period: a return would load it again")
+            scheduler.advance(by: 0.3)
+            #expect(loader.phase.response == nil)
         }
     }
 

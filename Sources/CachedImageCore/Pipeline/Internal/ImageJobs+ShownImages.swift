@@ -56,6 +56,14 @@ extension ImageJobs {
         }
     }
 
+    /// Whether the memory cache holds `response`'s image under its request's own key, so a
+    /// view that lets go of it gets it back from memory at once (never for a stale image or a
+    /// response that varies, whose copies are not under that key).
+    func memoryHolds(_ response: ImageResponse) -> Bool {
+        guard let memoryCache, !response.isStale, variants.lookupKey(for: response.request) == nil else { return false }
+        return resolver.withKeyed(response.request) { memoryCache.containsValue(forKey: ImageCacheKey($0)) }
+    }
+
     /// Forgets the image kept for display for `request` (its bytes changed).
     func forgetShownImage(for request: ImageRequest) {
         guard let memoryCache else { return }
@@ -121,6 +129,12 @@ extension ImagePipeline {
     /// (revalidate it behind it); never what ``image(for:)`` answers.
     package func shownImage(for request: ImageRequest) -> DecodedImage? {
         jobs.shownImage(for: request)
+    }
+
+    /// Whether the memory cache holds `response`'s image under its request's key: a view off
+    /// screen lets go of it at once, since a return finds it there (``ImageLoader``).
+    package func memoryHolds(_ response: ImageResponse) -> Bool {
+        jobs.memoryHolds(response)
     }
 
     /// Forgets the image kept for display for `request` (its bytes changed).
