@@ -28,6 +28,7 @@ struct CachedImageBench {
         if options.runs("diskhit") { try await DiskHitBench(options: options, root: root).run() }
         if options.runs("scaling") { try ScalingBench(options: options, root: root).run() }
         if options.runs("decodememory") { try DecodeMemoryBench(options: options).run() }
+        if options.runs("drawn") { try DrawnSizeBench(options: options).run() }
         if options.runs("firstdisk") { try SynchronousDiskReadBench(options: options, root: root).run() }
         if options.runs("thumbnails") { try await ThumbnailRelaunchBench(options: options, root: root).run() }
         if options.runs("animation") { try await AnimationMemoryBench(options: options).run(root: root) }

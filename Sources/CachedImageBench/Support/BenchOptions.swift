@@ -2,7 +2,7 @@ import LoopbackServer
 
 /// Command-line options: `--quick` shrinks every workload so the whole run takes under two
 /// minutes; `--only a,b` runs selected sections (memory, firstframe, hitratio, disk, diskwrite, e2e, diskhit,
-/// scaling, thumbnails, decodememory, firstdisk, animation, parsers, placeholders, progressive, processed; `memloop` and `diskwriteloop`, loops for instruction and
+/// scaling, thumbnails, decodememory, drawn, firstdisk, animation, parsers, placeholders, progressive, processed; `memloop` and `diskwriteloop`, loops for instruction and
 /// system call counts, run only when named); `--corpus DIR` adds a fuzz corpus's files to `parsers`;
 /// `--link NAME` makes the loopback servers (e2e, progressive) emulate a network link
 /// (`LinkProfile`: loopback, the default, wifi, lte, 3g, edge, very-bad-network).
@@ -14,7 +14,7 @@ struct BenchOptions {
     /// The link the loopback servers emulate.
     var link = LinkProfile.loopback
 
-    static let allSections: Set<String> = ["memory", "firstframe", "hitratio", "disk", "diskwrite", "e2e", "diskhit", "scaling", "thumbnails", "decodememory", "firstdisk", "animation", "parsers", "placeholders", "progressive", "processed"]
+    static let allSections: Set<String> = ["memory", "firstframe", "hitratio", "disk", "diskwrite", "e2e", "diskhit", "scaling", "thumbnails", "decodememory", "drawn", "firstdisk", "animation", "parsers", "placeholders", "progressive", "processed"]
 
     init(arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
