@@ -117,17 +117,19 @@ struct ProgressivePreviewLoadingTests {
     }
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
-    @Test("previews are decoded at the request's target size and go through its processors")
+    @Test("previews are decoded at the request's target size and go through its processors, on decoding threads")
     func targetSizeAndProcessors() async throws {
         let fixture = try await PipelineFixture.start()
         defer { Task { await fixture.tearDown() } }
         serve(try ProgressiveFixtures.progressive(), at: "/p.jpg", on: fixture)
         let pipeline = fixture.makePipeline { $0.progressivePreviewPolicy = ProgressivePreviewPolicy(maximumPreviewCount: 10, minimumInterval: 0) }
         let processed = Recorder<PixelSize>()
+        let places = Recorder<Bool>()
         var request = request(fixture.url("/p.jpg"))
         request.targetSize = PixelSize(width: 120, height: 80)
         request.processors = [ImageProcessors.Custom(id: "test.record") { image in
             processed.append(image.pixelSize)
+            places.append(DecodingQueue.isCurrent)
             return image
         }]
 
@@ -137,6 +139,7 @@ struct ProgressivePreviewLoadingTests {
         #expect(final.image.pixelSize == PixelSize(width: 120, height: 80))
         for seen in previews { #expect(seen.response.image.pixelSize == PixelSize(width: 120, height: 80)) }
         #expect(processed.values.count >= previews.count + 1) // a preview overtaken by the end is decoded, not shown
+        #expect(!places.values.contains(false), "every processor ran on a decoding thread, never the shared pool")
     }
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)

@@ -53,7 +53,11 @@ extension ImageJobs {
         try pixelLimit.checkDecoded(image, info: info, url: url)
         image.sourcePixelSize = request.processorChain.isEmpty ? info.pixelSize : nil
         if !request.processorChain.isEmpty {
-            image = try request.processorChain.apply(to: image, url: url)
+            // As the final image's: on a decoding thread under the budget, never the shared pool.
+            let chain = request.processorChain, input = image
+            image = try await decodingQueue.run(bytes: DecodedImage.bitmapCost(of: input.pixelSize)) {
+                try chain.apply(to: input, url: url)
+            }
         }
         return image
     }
