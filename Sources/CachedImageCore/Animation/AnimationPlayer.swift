@@ -29,9 +29,9 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     /// The load's phase.
     package private(set) var phase: Phase = .empty
     /// The animation frame on screen, once one was decoded; draw it over the first frame.
-    package private(set) var displayedFrame: Source.Frame?
+    package internal(set) var displayedFrame: Source.Frame?
     /// Whether and where playback is.
-    package private(set) var playback = AnimationPlayback()
+    package internal(set) var playback = AnimationPlayback()
     /// The request being shown.
     package private(set) var request: ImageRequest?
     /// Called after every change of ``phase``, ``displayedFrame`` or ``playback``'s finished state.
@@ -60,8 +60,8 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         playback.animation.map { AnimationDisplayStep.framesPerSecond(for: $0) }
     }
     /// The decode a display refresh asked for, while it runs (one at a time).
-    private var displayDecode: Int?
-    private var displayDecodeCount = 0
+    var displayDecode: Int?
+    var displayDecodeCount = 0
     /// Whether a decode a display refresh asked for is running.
     package var isDecodingForDisplay: Bool { displayDecode != nil }
 
@@ -70,24 +70,24 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         didSet { buffer.costLimit = max(0, frameBufferLimit); trimBuffer(toCost: buffer.costLimit) }
     }
 
-    private let clock: any AnimationClock
+    let clock: any AnimationClock
     private let makeSource: @Sendable (Data, DecodingTarget) -> Source?
     private weak var pipeline: ImagePipeline?
-    private var decoder: SerialFrameDecoder<Source>?
-    private var buffer = AnimationFrameBuffer<Source.Frame>(frameCount: 1, costLimit: 0)
+    var decoder: SerialFrameDecoder<Source>?
+    var buffer = AnimationFrameBuffer<Source.Frame>(frameCount: 1, costLimit: 0)
     private var cost: AnimationFrameCost?
     /// The index of ``displayedFrame``.
-    private var displayedIndex = 0
+    var displayedIndex = 0
     /// Bumped by every load and reset: results of older loads are dropped.
     private var loadGeneration = 0
     /// Bumped by every start and stop of the loop: steps of older loops are dropped.
-    private var loopGeneration = 0
+    var loopGeneration = 0
     private let tasks = AnimationPlayerTasks()
     /// The frame after which the next one was already prefetched (once per frame shown, so a
     /// buffer too small to keep it never loops on decodes).
-    private var prefetchedAfter: Int?
+    var prefetchedAfter: Int?
     /// A frame failed to decode: playback rests on the frame shown.
-    private var frameDecodingFailed = false
+    var frameDecodingFailed = false
 
     /// - Parameters:
     ///   - clock: The time playback follows (tests pass a manual one).
@@ -261,7 +261,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
 
     /// (Re)starts the loop to match ``playback``, or stops it and keeps only the frame on
     /// screen (paused, hidden, backgrounded or finished).
-    private func update() {
+    func update() {
         stopLoop()
         if playback.isRunning {
             startLoop()
@@ -348,42 +348,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         return .wait(until: deadline)
     }
 
-    // MARK: Driven by the display
-
-    /// The display refreshes at `timestamp` (on the clock's scale: `CADisplayLink.targetTimestamp`
-    /// with a clock reading `CACurrentMediaTime()`): shows the frame due then if it changed
-    /// (and only then reports a change), decodes what is missing, finishes a finite animation.
-    package func displayDidRefresh(at timestamp: TimeInterval) {
-        guard driver == .display, playback.isRunning, let decoder, !frameDecodingFailed else { return }
-        let step = AnimationDisplayStep(
-            playback, at: timestamp, displayed: displayedFrame == nil ? nil : displayedIndex,
-            prefetchedAfter: prefetchedAfter, isBuffered: { buffer.frame(at: $0) != nil }
-        )
-        if let index = step.show, let frame = buffer.frame(at: index) {
-            show(frame, at: index)
-        }
-        if step.isFinished {
-            playback.settle(at: timestamp)
-            onChange?()
-            update()
-            onFinish?()
-            return
-        }
-        guard let index = step.decode, displayDecode == nil else { return }
-        if step.isPrefetch { prefetchedAfter = displayedIndex }
-        displayDecodeCount += 1
-        let token = displayDecodeCount
-        displayDecode = token
-        let generation = loopGeneration
-        Task { [weak self] in
-            let frame = await decoder.frame(at: index)
-            guard let self else { return }
-            if self.displayDecode == token { self.displayDecode = nil }
-            self.didDecode(frame, at: index, from: decoder, generation: generation)
-        }
-    }
-
-    private func didDecode(_ frame: Source.Frame?, at index: Int, from source: SerialFrameDecoder<Source>, generation: Int) {
+    func didDecode(_ frame: Source.Frame?, at index: Int, from source: SerialFrameDecoder<Source>, generation: Int) {
         // A decode finished for a stopped loop or an older image: drop it (paused players hold
         // only the frame on screen).
         guard generation == loopGeneration, source === decoder else { return }
@@ -403,7 +368,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         cost?.update(buffer.totalCost, format: playback.animation?.format ?? .other)
     }
 
-    private func show(_ frame: Source.Frame, at index: Int) {
+    func show(_ frame: Source.Frame, at index: Int) {
         displayedFrame = frame
         displayedIndex = index
         onChange?()
