@@ -72,7 +72,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
 
     let clock: any AnimationClock
     private let makeSource: @Sendable (Data, DecodingTarget) -> Source?
-    private weak var pipeline: ImagePipeline?
+    weak var pipeline: ImagePipeline?
     var decoder: SerialFrameDecoder<Source>?
     var buffer = AnimationFrameBuffer<Source.Frame>(frameCount: 1, costLimit: 0)
     private var cost: AnimationFrameCost?
@@ -88,6 +88,10 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     var prefetchedAfter: Int?
     /// A frame failed to decode: playback rests on the frame shown.
     var frameDecodingFailed = false
+    /// ``displayedFrame`` is the previous size's, shown while the same picture loads at a new one.
+    private var isShowingPreviousSize = false
+    /// The view's own request and layout: the request it loads (``AnimationSizing``).
+    package internal(set) var sizing = AnimationSizing()
 
     /// - Parameters:
     ///   - clock: The time playback follows (tests pass a manual one).
@@ -126,13 +130,22 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         // Handover (a resize, a content mode): the download in flight for the same bytes is
         // held until the new load has joined it, so cancelling the old load never restarts it.
         let held = tasks.load != nil && pipeline === self.pipeline ? request.flatMap { pipeline.jobs.holdDownload(for: $0) } : nil
-        reset()
+        // The same picture at another size (the layout grew) stays on screen until the new
+        // decode arrives; a new picture never shows the previous one's frames.
+        let kept = request.flatMap { AnimationSizing.keepsFrame(whileLoading: $0, after: self.request) } == true
+            && pipeline === self.pipeline ? (phase, displayedFrame) : nil
+        clear()
         self.request = request
         self.pipeline = pipeline
+        defer { onChange?() }
         guard let request else { return }
         if let first = pipeline.cachedImage(for: request) {
             // A memory hit: the first frame before this method returns.
             phase = .firstFrame(first)
+        } else if let kept, case .firstFrame = kept.0 {
+            phase = kept.0
+            displayedFrame = kept.1
+            isShowingPreviousSize = true
         }
         startLoad(request, pipeline: pipeline, holding: held)
     }
@@ -151,6 +164,12 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
 
     /// Stops playback, cancels the load and releases every frame and the memory-cache entry.
     package func reset() {
+        clear()
+        onChange?()
+    }
+
+    /// ``reset()`` without reporting the change.
+    private func clear() {
         loadGeneration += 1
         tasks.load?.cancel()
         tasks.load = nil
@@ -165,8 +184,8 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         displayDecode = nil
         phase = .empty
         playback.setAnimation(nil, at: clock.now)
+        isShowingPreviousSize = false
         syncDisplayRefresh()
-        onChange?()
     }
 
     private func startLoad(_ request: ImageRequest, pipeline: ImagePipeline, holding held: ImageJobs.DataSubscription? = nil) {
@@ -194,6 +213,12 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     private func finishLoad(_ result: Result<(AnimatedImageResponse, Source?), any Error>, generation: Int) {
         guard generation == loadGeneration else { return }
         tasks.load = nil
+        let isCancelled = if case .failure(let error) = result { error is CancellationError } else { false }
+        if isShowingPreviousSize, !isCancelled {
+            // The frame of the previous size goes: the new first frame (or the failure) shows.
+            displayedFrame = nil
+            isShowingPreviousSize = false
+        }
         switch result {
         case .failure(is CancellationError):
             break

@@ -1,0 +1,183 @@
+import Foundation
+import ImageFixtures
+import Testing
+@testable import CachedImageCore
+
+/// Animated views size from their layout like still images (``AnimationSizing``): frames decode
+/// at the size they are drawn, a growing view re-decodes with its first frame on screen, and a
+/// new picture never shows the previous one's frames.
+@Suite("Animation: frames sized by the view's layout", .timeLimit(.minutes(1)))
+@MainActor
+struct AnimationLayoutSizingTests {
+    /// A 1920x1080 animated WebP: 12 frames of 100 ms, looping forever.
+    private let sticker = ImageFixtures.animatedWebP(width: 1920, height: 1080, durations: Array(repeating: 100, count: 12))
+
+    private func serve(_ fixture: ScriptedFixture, _ path: String) -> ImageRequest {
+        fixture.server.serve(path, .ok(sticker, contentType: "image/webp"))
+        return ImageRequest(url: fixture.url(path))
+    }
+
+    /// The issue's phone: a 256 MB memory cache, no decode cap of the pipeline's own.
+    private func makePipeline(_ fixture: ScriptedFixture) -> ImagePipeline {
+        fixture.makePipeline {
+            $0.memoryCacheCostLimit = 256 * 1024 * 1024
+            $0.maximumDecodedPixelSize = nil
+        }
+    }
+
+    private func makePlayer(_ clock: ManualAnimationClock, _ factory: SizedSourceFactory) -> AnimationPlayer<FakeFrameSource> {
+        AnimationPlayer(clock: clock, makeSource: { factory.make($0, $1) })
+    }
+
+    @Test("a 120 pt sticker of a 1920x1080 animation decodes 640x360 frames, not 1200x675 under a 1200 px default nor 1920x1080: the 16 MB buffer holds the loop and the second loop decodes nothing")
+    func stickerFramesFitTheView() async throws {
+        try await withScriptedFixture { fixture in
+            let pipeline = makePipeline(fixture)
+            let clock = ManualAnimationClock()
+            let factory = SizedSourceFactory()
+            let player = makePlayer(clock, factory)
+            // SwiftUI: the proposal is recorded before onAppear loads.
+            player.recordLayout(width: 120, height: 120, displayScale: 3)
+            player.setVisible(true)
+            let defaults = ImageRequestDefaults(maximumPixelSize: PixelSize(width: 1200, height: 1200))
+            player.show(serve(fixture, "/sticker.webp"), defaults: defaults, pipeline: pipeline)
+            await clock.waitForSleepers(1)
+
+            #expect(factory.decodedSizes == [PixelSize(width: 640, height: 360)])
+            let source = try #require(factory.sources.first)
+            // One loop: every frame decoded once, all of them kept.
+            for frame in 1...12 {
+                clock.advance(by: 0.1)
+                #expect(await waitUntil(player) { player.displayedFrame == frame % 12 })
+                await clock.waitForSleepers(1)
+            }
+            #expect(source.decodeCount == 12)
+            #expect(player.bufferedFrames == Array(0..<12))
+            #expect(player.bufferedCost == 12 * 640 * 360 * 4)
+            // The second loop plays from the buffer.
+            for frame in 1...12 {
+                clock.advance(by: 0.1)
+                #expect(await waitUntil(player) { player.displayedFrame == frame % 12 })
+                await clock.waitForSleepers(1)
+            }
+            #expect(source.decodeCount == 12, "frames decoded again on the second loop")
+        }
+    }
+
+    @Test("the request's own target size wins over the layout")
+    func explicitTargetWins() async throws {
+        try await withScriptedFixture { fixture in
+            let pipeline = makePipeline(fixture)
+            let factory = SizedSourceFactory()
+            let player = makePlayer(ManualAnimationClock(), factory)
+            player.recordLayout(width: 120, height: 120, displayScale: 3)
+            var request = serve(fixture, "/sticker.webp")
+            request.targetSize = PixelSize(width: 96, height: 96)
+            player.show(request, pipeline: pipeline)
+            #expect(player.request?.targetSize == PixelSize(width: 96, height: 96))
+            #expect(await waitUntil(player) { player.playback.animation != nil })
+            #expect(factory.decodedSizes == [PixelSize(width: 171, height: 96)])
+        }
+    }
+
+    @Test("UIKit bounds: an unsized request waits for the first layout; 1x outside a window, then 3x in one, re-decodes; smaller bounds or a lower scale never do")
+    func boundsAndScale() async throws {
+        try await withScriptedFixture { fixture in
+            let pipeline = makePipeline(fixture)
+            let player = makePlayer(ManualAnimationClock(), SizedSourceFactory())
+            let own = serve(fixture, "/sticker.webp")
+            player.show(own, waitsForLayout: true, pipeline: pipeline) // cellForItemAt, before layout
+            #expect(player.request == nil)
+            #expect(player.sizing.isWaitingForLayout)
+
+            player.layoutDidChange(width: 40, height: 40, displayScale: 1) // laid out outside a window
+            #expect(player.request?.targetSize == PixelSize(width: 40, height: 40))
+            #expect(await waitUntil(player) { player.playback.animation != nil })
+            player.layoutDidChange(width: 40, height: 40, displayScale: 3) // joined a 3x window
+            #expect(player.request?.targetSize == PixelSize(width: 120, height: 120))
+            #expect(await waitUntil(player) { player.playback.animation != nil })
+            player.layoutDidChange(width: 30, height: 30, displayScale: 3)
+            player.layoutDidChange(width: 40, height: 40, displayScale: 2) // left the window
+            #expect(player.request?.targetSize == PixelSize(width: 120, height: 120))
+            #expect(fixture.server.requestCount(for: "/sticker.webp") == 1, "one download for every size")
+        }
+    }
+
+    @Test("UIKit: an image view sized by its image (0x0 after its first layout) loads at the cap: the defaults' maximum")
+    func sizedByItsImage() async throws {
+        try await withScriptedFixture { fixture in
+            let pipeline = makePipeline(fixture)
+            let factory = SizedSourceFactory()
+            let player = makePlayer(ManualAnimationClock(), factory)
+            let defaults = ImageRequestDefaults(maximumPixelSize: PixelSize(width: 480, height: 480))
+            player.show(serve(fixture, "/sticker.webp"), defaults: defaults, waitsForLayout: true, pipeline: pipeline)
+            #expect(player.request == nil)
+            player.layoutDidChange(width: 0, height: 0, displayScale: 3)
+            #expect(player.request?.targetSize == PixelSize(width: 480, height: 480))
+            #expect(await waitUntil(player) { player.playback.animation != nil })
+            #expect(factory.decodedSizes == [PixelSize(width: 480, height: 270)])
+        }
+    }
+
+    @Test("growth re-decodes with the first frame on screen: no placeholder in between, then the new size's first frame")
+    func growthKeepsTheFrame() async throws {
+        try await withScriptedFixture { fixture in
+            let pipeline = makePipeline(fixture)
+            let player = makePlayer(ManualAnimationClock(), SizedSourceFactory())
+            player.recordLayout(width: 40, height: 40, displayScale: 3)
+            player.show(serve(fixture, "/sticker.webp"), pipeline: pipeline)
+            #expect(await waitUntil(player) { player.playback.animation != nil })
+            guard case .firstFrame(let small) = player.phase else { Issue.record("no first frame"); return }
+
+            player.layoutDidChange(width: 200, height: 200, displayScale: 3)
+            #expect(player.request?.targetSize == PixelSize(width: 600, height: 600))
+            guard case .firstFrame(let kept) = player.phase else { Issue.record("placeholder while resizing: \(player.phase)"); return }
+            #expect(kept.pixelSize == small.pixelSize)
+            #expect(await waitUntil(player) { if case .firstFrame(let image) = player.phase { image.pixelSize != small.pixelSize } else { false } })
+        }
+    }
+
+    @Test("a new URL never draws the previous sticker: not in the render before the player has it, not after")
+    func newPictureNeverShowsThePrevious() async throws {
+        try await withScriptedFixture { fixture in
+            let pipeline = makePipeline(fixture)
+            let clock = ManualAnimationClock()
+            let player = makePlayer(clock, SizedSourceFactory())
+            player.layoutDidChange(width: 40, height: 40, displayScale: 3)
+            player.setVisible(true)
+            let first = serve(fixture, "/a.webp")
+            player.show(first, waitsForLayout: true, pipeline: pipeline)
+            await clock.waitForSleepers(1)
+            #expect(player.displayedFrame == 0)
+            #expect(player.drawsFrame(for: first))
+
+            // SwiftUI renders the row's new request before `onChange` hands it to the player.
+            let second = serve(fixture, "/b.webp")
+            #expect(!player.drawsFrame(for: second))
+            // UIKit's setImage (and SwiftUI's onChange): the old frame goes before it returns.
+            player.show(second, waitsForLayout: true, pipeline: pipeline)
+            #expect(player.displayedFrame == nil)
+            if case .firstFrame = player.phase { Issue.record("the previous sticker's first frame is still shown") }
+            #expect(player.drawsFrame(for: second))
+            #expect(await waitUntil(player) { player.playback.animation != nil })
+        }
+    }
+}
+
+/// Makes ``FakeFrameSource``s whose frames cost what the decoding target makes of the file's
+/// size (4 bytes a pixel), as ImageIO's would.
+final class SizedSourceFactory: Sendable {
+    private let made = Locked<[(source: FakeFrameSource, decoded: PixelSize)]>([])
+
+    var sources: [FakeFrameSource] { made.withLock { $0.map(\.source) } }
+    /// The frame size of each source made, in order.
+    var decodedSizes: [PixelSize] { made.withLock { $0.map(\.decoded) } }
+
+    func make(_ data: Data, _ target: DecodingTarget) -> FakeFrameSource? {
+        guard let info = AnimatedImageInfo(data: data), let size = ImageInfo(data: data)?.pixelSize else { return nil }
+        let decoded = target.decodedSize(of: size)
+        let source = FakeFrameSource(info: info, frameCost: decoded.width * decoded.height * 4)
+        made.withLock { $0.append((source, decoded)) }
+        return source
+    }
+}
