@@ -130,7 +130,7 @@ struct AnimationLayoutSizingTests {
             guard case .firstFrame(let small) = player.phase else { Issue.record("no first frame"); return }
 
             player.layoutDidChange(width: 200, height: 200, displayScale: 3)
-            #expect(player.request?.targetSize == PixelSize(width: 600, height: 600))
+            try #require(player.request?.targetSize == PixelSize(width: 600, height: 600))
             guard case .firstFrame(let kept) = player.phase else { Issue.record("placeholder while resizing: \(player.phase)"); return }
             #expect(kept.pixelSize == small.pixelSize)
             #expect(await waitUntil(player) { if case .firstFrame(let image) = player.phase { image.pixelSize != small.pixelSize } else { false } })
