@@ -64,7 +64,7 @@ final class LayoutSizingRecorder: @unchecked Sendable {
 /// child's size). So `CachedAsyncImage` lays out as `AsyncImage` does.
 @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *)
 struct ProposalRecordingLayout: Layout {
-    let recorder: LayoutSizingRecorder
+    let recorder: any LayoutProposalRecording
 
     func sizeThatFits(proposal: ProposedViewSize, subviews: Subviews, cache: inout ()) -> CGSize {
         subviews.first?.sizeThatFits(proposal) ?? .zero
@@ -97,7 +97,7 @@ extension View {
     /// This view inside a ``ProposalRecordingLayout`` where the OS has `Layout` (iOS 16,
     /// macOS 13, tvOS 16, watchOS 9); unchanged below, where the pipeline's cap applies.
     @ViewBuilder
-    func recordingLayoutProposal(into recorder: LayoutSizingRecorder) -> some View {
+    func recordingLayoutProposal(into recorder: any LayoutProposalRecording) -> some View {
         if #available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *) {
             ProposalRecordingLayout(recorder: recorder) { self }
         } else {
