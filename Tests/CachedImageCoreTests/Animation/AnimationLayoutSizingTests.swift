@@ -17,25 +17,33 @@ struct AnimationLayoutSizingTests {
         return ImageRequest(url: fixture.url(path))
     }
 
-    /// The phone: a 256 MB memory cache, no decode cap of the pipeline's own.
-    private func makePipeline(_ fixture: ScriptedFixture) -> ImagePipeline {
-        fixture.makePipeline {
-            $0.memoryCacheCostLimit = 256 * 1024 * 1024
-            $0.maximumDecodedPixelSize = nil
-        }
+    /// A player over a scripted server serving the sticker, on the phone (a 256 MB
+    /// memory cache, no decode cap of the pipeline's own), its frame sources sized by their target.
+    private struct Rig {
+        let fixture: ScriptedFixture
+        let pipeline: ImagePipeline
+        let clock: ManualAnimationClock
+        let factory: SizedSourceFactory
+        let player: AnimationPlayer<FakeFrameSource>
     }
 
-    private func makePlayer(_ clock: ManualAnimationClock, _ factory: SizedSourceFactory) -> AnimationPlayer<FakeFrameSource> {
-        AnimationPlayer(clock: clock, makeSource: { factory.make($0, $1) })
+    private func withRig(_ body: (Rig) async throws -> Void) async throws {
+        try await withScriptedFixture { fixture in
+            let pipeline = fixture.makePipeline {
+                $0.memoryCacheCostLimit = 256 * 1024 * 1024
+                $0.maximumDecodedPixelSize = nil
+            }
+            let clock = ManualAnimationClock()
+            let factory = SizedSourceFactory()
+            let player = AnimationPlayer<FakeFrameSource>(clock: clock, makeSource: { factory.make($0, $1) })
+            try await body(Rig(fixture: fixture, pipeline: pipeline, clock: clock, factory: factory, player: player))
+        }
     }
 
     @Test("a 120 pt sticker of a 1920x1080 animation decodes 640x360 frames, not 1200x675 under a 1200 px default nor 1920x1080: the 16 MB buffer holds the loop and the second loop decodes nothing")
     func stickerFramesFitTheView() async throws {
-        try await withScriptedFixture { fixture in
-            let pipeline = makePipeline(fixture)
-            let clock = ManualAnimationClock()
-            let factory = SizedSourceFactory()
-            let player = makePlayer(clock, factory)
+        try await withRig { rig in
+            let (fixture, pipeline, clock, factory, player) = (rig.fixture, rig.pipeline, rig.clock, rig.factory, rig.player)
             // SwiftUI: the proposal is recorded before onAppear loads.
             player.recordLayout(width: 120, height: 120, displayScale: 3)
             player.setVisible(true)
@@ -66,10 +74,8 @@ struct AnimationLayoutSizingTests {
 
     @Test("the request's own target size wins over the layout")
     func explicitTargetWins() async throws {
-        try await withScriptedFixture { fixture in
-            let pipeline = makePipeline(fixture)
-            let factory = SizedSourceFactory()
-            let player = makePlayer(ManualAnimationClock(), factory)
+        try await withRig { rig in
+            let (fixture, pipeline, factory, player) = (rig.fixture, rig.pipeline, rig.factory, rig.player)
             player.recordLayout(width: 120, height: 120, displayScale: 3)
             var request = serve(fixture, "/sticker.webp")
             request.targetSize = PixelSize(width: 96, height: 96)
@@ -82,9 +88,8 @@ struct AnimationLayoutSizingTests {
 
     @Test("UIKit bounds: an unsized request waits for the first layout; 1x outside a window, then 3x in one, re-decodes; smaller bounds or a lower scale never do")
     func boundsAndScale() async throws {
-        try await withScriptedFixture { fixture in
-            let pipeline = makePipeline(fixture)
-            let player = makePlayer(ManualAnimationClock(), SizedSourceFactory())
+        try await withRig { rig in
+            let (fixture, pipeline, player) = (rig.fixture, rig.pipeline, rig.player)
             let own = serve(fixture, "/sticker.webp")
             player.show(own, waitsForLayout: true, pipeline: pipeline) // cellForItemAt, before layout
             #expect(player.request == nil)
@@ -105,10 +110,8 @@ struct AnimationLayoutSizingTests {
 
     @Test("UIKit: an image view sized by its image (0x0 after its first layout) loads at the cap: the defaults' maximum")
     func sizedByItsImage() async throws {
-        try await withScriptedFixture { fixture in
-            let pipeline = makePipeline(fixture)
-            let factory = SizedSourceFactory()
-            let player = makePlayer(ManualAnimationClock(), factory)
+        try await withRig { rig in
+            let (fixture, pipeline, factory, player) = (rig.fixture, rig.pipeline, rig.factory, rig.player)
             let defaults = ImageRequestDefaults(maximumPixelSize: PixelSize(width: 480, height: 480))
             player.show(serve(fixture, "/sticker.webp"), defaults: defaults, waitsForLayout: true, pipeline: pipeline)
             #expect(player.request == nil)
@@ -121,9 +124,8 @@ struct AnimationLayoutSizingTests {
 
     @Test("growth re-decodes with the first frame on screen: no placeholder in between, then the new size's first frame")
     func growthKeepsTheFrame() async throws {
-        try await withScriptedFixture { fixture in
-            let pipeline = makePipeline(fixture)
-            let player = makePlayer(ManualAnimationClock(), SizedSourceFactory())
+        try await withRig { rig in
+            let (fixture, pipeline, player) = (rig.fixture, rig.pipeline, rig.player)
             player.recordLayout(width: 40, height: 40, displayScale: 3)
             player.show(serve(fixture, "/sticker.webp"), pipeline: pipeline)
             #expect(await waitUntil(player) { player.playback.animation != nil })
@@ -139,10 +141,8 @@ struct AnimationLayoutSizingTests {
 
     @Test("a new URL never draws the previous sticker: not in the render before the player has it, not after")
     func newPictureNeverShowsThePrevious() async throws {
-        try await withScriptedFixture { fixture in
-            let pipeline = makePipeline(fixture)
-            let clock = ManualAnimationClock()
-            let player = makePlayer(clock, SizedSourceFactory())
+        try await withRig { rig in
+            let (fixture, pipeline, clock, player) = (rig.fixture, rig.pipeline, rig.clock, rig.player)
             player.layoutDidChange(width: 40, height: 40, displayScale: 3)
             player.setVisible(true)
             let first = serve(fixture, "/a.webp")
