@@ -243,7 +243,8 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
 
     // MARK: Conditions and controls
 
-    /// The view went on or off screen (window attach/detach, hidden, onAppear/onDisappear).
+    /// The view went on or off screen (``AnimationVisibility``: window, hidden or transparent
+    /// ancestors, geometry, occlusion; SwiftUI's onAppear/onDisappear).
     package func setVisible(_ visible: Bool) { change { $0.setVisible(visible, at: $1) } }
     /// The app entered the background (`false`) or became active again.
     package func setAppActive(_ active: Bool) { change { $0.setAppActive(active, at: $1) } }
