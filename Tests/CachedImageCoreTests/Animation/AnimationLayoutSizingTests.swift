@@ -154,6 +154,8 @@ struct AnimationLayoutSizingTests {
             // SwiftUI renders the row's new request before `onChange` hands it to the player.
             let second = serve(fixture, "/b.webp")
             #expect(!player.drawsFrame(for: second))
+            // What that render looks up in memory instead: the new request at the same layout.
+            #expect(player.sizedRequest(for: second, defaults: ImageRequestDefaults())?.targetSize == PixelSize(width: 120, height: 120))
             // UIKit's setImage (and SwiftUI's onChange): the old frame goes before it returns.
             player.show(second, waitsForLayout: true, pipeline: pipeline)
             #expect(player.displayedFrame == nil)
