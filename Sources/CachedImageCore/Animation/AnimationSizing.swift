@@ -3,9 +3,9 @@ import Foundation
 /// The request an animated image view loads: its own request sized by its layout, by the
 /// still images' rule (``LayoutDecodeSize``), so frames decode at the size they are drawn.
 ///
-/// A 120 pt sticker of a 1920x1080 animation on a 3x screen decodes 640x360 frames (0.9 MB),
-/// not 1920x1080 ones (8.3 MB): a 16 MB frame buffer then holds a whole loop of up to 18
-/// frames instead of two, and a loop that fits is never decoded again.
+/// A 120 pt sticker of a 1920x1080 animation on a 3x screen decodes frames of at most 640x360
+/// (0.9 MB), not 1920x1080 ones (8.3 MB): a 16 MB frame buffer then holds a whole loop of up to
+/// 18 frames instead of two, and a loop that fits is never decoded again.
 ///
 /// - The laid-out size decides (SwiftUI's proposal, UIKit's bounds, times the display's
 ///   scale); subtree defaults cap it, never replace it (``LayoutDecodeSize/request(for:defaults:)``).

@@ -40,7 +40,7 @@ struct AnimationLayoutSizingTests {
         }
     }
 
-    @Test("a 120 pt sticker of a 1920x1080 animation decodes 640x360 frames, not 1200x675 under a 1200 px default nor 1920x1080: the 16 MB buffer holds the loop and the second loop decodes nothing")
+    @Test("a 120 pt sticker of a 1920x1080 animation decodes frames filling 360x360 (at most 640x360), not 1200x675 under a 1200 px default nor 1920x1080: the 16 MB buffer holds the loop and the second loop decodes nothing")
     func stickerFramesFitTheView() async throws {
         try await withRig { rig in
             let (fixture, pipeline, clock, factory, player) = (rig.fixture, rig.pipeline, rig.clock, rig.factory, rig.player)
@@ -51,7 +51,11 @@ struct AnimationLayoutSizingTests {
             player.show(serve(fixture, "/sticker.webp"), defaults: defaults, pipeline: pipeline)
             await clock.waitForSleepers(1)
 
-            #expect(factory.decodedSizes == [PixelSize(width: 640, height: 360)])
+            // The still images' fill rule for the 360x360 pixels drawn (640x360, or less where the
+            // rule bounds a fill's overflow), not the defaults' 1200x675.
+            let frameSize = DecodingTarget(size: PixelSize(width: 360, height: 360)).decodedSize(of: PixelSize(width: 1920, height: 1080))
+            #expect(frameSize.width <= 640 && frameSize.height <= 360)
+            #expect(factory.decodedSizes == [frameSize])
             let source = try #require(factory.sources.first)
             // One loop: every frame decoded once, all of them kept.
             for frame in 1...12 {
@@ -61,7 +65,7 @@ struct AnimationLayoutSizingTests {
             }
             #expect(source.decodeCount == 12)
             #expect(player.bufferedFrames == Array(0..<12))
-            #expect(player.bufferedCost == 12 * 640 * 360 * 4)
+            #expect(player.bufferedCost == 12 * frameSize.width * frameSize.height * 4)
             // The second loop plays from the buffer.
             for frame in 1...12 {
                 clock.advance(by: 0.1)
@@ -82,7 +86,8 @@ struct AnimationLayoutSizingTests {
             player.show(request, pipeline: pipeline)
             #expect(player.request?.targetSize == PixelSize(width: 96, height: 96))
             #expect(await waitUntil(player) { player.playback.animation != nil })
-            #expect(factory.decodedSizes == [PixelSize(width: 171, height: 96)])
+            let own = DecodingTarget(size: PixelSize(width: 96, height: 96)).decodedSize(of: PixelSize(width: 1920, height: 1080))
+            #expect(factory.decodedSizes == [own], "the request's 96x96, not the layout's 360x360")
         }
     }
 
