@@ -127,6 +127,25 @@ struct AnimationLayoutSizingTests {
         }
     }
 
+    @Test("a UIKit view drawing its image unscaled (.center) loads the request as is, whatever its bounds; a resize processor's size wins like a target size")
+    func unscaledViewsAndResizeProcessors() {
+        let url = URL(string: "https://example.com/sticker.webp")
+        var sizing = AnimationSizing()
+        sizing.record(width: 40, height: 40, displayScale: 3, shown: nil, cap: nil)
+        sizing.setRequest(ImageRequest(url: url), waitsForLayout: true, followsLayout: false)
+        #expect(sizing.request?.targetSize == nil)
+        #expect(!sizing.isWaitingForLayout)
+
+        sizing.setRequest(ImageRequest(url: url), waitsForLayout: true)
+        #expect(sizing.request?.targetSize == PixelSize(width: 120, height: 120), "the layout recorded before the request applies")
+        var resized = ImageRequest(url: url)
+        resized.processors = [HalfHundredResize()]
+        var fresh = AnimationSizing()
+        fresh.setRequest(resized, waitsForLayout: true)
+        #expect(!fresh.isWaitingForLayout, "its processor gives the size: nothing to wait for")
+        #expect(fresh.request?.targetSize == nil)
+    }
+
     @Test("growth re-decodes with the first frame on screen: no placeholder in between, then the new size's first frame")
     func growthKeepsTheFrame() async throws {
         try await withRig { rig in
@@ -169,6 +188,15 @@ struct AnimationLayoutSizingTests {
             #expect(await waitUntil(player) { player.playback.animation != nil })
         }
     }
+}
+
+/// A leading resize processor (`CachedImage`'s `Resize` as the pipeline sees it): its size is
+/// the decode's target.
+private struct HalfHundredResize: ImageResizing {
+    var size: PixelSize { PixelSize(width: 50, height: 50) }
+    var contentMode: ImageContentMode { .aspectFill }
+    var identifier: String { "test.resize(50x50)" }
+    func process(_ image: DecodedImage) throws -> DecodedImage { image }
 }
 
 /// Makes ``FakeFrameSource``s whose frames cost what the decoding target makes of the file's
