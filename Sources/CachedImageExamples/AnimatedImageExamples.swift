@@ -39,7 +39,8 @@ public struct ControlledSticker: View {
 import UIKit
 
 /// A collection view cell playing a sticker: set the image in `cellForItemAt` (before the cell
-/// is in a window); it plays once on screen and stops, keeping one frame, when it leaves.
+/// is in a window); it decodes at the cell's size, plays while seen and stops, keeping one frame,
+/// when it leaves (or is kept hidden for reuse).
 public final class StickerCell: UICollectionViewCell {
     public let sticker = CachedAnimatedImageView()
 
@@ -56,11 +57,22 @@ public final class StickerCell: UICollectionViewCell {
         contentView.addSubview(sticker)
     }
 
-    /// Shows `url`, capped at the cell's size in pixels.
-    public func configure(with url: URL?, scale: CGFloat) {
-        let side = Int((max(bounds.width, bounds.height) * scale).rounded())
-        sticker.requestDefaults = ImageRequestDefaults(maximumPixelSize: PixelSize(width: side, height: side))
+    /// Shows `url`, decoded for the sticker's bounds at its screen's scale.
+    public func configure(with url: URL?) {
         sticker.setImage(with: ImageRequest(url: url))
+    }
+}
+
+/// The collection view's side: tells each cell when it is displayed, for what the view cannot
+/// see by itself (a cell covered by another view).
+@MainActor
+public final class StickerGridDelegate: NSObject, UICollectionViewDelegate {
+    public func collectionView(_ collectionView: UICollectionView, willDisplay cell: UICollectionViewCell, forItemAt indexPath: IndexPath) {
+        (cell as? StickerCell)?.sticker.isDisplayed = true
+    }
+
+    public func collectionView(_ collectionView: UICollectionView, didEndDisplaying cell: UICollectionViewCell, forItemAt indexPath: IndexPath) {
+        (cell as? StickerCell)?.sticker.isDisplayed = false
     }
 }
 #endif

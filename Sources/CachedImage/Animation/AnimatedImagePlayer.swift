@@ -36,11 +36,16 @@ final class AnimatedImagePlayer: ObservableObject {
 
     /// The core player this object drives.
     let core: AnimationPlayer<AnimatedFrameSource>
+    #if canImport(SwiftUI)
+    /// `CachedAnimatedImage`'s placements, recorded into ``core``'s sizing.
+    let layoutRecorder = AnimationLayoutRecorder()
+    #endif
     private let notifications = NotificationTokens()
     #if canImport(QuartzCore) && (canImport(UIKit) && !os(watchOS) || canImport(AppKit) && !targetEnvironment(macCatalyst))
     /// Advances the frames in step with the display: `frame` (and so a view's `body`) changes
-    /// only when the frame on screen does.
-    private let displayLink = AnimationDisplayLink()
+    /// only when the frame on screen does. On macOS it follows the screen of the view it is
+    /// given (`AnimationDisplayLink.hostView`).
+    let displayLink = AnimationDisplayLink()
     #endif
 
     init() {
@@ -62,6 +67,9 @@ final class AnimatedImagePlayer: ObservableObject {
         core = AnimationPlayer(makeSource: makeSource)
         #endif
         core.onChange = { [weak self] in self?.publish() }
+        #if canImport(SwiftUI)
+        layoutRecorder.player = core
+        #endif
         #if canImport(UIKit) && !os(watchOS)
         let center = NotificationCenter.default
         notifications.tokens = [
@@ -98,18 +106,34 @@ final class AnimatedImagePlayer: ObservableObject {
     }
     #endif
 
+    /// Whether the view is seen: the views set its inputs (window, hidden ancestors, geometry,
+    /// occlusion), core's `AnimationVisibility` decides, and the player plays only while it holds.
+    var visibility = AnimationVisibility() {
+        didSet {
+            guard visibility != oldValue else { return }
+            core.setVisible(visibility.isVisible)
+        }
+    }
+
     /// The most bytes of decoded frames kept. Default: 16 MB.
     var frameBufferLimit: Int {
         get { core.frameBufferLimit }
         set { core.frameBufferLimit = newValue }
     }
 
-    /// Shows `request` (a no-op for the request already shown); `nil` clears.
-    func load(_ request: ImageRequest?, pipeline: ImagePipeline) {
+    /// Shows the view's own request `own` at its laid-out size, `defaults` capping it (core's
+    /// `AnimationPlayer.show`: a no-op for the request already shown; `nil` clears).
+    func show(
+        _ own: ImageRequest?,
+        defaults: ImageRequestDefaults,
+        waitsForLayout: Bool = false,
+        followsLayout: Bool = true,
+        pipeline: ImagePipeline
+    ) {
         #if canImport(UIKit) && !os(watchOS)
         AppLifecycleObserver.install(for: pipeline)
         #endif
-        core.load(request, pipeline: pipeline)
+        core.show(own, defaults: defaults, waitsForLayout: waitsForLayout, followsLayout: followsLayout, pipeline: pipeline)
         publish()
     }
 
@@ -143,8 +167,8 @@ final class AnimatedImagePlayer: ObservableObject {
     }
 }
 
-/// Notification observers, removed when their player goes away.
-private final class NotificationTokens: @unchecked Sendable {
+/// Notification observers, removed when their owner (a player, a view) goes away.
+final class NotificationTokens: @unchecked Sendable {
     var tokens: [any NSObjectProtocol] = []
 
     deinit {

@@ -8,10 +8,12 @@ import AppKit
 #endif
 
 /// The display link that drives an animation player (core's `AnimationPlayer` with the
-/// `.display` driver): `CADisplayLink` on iOS, tvOS and visionOS, the screen's display link on
-/// macOS 14 and later (`NSScreen.displayLink(target:selector:)`). It runs only while the player
-/// wants refreshes, at the rate the animation needs (`preferredFrameRateRange`), and passes each
-/// refresh's `targetTimestamp` to the player, which redraws only when the frame changes.
+/// `.display` driver): `CADisplayLink` on iOS, tvOS and visionOS; on macOS 14 and later the
+/// link of the view's own window and screen (`NSView.displayLink(target:selector:)` on
+/// ``hostView``, which follows the window across screens), never `NSScreen.main`'s. It runs only
+/// while the player wants refreshes, at the rate the animation needs (`preferredFrameRateRange`),
+/// and passes each refresh's `targetTimestamp` to the player, which redraws only when the frame
+/// changes.
 @MainActor
 final class AnimationDisplayLink {
     /// Called at each refresh with the time the frame will be shown (`CACurrentMediaTime()`'s scale).
@@ -32,11 +34,27 @@ final class AnimationDisplayLink {
 
     private let target = DisplayLinkTarget()
     private let holder = DisplayLinkHolder()
+    /// What the player last asked for, for a link made later (macOS: once a view is in a window).
+    private var wanted: (running: Bool, framesPerSecond: Int?) = (false, nil)
+
+    #if !canImport(UIKit)
+    /// The view whose window's screen the link follows; none (not in a window yet): no link,
+    /// and the player, not visible, wants none. A new view replaces the link.
+    weak var hostView: NSView? {
+        didSet {
+            guard hostView !== oldValue, #available(macOS 14.0, *) else { return }
+            holder.link?.invalidate()
+            holder.storage = nil
+            setRunning(wanted.running, framesPerSecond: wanted.framesPerSecond)
+        }
+    }
+    #endif
 
     init() {}
 
     /// Runs the link (at `framesPerSecond` when known) or pauses it.
     func setRunning(_ running: Bool, framesPerSecond: Int?) {
+        wanted = (running, framesPerSecond)
         // `CADisplayLink` is macOS 14+ (players made earlier run their own loop).
         guard #available(macOS 14.0, *) else { return }
         guard running else {
@@ -58,8 +76,8 @@ final class AnimationDisplayLink {
         #if canImport(UIKit)
         let link = CADisplayLink(target: target, selector: selector)
         #else
-        guard let screen = NSScreen.main else { return nil }
-        let link = screen.displayLink(target: target, selector: selector)
+        guard let view = hostView, view.window != nil else { return nil }
+        let link = view.displayLink(target: target, selector: selector)
         #endif
         link.add(to: .main, forMode: .common)
         holder.storage = link

@@ -7,9 +7,14 @@ import SwiftUI
 ///
 /// - One fetch: the first frame and the bytes that play come from one load
 ///   (`ImagePipeline/animatedImage(for:)`); a memory hit renders the first frame synchronously.
-/// - Plays only while on screen, with the app in the foreground, Reduce Motion off and
-///   `isAnimating` true; time spent otherwise is not played, so a finite animation resumes where
-///   it stopped.
+/// - Decodes first frame and frames at the size the view is laid out at (its proposal times the
+///   display's scale, as ``CachedAsyncImage``): a 120 pt sticker of a 1920x1080 animation decodes
+///   360-pixel frames, so the frame buffer holds its loop. The request's own `targetSize` wins;
+///   the `imageRequestDefaults` environment value caps the laid-out size, never replaces it.
+/// - Plays only while on screen (on macOS, also while its window is not occluded or
+///   miniaturised), with the app in the foreground, Reduce Motion off and `isAnimating` true;
+///   time spent otherwise is not played, so a finite animation resumes where it stopped.
+/// - A new request never shows the previous image's frames, not even for one render.
 /// - Frames are decoded on demand off the main actor into a bounded buffer (``frameBufferLimit``
 ///   on the UIKit view; 16 MB here) counted in the memory cache under an entry of this view's
 ///   own, and trimmed to the frame on screen whenever playback stops and on memory warnings.
@@ -37,6 +42,8 @@ public struct CachedAnimatedImage<Content: View>: View {
     private let isAnimating: Binding<Bool>?
     private var loopCount: Int?
     private var speed: Double = 1
+    /// How the placeholder initialisers draw the frame: the decode's content mode.
+    private var drawnContentMode: ContentMode?
     private let content: (CachedAnimatedImagePhase) -> Content
 
     /// Plays the image `request` loads, calling `content` with each phase: `.empty` while
@@ -70,35 +77,61 @@ public struct CachedAnimatedImage<Content: View>: View {
         return copy
     }
 
+    /// The request as the view asks for it: point sizes at this display's scale, and the
+    /// placeholder initialisers' content mode when it has no target size.
+    private var ownRequest: ImageRequest {
+        var own = request.resolvingPointSize(displayScale: Double(displayScale))
+        if own.targetSize == nil, let drawnContentMode {
+            own.contentMode = drawnContentMode == .fit ? .aspectFit : .aspectFill
+        }
+        return own
+    }
+
+    /// ``ownRequest``, after telling the layout recorder this display's scale.
+    private func ownRequestForBody() -> ImageRequest {
+        player.layoutRecorder.displayScale = Double(displayScale)
+        return ownRequest
+    }
+
     public var body: some View {
-        let resolved = requestDefaults.applied(to: request.resolvingPointSize(displayScale: Double(displayScale)))
-        // The player's frame once it has one; before that, the memory cache's first frame,
+        let own = ownRequestForBody()
+        let defaults = requestDefaults
+        // The player's frame only for the request it shows: a row rendered with a new request
+        // before `onChange` hands it over never draws the previous image (AnimationPlayer.drawsFrame).
+        let isPlayers = player.core.drawsFrame(for: own)
+        // Before the player has a frame, the memory cache's first frame (at the laid-out size),
         // looked up synchronously so a memory hit never shows the placeholder.
-        let cached = player.frame == nil ? pipeline.cachedImage(for: resolved) : nil
-        let frame = player.frame ?? cached?.cgImage
+        let cached = isPlayers && player.frame != nil
+            ? nil : player.core.sizedRequest(for: own, defaults: defaults).flatMap { pipeline.cachedImage(for: $0) }
+        let frame = (isPlayers ? player.frame : nil) ?? cached?.cgImage
+        let source = (isPlayers ? player.sourcePixelSize : nil) ?? cached?.sourcePixelSize
         // A ZStack keeps one identity whatever `content` returns, so a phase change never
         // re-runs onAppear/onDisappear.
         ZStack {
-            content(phase(frame, source: player.sourcePixelSize ?? cached?.sourcePixelSize))
+            content(phase(frame, source: source, failure: isPlayers ? player.failure : nil))
         }
         .onAppear {
             applyControls()
             player.core.setReduceMotionEnabled(reduceMotion)
-            player.core.setVisible(true)
-            player.load(resolved, pipeline: pipeline)
+            player.visibility.isInWindow = true
+            player.show(own, defaults: defaults, pipeline: pipeline)
         }
         .onDisappear {
-            player.core.setVisible(false)
+            player.visibility.isInWindow = false
         }
-        .onAnimatedImageChange(of: resolved) { player.load($0, pipeline: pipeline) }
-        .onAnimatedImageChange(of: ObjectIdentifier(pipeline)) { _ in player.load(resolved, pipeline: pipeline) }
+        .onAnimatedImageChange(of: ShownRequest(own: own, defaults: defaults)) { player.show($0.own, defaults: $0.defaults, pipeline: pipeline) }
+        .onAnimatedImageChange(of: ObjectIdentifier(pipeline)) { _ in player.show(own, defaults: defaults, pipeline: pipeline) }
         .onAnimatedImageChange(of: reduceMotion) { player.core.setReduceMotionEnabled($0) }
         .onAnimatedImageChange(of: isAnimating?.wrappedValue ?? true) { player.core.setRequestedPlaying($0) }
         .onAnimatedImageChange(of: loopCount) { player.core.setLoopCountOverride($0) }
         .onAnimatedImageChange(of: speed) { player.core.setSpeed($0) }
+        .recordingLayoutProposal(into: player.layoutRecorder)
+        #if canImport(AppKit) && !targetEnvironment(macCatalyst)
+        .background(AnimationWindowReader(player: player))
+        #endif
     }
 
-    private func phase(_ frame: CGImage?, source: PixelSize?) -> CachedAnimatedImagePhase {
+    private func phase(_ frame: CGImage?, source: PixelSize?, failure: (any Error)?) -> CachedAnimatedImagePhase {
         if let frame {
             // One scale rule with CachedAsyncImage and the UIKit views (ImageDisplayScale).
             let pointScale = ImageDisplayScale.scale(for: request, explicitScale: scale.map { Double($0) }, displayScale: Double(displayScale))
@@ -107,7 +140,7 @@ public struct CachedAnimatedImage<Content: View>: View {
             )
             return .success(Image(accessible: frame, scale: CGFloat(frameScale))) // VoiceOver reaches it, as AsyncImage's
         }
-        if let failure = player.failure {
+        if let failure {
             return .failure(failure, retry: CachedAnimatedImageRetry { [player] in player.retry() })
         }
         return .empty
@@ -120,6 +153,12 @@ public struct CachedAnimatedImage<Content: View>: View {
         let binding = isAnimating
         player.onFinish = { binding?.wrappedValue = false }
     }
+}
+
+/// What a ``CachedAnimatedImage`` hands its player: its own request and the subtree's defaults.
+private struct ShownRequest: Equatable {
+    var own: ImageRequest
+    var defaults: ImageRequestDefaults
 }
 
 /// What a ``CachedAnimatedImage`` shows.
@@ -185,6 +224,7 @@ extension CachedAnimatedImage {
         self.init(request: request, scale: scale, isAnimating: isAnimating) { phase in
             CachedAnimatedImageContent(phase: phase, contentMode: contentMode, placeholder: placeholder)
         }
+        drawnContentMode = contentMode
     }
 
     /// Plays the image at `url` with a neutral placeholder; see

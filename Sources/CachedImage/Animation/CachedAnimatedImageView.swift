@@ -5,9 +5,19 @@ import UIKit
 /// A `UIImageView` that loads through an ``ImagePipeline`` and plays animated GIF, APNG and
 /// WebP images: the UIKit counterpart of ``CachedAnimatedImage``.
 ///
-/// - Set the image whenever you like (in `cellForItemAt`, before `addSubview`): it plays once
-///   the view is in a window and not hidden, pauses when it leaves or hides, pauses in the
-///   background, and stays on its frame while Reduce Motion is on.
+/// - Set the image whenever you like (in `cellForItemAt`, before `addSubview`): it plays only
+///   while it is seen, and pauses in the background and stays on its frame while Reduce Motion
+///   is on. Seen: in a window, neither it nor an ancestor hidden or transparent, some of it inside
+///   its window and every clipping ancestor (a cell UIKit keeps for reuse or prefetching, hidden
+///   or outside the collection view's visible bounds, does not play). Scrolling moves a view
+///   without telling it, so a view in a window checks again 4 times a second (a walk up its
+///   superviews) besides its window, layout and hidden changes. For what it cannot see, set
+///   ``isDisplayed`` from `collectionView(_:didEndDisplaying:forItemAt:)`.
+/// - The request decodes at the view's size: a request without a `targetSize` is decoded for
+///   its bounds at its screen's scale, filling or fitting as `contentMode` draws it (as
+///   ``CachedImageViewLoader``; ``requestDefaults`` cap it). A view configured before its first
+///   layout loads after it; one that stays 0x0 (sized by its image) loads at the cap. A view
+///   that grows, or joins a window of a higher scale, decodes again with its frame on screen.
 /// - `startAnimating()` / `stopAnimating()` / `isAnimating` control playback (no
 ///   `animationImages` involved); ``animationLoopCount`` and ``animationSpeed`` override the
 ///   file's timing.
@@ -24,10 +34,11 @@ import UIKit
 @MainActor
 public final class CachedAnimatedImageView: UIImageView {
     private let player = AnimatedImagePlayer()
-    private var request: ImageRequest?
-    /// The request as the caller gave it, before ``requestDefaults``: what the scale rule reads.
+    /// The request as the caller gave it, point sizes resolved: what the scale rule reads.
     private var ownRequest: ImageRequest?
     private var pipeline: ImagePipeline = .shared
+    /// Voids an end-of-turn layout armed for an earlier request.
+    private var layoutToken = 0
 
     /// The most bytes of decoded frames kept. Default: 16 MB.
     public var frameBufferLimit: Int {
@@ -45,8 +56,18 @@ public final class CachedAnimatedImageView: UIImageView {
         didSet { player.core.setSpeed(animationSpeed) }
     }
 
-    /// Defaults filled into every request this view loads (target size cap, options...).
+    /// Defaults filled into every request this view loads (options, a maximum size that caps
+    /// the view's own size...).
     public var requestDefaults = ImageRequestDefaults()
+
+    /// Whether the app displays this view; `true` by default. The view pauses by itself when it
+    /// is not seen (see above); set this to `false` in `collectionView(_:didEndDisplaying:forItemAt:)`
+    /// (`tableView(_:didEndDisplaying:forRowAt:)`) and back to `true` in `willDisplay`, so a
+    /// cell pauses even where that check cannot tell (a cell covered by another view, a
+    /// collection view that does not clip its cells).
+    public var isDisplayed = true {
+        didSet { updateVisibility() }
+    }
 
     /// Called when a load fails (the view keeps whatever it showed); ``retry()`` loads again.
     public var onFailure: ((any Error) -> Void)?
@@ -103,19 +124,49 @@ public final class CachedAnimatedImageView: UIImageView {
     }
 
     /// Loads (and plays, when animated) `request` through `pipeline`; `nil` clears the view.
-    /// Setting the request already shown changes nothing.
+    /// Without a `targetSize`, the request decodes for the view's bounds (after its first layout
+    /// when it has no size yet). Setting the request already shown changes nothing; a new one
+    /// never shows the previous image's frames.
     public func setImage(with request: ImageRequest?, pipeline: ImagePipeline = .shared) {
         // A size in points becomes pixels at this view's scale, once it has one (in a window).
         let scale = Double(traitCollection.displayScale)
-        let request = scale > 0 ? request?.resolvingPointSize(displayScale: scale) : request
-        let resolved = request.map(requestDefaults.applied(to:))
-        guard resolved != self.request || pipeline !== self.pipeline else { return }
-        self.request = resolved
-        self.ownRequest = request
+        var request = scale > 0 ? request?.resolvingPointSize(displayScale: scale) : request
+        // Fill or fit as the view draws its image; drawn unscaled (`.center`...): as is, within the cap.
+        let mode = ImageContentMode(viewContentMode: contentMode.rawValue)
+        if request?.targetSize == nil, let mode { request?.contentMode = mode }
+        let sizing = player.core.sizing
+        guard request != sizing.own || requestDefaults != sizing.defaults || pipeline !== self.pipeline else { return }
+        ownRequest = request
         self.pipeline = pipeline
-        // A memory hit shows its first frame before this method returns.
-        player.load(resolved, pipeline: pipeline)
-        if resolved == nil { image = nil }
+        layoutToken += 1
+        player.show(request, defaults: requestDefaults, waitsForLayout: true, followsLayout: mode != nil, pipeline: pipeline)
+        if bounds.width > 0 || bounds.height > 0 {
+            // Laid out already: a memory hit shows its first frame before this method returns.
+            layoutDidChange()
+        } else {
+            // Not laid out yet (a cell configured in `cellForItemAt`): the first layout loads;
+            // a view that has none this turn, or stays 0x0 (sized by its image), loads at the cap.
+            let token = layoutToken
+            Task { @MainActor [weak self] in
+                guard let self, token == self.layoutToken else { return }
+                self.layoutDidChange()
+            }
+        }
+        if request == nil { image = nil }
+    }
+
+    /// The view's size or scale may have changed: loads a request that waited for a layout,
+    /// or the image again at a larger size (the frame on screen stays meanwhile).
+    private func layoutDidChange() {
+        let scale = (window?.traitCollection ?? traitCollection).displayScale
+        player.core.layoutDidChange(width: Double(bounds.width), height: Double(bounds.height), displayScale: Double(scale > 0 ? scale : 1))
+    }
+
+    /// Decodes for the new size, and checks whether the view is still seen.
+    public override func layoutSubviews() {
+        super.layoutSubviews()
+        layoutDidChange()
+        updateVisibility()
     }
 
     /// Loads the current image again (after a failure).
@@ -138,9 +189,12 @@ public final class CachedAnimatedImageView: UIImageView {
         player.core.isPlaying
     }
 
-    /// Plays while in a window, pauses outside one.
+    /// Plays while seen in a window, pauses outside one; a window of a higher scale decodes
+    /// the image again, sharper.
     public override func didMoveToWindow() {
         super.didMoveToWindow()
+        // A scale change of a view laid out already (a 0x0 view waits for its layout).
+        if bounds.width > 0 || bounds.height > 0 { layoutDidChange() }
         updateVisibility()
     }
 
@@ -149,8 +203,39 @@ public final class CachedAnimatedImageView: UIImageView {
         didSet { updateVisibility() }
     }
 
+    /// Transparent views do not play.
+    public override var alpha: CGFloat {
+        didSet { updateVisibility() }
+    }
+
+    /// Reads what makes the view seen (core's `AnimationVisibility` decides) and keeps checking
+    /// while it is in a window.
     private func updateVisibility() {
-        player.core.setVisible(window != nil && !isHidden)
+        var visibility = AnimationVisibility()
+        visibility.isDisplayed = isDisplayed
+        if let window {
+            visibility.isInWindow = true
+            visibility.frame = convert(bounds, to: window)
+            var opacity = 1.0
+            var clips: [CGRect] = []
+            var view: UIView? = self
+            while let current = view {
+                if current.isHidden { visibility.isHidden = true }
+                opacity *= Double(current.alpha)
+                if current !== self, current.clipsToBounds || current === window {
+                    clips.append(current.convert(current.bounds, to: window))
+                }
+                view = current.superview
+            }
+            visibility.opacity = opacity
+            visibility.clips = clips
+        }
+        player.visibility = visibility
+        if visibility.needsPeriodicCheck {
+            AnimationVisibilityTicker.shared.add(self) { [weak self] in self?.updateVisibility() }
+        } else {
+            AnimationVisibilityTicker.shared.remove(self)
+        }
     }
 }
 #endif

@@ -1,4 +1,4 @@
-#if canImport(UIKit) && !os(watchOS) || canImport(AppKit) && !targetEnvironment(macCatalyst)
+#if canImport(Darwin)
 import Foundation
 
 /// A main-actor closure as a plain `@Sendable` callback for KVO and notifications, which call

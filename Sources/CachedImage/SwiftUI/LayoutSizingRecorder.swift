@@ -66,7 +66,7 @@ final class LayoutSizingRecorder: ObservableObject, @unchecked Sendable {
 /// child's size). So `CachedAsyncImage` lays out as `AsyncImage` does.
 @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *)
 struct ProposalRecordingLayout: Layout {
-    let recorder: LayoutSizingRecorder
+    let recorder: any LayoutProposalRecording
     /// Whether the child is the whole drawing (`.loadImage(_:into:)`): where it is rigid (a
     /// frame), its own size is what is drawn, whatever the proposal.
     var measuresWholeView = false
@@ -112,7 +112,7 @@ extension View {
     /// macOS 13, tvOS 16, watchOS 9); unchanged below, where the pipeline's cap applies.
     /// `measuresWholeView`: see ``ProposalRecordingLayout/measuresWholeView``.
     @ViewBuilder
-    func recordingLayoutProposal(into recorder: LayoutSizingRecorder, measuresWholeView: Bool = false) -> some View {
+    func recordingLayoutProposal(into recorder: any LayoutProposalRecording, measuresWholeView: Bool = false) -> some View {
         if #available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *) {
             ProposalRecordingLayout(recorder: recorder, measuresWholeView: measuresWholeView) { self }
         } else {

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// An animation advances only while all of these hold:
 /// - playback is requested (`isAnimating`, `startAnimating()`: the default),
-/// - the view is visible (in a window, not hidden, on screen),
+/// - the view is seen (``AnimationVisibility``: in a window, nothing hiding it, on screen),
 /// - the app is active (not in the background),
 /// - Reduce Motion is off,
 /// - its frames are available (the bytes arrived and parsed as an animation),
@@ -17,7 +17,7 @@ import Foundation
 package struct AnimationPlayback: Sendable, Equatable {
     /// Playback was asked for (`isAnimating` binding, `startAnimating()`); `true` by default.
     package private(set) var isRequestedPlaying = true
-    /// The view is on screen (in a window and not hidden).
+    /// The view is seen (``AnimationVisibility/isVisible``).
     package private(set) var isVisible = false
     /// The app is in the foreground.
     package private(set) var isAppActive = true

@@ -29,9 +29,9 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     /// The load's phase.
     package private(set) var phase: Phase = .empty
     /// The animation frame on screen, once one was decoded; draw it over the first frame.
-    package private(set) var displayedFrame: Source.Frame?
+    package internal(set) var displayedFrame: Source.Frame?
     /// Whether and where playback is.
-    package private(set) var playback = AnimationPlayback()
+    package internal(set) var playback = AnimationPlayback()
     /// The request being shown.
     package private(set) var request: ImageRequest?
     /// Called after every change of ``phase``, ``displayedFrame`` or ``playback``'s finished state.
@@ -60,8 +60,8 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         playback.animation.map { AnimationDisplayStep.framesPerSecond(for: $0) }
     }
     /// The decode a display refresh asked for, while it runs (one at a time).
-    private var displayDecode: Int?
-    private var displayDecodeCount = 0
+    var displayDecode: Int?
+    var displayDecodeCount = 0
     /// Whether a decode a display refresh asked for is running.
     package var isDecodingForDisplay: Bool { displayDecode != nil }
 
@@ -70,24 +70,28 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         didSet { buffer.costLimit = max(0, frameBufferLimit); trimBuffer(toCost: buffer.costLimit) }
     }
 
-    private let clock: any AnimationClock
+    let clock: any AnimationClock
     private let makeSource: @Sendable (Data, DecodingTarget) -> Source?
-    private weak var pipeline: ImagePipeline?
-    private var decoder: SerialFrameDecoder<Source>?
-    private var buffer = AnimationFrameBuffer<Source.Frame>(frameCount: 1, costLimit: 0)
+    weak var pipeline: ImagePipeline?
+    var decoder: SerialFrameDecoder<Source>?
+    var buffer = AnimationFrameBuffer<Source.Frame>(frameCount: 1, costLimit: 0)
     private var cost: AnimationFrameCost?
     /// The index of ``displayedFrame``.
-    private var displayedIndex = 0
+    var displayedIndex = 0
     /// Bumped by every load and reset: results of older loads are dropped.
     private var loadGeneration = 0
     /// Bumped by every start and stop of the loop: steps of older loops are dropped.
-    private var loopGeneration = 0
+    var loopGeneration = 0
     private let tasks = AnimationPlayerTasks()
     /// The frame after which the next one was already prefetched (once per frame shown, so a
     /// buffer too small to keep it never loops on decodes).
-    private var prefetchedAfter: Int?
+    var prefetchedAfter: Int?
     /// A frame failed to decode: playback rests on the frame shown.
-    private var frameDecodingFailed = false
+    var frameDecodingFailed = false
+    /// ``displayedFrame`` is the previous size's, shown while the same picture loads at a new one.
+    private var isShowingPreviousSize = false
+    /// The view's own request and layout: the request it loads (``AnimationSizing``).
+    package internal(set) var sizing = AnimationSizing()
 
     /// - Parameters:
     ///   - clock: The time playback follows (tests pass a manual one).
@@ -126,13 +130,22 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         // Handover (a resize, a content mode): the download in flight for the same bytes is
         // held until the new load has joined it, so cancelling the old load never restarts it.
         let held = tasks.load != nil && pipeline === self.pipeline ? request.flatMap { pipeline.jobs.holdDownload(for: $0) } : nil
-        reset()
+        // The same picture at another size (the layout grew) stays on screen until the new
+        // decode arrives; a new picture never shows the previous one's frames.
+        let kept = request.flatMap { AnimationSizing.keepsFrame(whileLoading: $0, after: self.request) } == true
+            && pipeline === self.pipeline ? (phase, displayedFrame) : nil
+        clear()
         self.request = request
         self.pipeline = pipeline
+        defer { onChange?() }
         guard let request else { return }
         if let first = pipeline.cachedImage(for: request) {
             // A memory hit: the first frame before this method returns.
             phase = .firstFrame(first)
+        } else if let kept, case .firstFrame = kept.0 {
+            phase = kept.0
+            displayedFrame = kept.1
+            isShowingPreviousSize = true
         }
         startLoad(request, pipeline: pipeline, holding: held)
     }
@@ -151,6 +164,12 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
 
     /// Stops playback, cancels the load and releases every frame and the memory-cache entry.
     package func reset() {
+        clear()
+        onChange?()
+    }
+
+    /// ``reset()`` without reporting the change.
+    private func clear() {
         loadGeneration += 1
         tasks.load?.cancel()
         tasks.load = nil
@@ -165,8 +184,8 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         displayDecode = nil
         phase = .empty
         playback.setAnimation(nil, at: clock.now)
+        isShowingPreviousSize = false
         syncDisplayRefresh()
-        onChange?()
     }
 
     private func startLoad(_ request: ImageRequest, pipeline: ImagePipeline, holding held: ImageJobs.DataSubscription? = nil) {
@@ -194,6 +213,12 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     private func finishLoad(_ result: Result<(AnimatedImageResponse, Source?), any Error>, generation: Int) {
         guard generation == loadGeneration else { return }
         tasks.load = nil
+        let isCancelled = if case .failure(let error) = result { error is CancellationError } else { false }
+        if isShowingPreviousSize, !isCancelled {
+            // The frame of the previous size goes: the new first frame (or the failure) shows.
+            displayedFrame = nil
+            isShowingPreviousSize = false
+        }
         switch result {
         case .failure(is CancellationError):
             break
@@ -218,7 +243,8 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
 
     // MARK: Conditions and controls
 
-    /// The view went on or off screen (window attach/detach, hidden, onAppear/onDisappear).
+    /// The view went on or off screen (``AnimationVisibility``: window, hidden or transparent
+    /// ancestors, geometry, occlusion; SwiftUI's onAppear/onDisappear).
     package func setVisible(_ visible: Bool) { change { $0.setVisible(visible, at: $1) } }
     /// The app entered the background (`false`) or became active again.
     package func setAppActive(_ active: Bool) { change { $0.setAppActive(active, at: $1) } }
@@ -261,7 +287,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
 
     /// (Re)starts the loop to match ``playback``, or stops it and keeps only the frame on
     /// screen (paused, hidden, backgrounded or finished).
-    private func update() {
+    func update() {
         stopLoop()
         if playback.isRunning {
             startLoop()
@@ -348,42 +374,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         return .wait(until: deadline)
     }
 
-    // MARK: Driven by the display
-
-    /// The display refreshes at `timestamp` (on the clock's scale: `CADisplayLink.targetTimestamp`
-    /// with a clock reading `CACurrentMediaTime()`): shows the frame due then if it changed
-    /// (and only then reports a change), decodes what is missing, finishes a finite animation.
-    package func displayDidRefresh(at timestamp: TimeInterval) {
-        guard driver == .display, playback.isRunning, let decoder, !frameDecodingFailed else { return }
-        let step = AnimationDisplayStep(
-            playback, at: timestamp, displayed: displayedFrame == nil ? nil : displayedIndex,
-            prefetchedAfter: prefetchedAfter, isBuffered: { buffer.frame(at: $0) != nil }
-        )
-        if let index = step.show, let frame = buffer.frame(at: index) {
-            show(frame, at: index)
-        }
-        if step.isFinished {
-            playback.settle(at: timestamp)
-            onChange?()
-            update()
-            onFinish?()
-            return
-        }
-        guard let index = step.decode, displayDecode == nil else { return }
-        if step.isPrefetch { prefetchedAfter = displayedIndex }
-        displayDecodeCount += 1
-        let token = displayDecodeCount
-        displayDecode = token
-        let generation = loopGeneration
-        Task { [weak self] in
-            let frame = await decoder.frame(at: index)
-            guard let self else { return }
-            if self.displayDecode == token { self.displayDecode = nil }
-            self.didDecode(frame, at: index, from: decoder, generation: generation)
-        }
-    }
-
-    private func didDecode(_ frame: Source.Frame?, at index: Int, from source: SerialFrameDecoder<Source>, generation: Int) {
+    func didDecode(_ frame: Source.Frame?, at index: Int, from source: SerialFrameDecoder<Source>, generation: Int) {
         // A decode finished for a stopped loop or an older image: drop it (paused players hold
         // only the frame on screen).
         guard generation == loopGeneration, source === decoder else { return }
@@ -403,7 +394,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         cost?.update(buffer.totalCost, format: playback.animation?.format ?? .other)
     }
 
-    private func show(_ frame: Source.Frame, at index: Int) {
+    func show(_ frame: Source.Frame, at index: Int) {
         displayedFrame = frame
         displayedIndex = index
         onChange?()
