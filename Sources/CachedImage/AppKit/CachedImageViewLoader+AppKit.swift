@@ -117,12 +117,23 @@ public final class CachedImageViewLoader {
         return scale > 0 ? scale : 1
     }
 
+    /// The hash's tiny bitmap sized in points to fit the view (as the image will be drawn):
+    /// `NSImageView`'s default scaling never enlarges an image, so a 32-point placeholder
+    /// would sit small in the middle of the view.
+    private static func stretched(_ hash: HashPlaceholder, over view: NSImageView) -> NSImage? {
+        guard let cgImage = hash.image?.cgImage, cgImage.width > 0, cgImage.height > 0 else { return nil }
+        let bounds = view.bounds.size
+        let fit = min(bounds.width / CGFloat(cgImage.width), bounds.height / CGFloat(cgImage.height))
+        let scale = fit.isFinite && fit > 0 ? fit : 1
+        return NSImage(cgImage: cgImage, size: NSSize(width: CGFloat(cgImage.width) * scale, height: CGFloat(cgImage.height) * scale))
+    }
+
     private func apply(_ display: ImageViewLoadingController.Display) {
         guard let imageView else { return }
         imageView.layer?.removeAnimation(forKey: Self.transitionKey)
         switch display {
         case .placeholder:
-            imageView.image = placeholderHash?.image?.platformImage ?? placeholder
+            imageView.image = placeholderHash.flatMap { Self.stretched($0, over: imageView) } ?? placeholder
         case .failure:
             imageView.image = failureImage ?? placeholder
         case .image(let response, let animated):

@@ -25,8 +25,32 @@ public enum HashPlaceholder: Sendable, Hashable {
 
     /// The original image's aspect ratio (width / height) when the hash says (ThumbHash).
     public var aspectRatio: Double? {
-        guard case .thumbHash(let string) = self else { return nil }
-        return (try? ThumbHash(base64: string))?.aspectRatio
+        guard case .thumbHash(let string) = self, let ratio = (try? ThumbHash(base64: string))?.aspectRatio,
+              ratio.isFinite, ratio > 0 else { return nil }
+        return ratio
+    }
+
+    /// The size a view paints this placeholder at for a proposal of `width` x `height` points
+    /// (`nil`: unspecified): the proposal when it gives both sides (the placeholder stretches
+    /// over the view, as the image will); with one side, the other from the original image's
+    /// aspect ratio (``aspectRatio``), so a self-sizing row has its final height before the
+    /// image arrives and does not jump; `nil` when the view should size it as before (no ratio,
+    /// or no side known).
+    ///
+    /// ```swift
+    /// HashPlaceholder.thumbHash(hash).size(proposedWidth: 390, proposedHeight: nil) // 390 x 292.5 for a 4:3 photo
+    /// ```
+    package func size(proposedWidth width: Double?, proposedHeight height: Double?) -> (width: Double, height: Double)? {
+        func known(_ side: Double?) -> Double? {
+            guard let side, side.isFinite, side > 0 else { return nil }
+            return side
+        }
+        switch (known(width), known(height)) {
+        case let (width?, height?): return (width, height)
+        case let (width?, nil): return aspectRatio.map { (width, width / $0) }
+        case let (nil, height?): return aspectRatio.map { (height * $0, height) }
+        case (nil, nil): return nil
+        }
     }
 
     private func decode() -> PlaceholderImage? {
