@@ -47,6 +47,10 @@ struct DrawnSizeBench {
             Case(name: "full-screen fill hero, panorama 12000x3000", source: PixelSize(width: 12000, height: 3000),
                  proposal: (393, 852), drawn: screen, before: "10224x2556 (8.7x)"),
         ]
+        // An animated sticker (`CachedAnimatedImage` in a 120 pt frame) sizes by the same rule.
+        var sticker = AnimationSizing()
+        sticker.setRequest(ImageRequest(url: URL(string: "https://example.com/sticker.webp")))
+        sticker.record(width: 120, height: 120, displayScale: scale, shown: nil, cap: cap)
         var table = Table(
             "17. Decoded bytes against the pixels drawn",
             columns: ["layout", "drawn", "before: decoded (x drawn)", "now: decoded", "bytes", "x drawn", "kept by a 256 MB memory cache"]
@@ -67,6 +71,19 @@ struct DrawnSizeBench {
                 item.name, item.drawn.description, item.before, decoded.description,
                 String(format: "%.1f MB", Double(bytes) / 1_000_000),
                 Format.ratio(Double(bytes), to: Double(DecodedImage.bitmapCost(of: item.drawn))),
+                bytes <= entryLimit ? "yes" : "no",
+            ])
+        }
+        if let request = sticker.request {
+            let source = PixelSize(width: 1920, height: 1080)
+            let target = DecodingTarget(size: request.targetSize, contentMode: request.contentMode, maximumSize: cap)
+            let frame = target.decodedSize(of: source), drawn = PixelSize(width: 360, height: 360)
+            let bytes = DecodedImage.bitmapCost(of: frame), buffer = 16 * 1024 * 1024
+            table.add([
+                "animated sticker, 120 pt, 1920x1080 frames (a 16 MB frame buffer holds \(buffer / bytes))",
+                drawn.description, "1920x1080 (6.4x; the buffer holds 2)", frame.description,
+                String(format: "%.1f MB", Double(bytes) / 1_000_000),
+                Format.ratio(Double(bytes), to: Double(DecodedImage.bitmapCost(of: drawn))),
                 bytes <= entryLimit ? "yes" : "no",
             ])
         }
