@@ -48,8 +48,8 @@ extension ImagePipeline {
         /// each image's header size and target). A decode that does not fit waits for others to
         /// finish; one larger than the whole budget runs alone. Only decodes the decoder calls
         /// expensive (``ImageDecoding/isExpensive(_:info:targetSize:)``) are counted; cheap ones
-        /// run at once. Default: 64 MB.
-        public var decodingMemoryBudget: Int = 64 * 1024 * 1024
+        /// run at once. Default: 64 MB in an app, 16 MB in an app extension.
+        public var decodingMemoryBudget: Int = Configuration.processDefaults.decodingMemoryBudget
 
         /// Which disk entries a view's first frame reads and decodes synchronously on a memory
         /// miss (``ImagePipeline/firstFrameImage(for:)``, used by `ImageLoader`): small fresh
@@ -224,9 +224,13 @@ extension ImagePipeline {
         /// main thread before any was made on it). Where there is no main screen to read, a
         /// constant (`MainScreen.screenlessCap`): 4096x4096 on visionOS (a window can be
         /// enlarged to most of the field of view), 1024x1024 on watchOS (twice the largest
-        /// watch screen's 502 pixels, room to zoom); `nil` (no cap) elsewhere (Linux).
+        /// watch screen's 502 pixels, room to zoom); `nil` (no cap) elsewhere (Linux). In an app
+        /// extension (a widget, a share extension), a square of the screen's shorter side.
         public static var defaultMaximumDecodedPixelSize: PixelSize? {
-            decodeCap(screen: MainScreen.pixelSize, hasScreen: MainScreen.platformHasScreen, screenlessCap: MainScreen.screenlessCap)
+            defaults(
+                for: .current, physicalMemory: ProcessInfo.processInfo.physicalMemory, screen: MainScreen.pixelSize,
+                hasScreen: MainScreen.platformHasScreen, screenlessCap: MainScreen.screenlessCap
+            ).maximumDecodedPixelSize
         }
 
         /// The rule behind ``defaultMaximumDecodedPixelSize``.
@@ -236,11 +240,38 @@ extension ImagePipeline {
             return screen.squareOfLongerSide
         }
 
-        /// 10% of physical memory, at most 256 MB.
-        public static var defaultMemoryCacheCostLimit: Int { tenthOfMemory }
+        /// 10% of physical memory, at most 256 MB, in an app; 16 MB in an app extension (a
+        /// widget or a share extension lives within tens of megabytes).
+        public static var defaultMemoryCacheCostLimit: Int { processDefaults.memoryCacheCostLimit }
 
-        /// Computed once: reading the physical memory is a system call.
-        private static let tenthOfMemory = Int(min(ProcessInfo.processInfo.physicalMemory / 10, 256 * 1024 * 1024))
+        /// This process's defaults, computed once: reading the physical memory is a system call.
+        private static let processDefaults = defaults(
+            for: .current, physicalMemory: ProcessInfo.processInfo.physicalMemory, screen: nil, hasScreen: false
+        )
+
+        /// The memory defaults of a process of `kind` (`screen`: the main screen in pixels, for
+        /// the decode cap): an app gets 10% of `physicalMemory` up to 256 MB for the memory cache,
+        /// a 64 MB decoding budget and the screen's longer side squared as the cap
+        /// (``decodeCap(screen:hasScreen:screenlessCap:)``); an app extension 16 MB, 16 MB and a
+        /// square of the screen's shorter side (a widget or a share sheet is never larger than
+        /// the screen's width; a full-screen photo there is 5.5 MB, not 26 MB).
+        package static func defaults(
+            for kind: ProcessKind,
+            physicalMemory: UInt64,
+            screen: PixelSize?,
+            hasScreen: Bool,
+            screenlessCap: PixelSize? = nil
+        ) -> (memoryCacheCostLimit: Int, decodingMemoryBudget: Int, maximumDecodedPixelSize: PixelSize?) {
+            let appCap = decodeCap(screen: screen, hasScreen: hasScreen, screenlessCap: screenlessCap)
+            switch kind {
+            case .app:
+                return (Int(min(physicalMemory / 10, 256 * 1024 * 1024)), 64 * 1024 * 1024, appCap)
+            case .appExtension:
+                let side = screen.map { min($0.width, $0.height) }.flatMap { $0 > 0 ? $0 : nil }
+                let cap = side.map { PixelSize(width: $0, height: $0) } ?? appCap.map { PixelSize(width: min($0.width, 2048), height: min($0.height, 2048)) }
+                return (Int(min(physicalMemory / 10, 16 * 1024 * 1024)), 16 * 1024 * 1024, cap)
+            }
+        }
 
         /// `<Caches>/CachedImage` (on Linux, `~/.cache/CachedImage`).
         public static var defaultDiskCacheDirectory: URL? { cachesSubdirectory }

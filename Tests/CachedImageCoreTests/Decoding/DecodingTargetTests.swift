@@ -194,3 +194,30 @@ struct DecodingTargetTests {
         }
     }
 }
+
+@Suite("Defaults by process: an app, an app extension")
+struct ProcessDefaultsTests {
+    @Test("an app extension (a .appex bundle) gets a 16 MB memory cache, a 16 MB decoding budget and the screen's shorter side squared")
+    func extensionDefaults() {
+        #expect(ProcessKind(mainBundleURL: URL(fileURLWithPath: "/private/var/containers/Bundle/Application/X/Photos.app")) == .app)
+        #expect(ProcessKind(mainBundleURL: URL(fileURLWithPath: "/private/var/containers/Bundle/Application/X/Photos.app/PlugIns/Widget.appex")) == .appExtension)
+        let screen = PixelSize(width: 1179, height: 2556), memory: UInt64 = 6 * 1024 * 1024 * 1024
+        let app = ImagePipeline.Configuration.defaults(for: .app, physicalMemory: memory, screen: screen, hasScreen: true)
+        #expect(app.memoryCacheCostLimit == 256 * 1024 * 1024)
+        #expect(app.decodingMemoryBudget == 64 * 1024 * 1024)
+        #expect(app.maximumDecodedPixelSize == PixelSize(width: 2556, height: 2556))
+        let widget = ImagePipeline.Configuration.defaults(for: .appExtension, physicalMemory: memory, screen: screen, hasScreen: true)
+        #expect(widget.memoryCacheCostLimit == 16 * 1024 * 1024)
+        #expect(widget.decodingMemoryBudget == 16 * 1024 * 1024)
+        #expect(widget.maximumDecodedPixelSize == PixelSize(width: 1179, height: 1179))
+        // The cap's largest decode fits the extension's memory cache budget many times over less than the app's.
+        #expect(DecodedImage.bitmapCost(of: widget.maximumDecodedPixelSize!) < 6 * 1024 * 1024)
+        // Screen not known yet: the app's 4096 fallback, bounded to 2048 in an extension.
+        #expect(ImagePipeline.Configuration.defaults(for: .appExtension, physicalMemory: memory, screen: nil, hasScreen: true).maximumDecodedPixelSize
+            == PixelSize(width: 2048, height: 2048))
+        #if os(Linux)
+        #expect(ProcessKind.current == .app)
+        #expect(ImagePipeline.Configuration().decodingMemoryBudget == 64 * 1024 * 1024)
+        #endif
+    }
+}
