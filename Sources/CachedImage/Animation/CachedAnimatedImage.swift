@@ -14,6 +14,8 @@ import SwiftUI
 /// - Plays only while on screen (on macOS, also while its window is not occluded or
 ///   miniaturised), with the app in the foreground, Reduce Motion off and `isAnimating` true;
 ///   time spent otherwise is not played, so a finite animation resumes where it stopped.
+///   "On screen" is SwiftUI's `onAppear`/`onDisappear`: a view made transparent with
+///   `.opacity(0)` or `.hidden()` gets neither and keeps playing: set its `isAnimating` binding to `false` there.
 /// - A new request never shows the previous image's frames, not even for one render.
 /// - Frames are decoded on demand off the main actor into a bounded buffer (``frameBufferLimit``
 ///   on the UIKit view; 16 MB here) counted in the memory cache under an entry of this view's

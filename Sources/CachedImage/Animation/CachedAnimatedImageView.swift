@@ -98,6 +98,8 @@ public final class CachedAnimatedImageView: UIImageView {
             self.image = frame.map { UIImage(cgImage: $0, scale: self.scale(of: $0), orientation: .up) }
         }
         player.onFailure = { [weak self] error in self?.onFailure?(error) }
+        // Visibility is checked only while the animation would play if seen.
+        player.core.onWantsToPlayChange = { [weak self] _ in self?.updateVisibility() }
         player.core.setReduceMotionEnabled(UIAccessibility.isReduceMotionEnabled)
         // Selector-based: removed automatically when the view is deallocated.
         NotificationCenter.default.addObserver(
@@ -140,24 +142,32 @@ public final class CachedAnimatedImageView: UIImageView {
         self.pipeline = pipeline
         layoutToken += 1
         player.show(request, defaults: requestDefaults, waitsForLayout: true, followsLayout: mode != nil, pipeline: pipeline)
+        loadWhenLaidOut()
+        if request == nil { image = nil }
+    }
+
+    /// Loads once the view is in a window (before, its scale is a guess: a cell configured in
+    /// `cellForItemAt` would decode at 1x, then again at 3x) and laid out: at once when it is
+    /// (a memory hit shows its first frame before `setImage` returns); else at its first
+    /// layout, or at the end of the turn for a view that stays 0x0 (sized by its image: the cap).
+    private func loadWhenLaidOut() {
+        guard window != nil else { return } // didMoveToWindow loads
         if bounds.width > 0 || bounds.height > 0 {
-            // Laid out already: a memory hit shows its first frame before this method returns.
             layoutDidChange()
         } else {
-            // Not laid out yet (a cell configured in `cellForItemAt`): the first layout loads;
-            // a view that has none this turn, or stays 0x0 (sized by its image), loads at the cap.
             let token = layoutToken
             Task { @MainActor [weak self] in
                 guard let self, token == self.layoutToken else { return }
                 self.layoutDidChange()
             }
         }
-        if request == nil { image = nil }
     }
 
     /// The view's size or scale may have changed: loads a request that waited for a layout,
-    /// or the image again at a larger size (the frame on screen stays meanwhile).
+    /// or the image again at a larger size (the frame on screen stays meanwhile). Outside a
+    /// window nothing is recorded: joining one does it, at the window's scale.
     private func layoutDidChange() {
+        guard window != nil else { return }
         let scale = (window?.traitCollection ?? traitCollection).displayScale
         player.core.layoutDidChange(width: Double(bounds.width), height: Double(bounds.height), displayScale: Double(scale > 0 ? scale : 1))
     }
@@ -193,8 +203,8 @@ public final class CachedAnimatedImageView: UIImageView {
     /// the image again, sharper.
     public override func didMoveToWindow() {
         super.didMoveToWindow()
-        // A scale change of a view laid out already (a 0x0 view waits for its layout).
-        if bounds.width > 0 || bounds.height > 0 { layoutDidChange() }
+        // The first load of a view configured outside a window, or a scale change.
+        loadWhenLaidOut()
         updateVisibility()
     }
 
@@ -213,6 +223,7 @@ public final class CachedAnimatedImageView: UIImageView {
     private func updateVisibility() {
         var visibility = AnimationVisibility()
         visibility.isDisplayed = isDisplayed
+        visibility.wantsToPlay = player.core.wouldPlayIfVisible
         if let window {
             visibility.isInWindow = true
             visibility.frame = convert(bounds, to: window)

@@ -250,7 +250,8 @@ public struct CachedAsyncImage<Content: View>: View {
     /// What happens when the view leaves the screen. Default ``OffscreenBehavior/automatic``:
     /// the load drops to `.low` at once, and if the view is still off screen half a second later
     /// its load is cancelled and its image let go (a fling costs little; a quick scroll back
-    /// finds everything still there). `.lowerPriority(to:)` keeps loading and keeps the image;
+    /// finds its loads still running). An image the memory cache holds is let go at once and
+    /// comes back from memory in the first frame. `.lowerPriority(to:)` keeps loading and keeps the image;
     /// `.cancel` lets go as soon as the view is off screen.
     public func offscreenBehavior(_ behavior: OffscreenBehavior) -> CachedAsyncImage {
         var copy = self

@@ -49,6 +49,13 @@ package struct AnimationPlayback: Sendable, Equatable {
             && animation != nil && !isFinished && speed > 0
     }
 
+    /// Whether the animation would advance if its view were seen: every other condition holds.
+    /// A view whose animation would not (a still image, a finished loop, playback stopped,
+    /// the app in the background, Reduce Motion) has nothing to check its visibility for.
+    package var wouldRunIfVisible: Bool {
+        isRequestedPlaying && isAppActive && !isReduceMotionEnabled && animation != nil && !isFinished && speed > 0
+    }
+
     /// The timeline followed: the file's timing with any loop count override.
     package var timeline: AnimationTimeline? {
         guard var info = animation else { return nil }

@@ -31,7 +31,15 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     /// The animation frame on screen, once one was decoded; draw it over the first frame.
     package internal(set) var displayedFrame: Source.Frame?
     /// Whether and where playback is.
-    package internal(set) var playback = AnimationPlayback()
+    package internal(set) var playback = AnimationPlayback() {
+        didSet {
+            guard playback.wouldRunIfVisible != oldValue.wouldRunIfVisible else { return }
+            onWantsToPlayChange?(playback.wouldRunIfVisible)
+        }
+    }
+    /// Called when ``wouldPlayIfVisible`` changes: a view checks its visibility only while its
+    /// animation would play if seen (``AnimationVisibility/wantsToPlay``).
+    package var onWantsToPlayChange: ((Bool) -> Void)?
     /// The request being shown.
     package private(set) var request: ImageRequest?
     /// Called after every change of ``phase``, ``displayedFrame`` or ``playback``'s finished state.
@@ -111,6 +119,9 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
 
     /// Whether frames are being decoded and shown now.
     package var isPlaying: Bool { playback.isRunning }
+
+    /// Whether frames would advance if the view were seen (``AnimationPlayback/wouldRunIfVisible``).
+    package var wouldPlayIfVisible: Bool { playback.wouldRunIfVisible }
 
     /// The bytes of decoded frames held.
     package var bufferedCost: Int { buffer.totalCost }

@@ -62,10 +62,17 @@ package struct AnimationVisibility: Sendable, Equatable {
             && (frame == nil || visibleRect != nil)
     }
 
+    /// Whether its animation would play if the view were seen (``AnimationPlayback/wouldRunIfVisible``):
+    /// `false` for a still image, a finished loop, playback stopped, the app in the
+    /// background or Reduce Motion on. Only such a view needs its geometry checked.
+    package var wantsToPlay = true
+
     /// Whether the view should check its geometry again at ``recheckInterval``: it is in a
-    /// window, where scrolling can move it (and a cell's reuse hide it) without telling it.
-    /// Outside one, joining a window tells it; a view with no known frame has no geometry to check.
+    /// window, where scrolling can move it (and a cell's reuse hide it) without telling it, and
+    /// its animation would play if seen. Outside one, joining a window tells it; a view with no
+    /// known frame has no geometry to check; a view with nothing to play wakes nothing (a screen
+    /// of still avatars, a finished sticker, the app in the background).
     package var needsPeriodicCheck: Bool {
-        isInWindow && frame != nil
+        isInWindow && frame != nil && wantsToPlay
     }
 }

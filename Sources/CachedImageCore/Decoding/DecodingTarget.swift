@@ -13,7 +13,7 @@ import Foundation
 ///   fill target is the view's own size (each side taken up to the cap's, the most a screen
 ///   shows): the result covers it.
 /// - Fill is bounded: the part of a fill that overflows the view is clipped, never seen, so a
-///   fill decode holds at most ``fillOverflowLimit`` (1.5) times the view's pixels, unless it
+///   fill decode holds at most 1.5 times the view's pixels, unless it
 ///   would then be drawn more than 1.5 times enlarged; and never more pixels than the cap. An
 ///   image much wider or taller than its view (a landscape photo filling a full-screen
 ///   portrait view, a panorama) is drawn slightly enlarged instead of held at several times
@@ -67,7 +67,7 @@ public struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
     /// The most pixels a fill decode holds, as a multiple of its target's (1.5), and the most a
     /// bounded fill is enlarged when drawn: the overflow beyond the view is clipped, so more
     /// would be memory nobody sees.
-    public static let fillOverflowLimit = 1.5
+    package static let fillOverflowLimit = 1.5
 
     /// The size an `.aspectFill` decode covers: ``size``, each side at most ``maximumSize``'s
     /// (no screen shows more); `nil` for fit targets and unknown sizes.
@@ -123,7 +123,7 @@ extension PixelSize {
     }
 
     /// This size (a fill of `target`) scaled down, aspect kept, to hold at most
-    /// ``DecodingTarget/fillOverflowLimit`` times `target`'s pixels, but never drawn more than
+    /// `DecodingTarget.fillOverflowLimit` times `target`'s pixels, but never drawn more than
     /// that many times enlarged (a view far wider than its image: a strip); and no more than
     /// `cap`'s pixels whatever the shape (a panorama).
     func boundingOverflow(of target: PixelSize, cap: PixelSize?) -> PixelSize {

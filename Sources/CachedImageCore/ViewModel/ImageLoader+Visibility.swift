@@ -71,16 +71,21 @@ extension ImageLoader {
         // An image the memory cache holds is let go at the end of the turn: a return takes it
         // back from memory before its first frame, and meanwhile the view does not keep it
         // alive past the cache's budget once the cache evicts it (a fling's rows in their grace).
-        if case .success(let shown) = phase, revalidation == nil, pipeline.memoryHolds(shown) { gracePeriod = 0 }
+        var isMemoryBacked = false
+        if case .success(let shown) = phase, revalidation == nil, pipeline.memoryHolds(shown) {
+            gracePeriod = 0
+            isMemoryBacked = true
+        }
         let token = offscreenCheckToken
         scheduler.schedule(after: gracePeriod) { [weak self] in
-            self?.offscreenGraceEnded(token: token)
+            self?.offscreenGraceEnded(token: token, isMemoryBacked: isMemoryBacked)
         }
     }
 
-    /// The grace period ended: if the view is still off screen (and nothing changed since the
-    /// check was armed), cancel its load or let go of its image.
-    private func offscreenGraceEnded(token: Int) {
+    /// The grace period ended (or, `isMemoryBacked`, the turn did, for an image the memory
+    /// cache holds): if the view is still off screen (and nothing changed since the check was
+    /// armed), cancel its load or let go of its image.
+    private func offscreenGraceEnded(token: Int, isMemoryBacked: Bool = false) {
         guard token == offscreenCheckToken, !visibility.isOnScreen, request != nil else { return }
         switch phase {
         case .loading:
@@ -92,7 +97,9 @@ extension ImageLoader {
             releaseShownImage()
             stopCurrentTask() // a revalidation behind a kept image starts again with the view
             leaveFailure()
-            confirmedURL = nil // the next appearance revalidates again
+            // The next appearance revalidates again; one within the grace period (an image let
+            // go early, from memory) does not: `didAppear` decides by the time away.
+            if !isMemoryBacked { confirmedURL = nil }
             previousResponse = nil
             pause = .released
             update(.empty)

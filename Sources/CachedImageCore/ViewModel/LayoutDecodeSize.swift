@@ -49,7 +49,7 @@ package struct LayoutDecodeSize: Sendable, Hashable {
     /// resized to the proposal), the image is drawn that large, and that counts. Content that
     /// matches the proposal in one dimension and overflows it in the other is a fill of the
     /// proposal (`scaledToFill()`): the target is the proposal, whose fill decode bounds the
-    /// overflow nobody sees (``DecodingTarget/fillOverflowLimit``).
+    /// overflow nobody sees (`DecodingTarget.fillOverflowLimit`).
     package static func pixelTarget(
         proposedWidth width: Double?,
         proposedHeight height: Double?,

@@ -19,7 +19,7 @@ public enum OffscreenBehavior: Sendable, Hashable {
     /// The default (``automatic``): lower the priority at once; if the view is still off
     /// screen `after` seconds later, cancel the load and let go of the image as ``cancel``
     /// does. A fling stops the loads of the rows it passed; a quick scroll back finds its
-    /// loads still running and its images still held. A row flung past (on screen under a
+    /// loads still running and its images still held (or back from memory). A row flung past (on screen under a
     /// quarter of a second, nothing shown) gets no grace period: its load stops at the end of
     /// the main-actor turn. An image the memory cache holds is let go at the end of the turn
     /// too (a return takes it back from memory in the same frame), so rows in their grace

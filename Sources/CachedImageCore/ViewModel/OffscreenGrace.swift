@@ -5,7 +5,7 @@ import Foundation
 ///
 /// - A view that showed an image, or stayed on screen at least ``flungVisibleTime``, gets the
 ///   behaviour's grace period: a quick scroll back finds its load still running (or its image
-///   still held) and makes no new request.
+///   still held, or in the memory cache) and makes no new request.
 /// - A view that was on screen for less than that (at least a frame: appearing and disappearing
 ///   in one update is a branch swap, not a fling) and showed nothing was flung past: its load (a
 ///   load only: a failure keeps the grace period before it is asked again) is

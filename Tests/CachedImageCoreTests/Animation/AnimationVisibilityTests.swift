@@ -27,6 +27,36 @@ struct AnimationVisibilityTests {
         #expect(onScreen().needsPeriodicCheck, "scrolling moves a view without telling it")
     }
 
+    @Test("a view with nothing to play (a still image, a finished loop, stopped, the app in the background, Reduce Motion) checks nothing periodically")
+    func nothingToPlayWakesNothing() {
+        var playback = AnimationPlayback()
+        #expect(!playback.wouldRunIfVisible, "a still image (no animation)")
+        let info = AnimatedImageInfo(format: .gif, frameDelays: [0.1, 0.1, 0.1], loopCount: 1)
+        playback.setAnimation(info, at: 0)
+        #expect(playback.wouldRunIfVisible, "an animation that would play if seen")
+        var visibility = onScreen()
+        visibility.wantsToPlay = playback.wouldRunIfVisible
+        #expect(visibility.needsPeriodicCheck)
+        for stop: (inout AnimationPlayback) -> Void in [
+            { $0.setRequestedPlaying(false, at: 1) },
+            { $0.setAppActive(false, at: 1) },
+            { $0.setReduceMotionEnabled(true, at: 1) },
+        ] {
+            var stopped = playback
+            stop(&stopped)
+            visibility.wantsToPlay = stopped.wouldRunIfVisible
+            #expect(!visibility.needsPeriodicCheck)
+            #expect(!visibility.isVisible || !stopped.shouldRun)
+        }
+        // A finished loop: seen, played to the end.
+        var finished = playback
+        finished.setVisible(true, at: 0)
+        finished.settle(at: 100)
+        #expect(finished.isFinished)
+        visibility.wantsToPlay = finished.wouldRunIfVisible
+        #expect(!visibility.needsPeriodicCheck, "a finished sticker wakes nothing")
+    }
+
     @Test("SwiftUI: no frame known, onAppear/onDisappear say whether it is in a window; on macOS an occluded window pauses it too")
     func swiftUI() {
         var visibility = AnimationVisibility()
