@@ -77,7 +77,9 @@ extension View {
     /// reloaded and a failure never retried by a re-render. A request with no `targetSize`
     /// decodes at the size this view is drawn at, as `CachedAsyncImage` does (the
     /// environment's defaults cap it, never replace it): a view of a fixed size (a `.frame`)
-    /// at that size, a flexible one at the size its parent proposes.
+    /// at that size, a flexible one at the size its parent proposes. Until the image arrives
+    /// the view's size is its placeholder's: give the view a frame, or a resizable placeholder,
+    /// so the first decode is at the size the image will be drawn.
     ///
     /// ```swift
     /// @StateObject private var photo = CachedImageModel()
