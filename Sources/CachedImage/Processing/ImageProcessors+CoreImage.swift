@@ -23,7 +23,9 @@ extension ImageProcessors {
     }
 
     /// Any Core Image filter by name, with scalar parameters. The output keeps the input's
-    /// extent (a blur does not grow the image).
+    /// extent (a blur does not grow the image). Rendered on the GPU in the foreground, on the
+    /// CPU otherwise (the system refuses GPU work from the background: an image that finished
+    /// loading there would be black).
     ///
     /// ```swift
     /// ImageProcessors.CoreImageFilter(name: "CISepiaTone", parameters: [kCIInputIntensityKey: 0.8], identifier: "sepia-0.8")
@@ -44,8 +46,11 @@ extension ImageProcessors {
             self.identifier = identifier ?? "cachedimage.coreImage(\(name),\(parameters.keys.sorted().map { "\($0)=\(parameters[$0]!)" }.joined(separator: ",")))"
         }
 
-        /// One context for every filter: creating one per image is expensive; it is thread-safe.
-        private static let context: CIContext = CIContext(options: [.useSoftwareRenderer: false])
+        /// One GPU context for every filter: creating one per image is expensive; it is thread-safe.
+        private static let gpuContext: CIContext = CIContext(options: [.useSoftwareRenderer: false])
+        /// The CPU one, for a process not known to be in the foreground (`GPUProcessing`): the
+        /// system refuses GPU work from the background.
+        private static let softwareContext: CIContext = CIContext(options: [.useSoftwareRenderer: true])
 
         public func process(_ image: DecodedImage) throws -> DecodedImage {
             let input = try ProcessingCanvas.cgImage(of: image, processor: identifier)
@@ -59,7 +64,7 @@ extension ImageProcessors {
             }
             guard let output = filter.outputImage?.cropped(to: ciImage.extent),
                   // In the input's colour space (Display P3 stays Display P3), not the context's sRGB.
-                  let cgImage = Self.context.createCGImage(
+                  let cgImage = (GPUProcessing.isAllowedNow ? Self.gpuContext : Self.softwareContext).createCGImage(
                       output, from: ciImage.extent, format: .RGBA8, colorSpace: ProcessingCanvas.colorSpace(for: input)
                   )
             else {
