@@ -5,12 +5,14 @@ import Foundation
 @preconcurrency import UIKit
 #endif
 
-/// Connects the disk cache's ``BackgroundExecutionGate`` to the platform, once per process:
-/// installs ``ExpiringActivityAssertions`` and reports the app's lifecycle (UIKit's
-/// `didEnterBackground` and `willEnterForeground` notifications). An app extension, which is
-/// never told, and a watchOS app count as possibly suspended at any time: every locked disk
-/// operation there runs inside an expiring activity. macOS does not suspend a process holding
-/// a lock and installs nothing.
+/// Connects the disk cache's ``BackgroundExecutionGate`` to the platform, once per process, as
+/// ``BackgroundCoverage`` decides: in an app, installs ``BackgroundTaskAssertions``
+/// (`beginBackgroundTask`, in place of the `performExpiringActivity` a disk cache on a shared
+/// directory installed by itself) and reports the app's lifecycle (UIKit's `didEnterBackground`
+/// and `willEnterForeground` notifications), so nothing is asked in the foreground. An app
+/// extension, which is never told, and a watchOS app keep `performExpiringActivity`, every
+/// locked disk operation inside one. macOS does not suspend a process holding a lock and
+/// installs nothing.
 ///
 /// `AppLifecycleObserver.install(for:)` calls ``installOnce()``.
 @MainActor
@@ -21,31 +23,30 @@ enum BackgroundExecutionObserver {
         guard observers == nil else { return }
         let gate = BackgroundExecutionGate.shared
         #if canImport(UIKit) && !os(watchOS)
-        let center = NotificationCenter.default
-        observers = [
-            center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: nil) { _ in
-                gate.didEnterBackground()
-            },
-            center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: nil) { _ in
-                gate.didBecomeActive()
-            },
-        ]
-        gate.install(ExpiringActivityAssertions(), lifecycle: currentLifecycle())
+        let process = BackgroundCoverage.process(mainBundleURL: Bundle.main.bundleURL)
+        // `UIApplication.shared` is unavailable to extensions: reached through the runtime.
+        let application = process == .app ? UIApplication.value(forKey: "sharedApplication") as? UIApplication : nil
+        let state: BackgroundExecutionState.Lifecycle? = application.map { $0.applicationState == .background ? .background : .active }
+        let coverage = BackgroundCoverage.platformCoverage(for: application == nil ? .appExtension : process, applicationState: state)
+        if let application, coverage.assertion == .backgroundTask {
+            let center = NotificationCenter.default
+            observers = [
+                center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: nil) { _ in
+                    gate.didEnterBackground()
+                },
+                center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: nil) { _ in
+                    gate.didBecomeActive()
+                },
+            ]
+            gate.install(BackgroundTaskAssertions(application: application), lifecycle: coverage.lifecycle)
+        } else {
+            observers = []
+            gate.install(ExpiringActivityAssertions(), lifecycle: coverage.lifecycle)
+        }
         #else
         observers = []
         gate.install(ExpiringActivityAssertions(), lifecycle: .unknown)
         #endif
     }
-
-    #if canImport(UIKit) && !os(watchOS)
-    /// The app's state now; `.unknown` in an app extension (no `UIApplication`; reached through
-    /// the Objective-C runtime, since `UIApplication.shared` is unavailable to extensions).
-    private static func currentLifecycle() -> BackgroundExecutionState.Lifecycle {
-        guard Bundle.main.bundleURL.pathExtension != "appex",
-              let application = UIApplication.value(forKey: "sharedApplication") as? UIApplication
-        else { return .unknown }
-        return application.applicationState == .background ? .background : .active
-    }
-    #endif
 }
 #endif

@@ -18,7 +18,14 @@ extension DiskCache {
     /// keep their order. On the queue.
     private func runFileOperation(_ operation: @escaping @Sendable () -> Void) {
         let isBehindDeferred = withState { !$0.deferredFileOperations.isEmpty }
-        let ran: Void? = isBehindDeferred ? nil : withDirectoryAccess(changing: true) { isExclusive in
+        if isBehindDeferred {
+            withState { $0.deferredFileOperations.append(operation) }
+            // Where nothing else would resume them (an extension is never told it is active),
+            // a new change asks for an assertion: one granted resumes them all, in order.
+            if let probe = backgroundGate.beginLockedOperation() { backgroundGate.endLockedOperation(probe) }
+            return
+        }
+        let ran: Void? = withDirectoryAccess(changing: true) { isExclusive in
             self.deleteSnapshotBeforeChange()
             operation()
             // The last queued operation brings the index up to date with what other
@@ -32,6 +39,16 @@ extension DiskCache {
             }
             state.queuedFileOperations -= 1
             self.scheduleSnapshot(in: &state)
+        }
+    }
+
+    /// Queues `operation` behind the deferred changes (counted as queued, run when the gate
+    /// resumes): what an interrupted operation had not done yet.
+    func deferFileOperation(_ operation: @escaping @Sendable () -> Void) {
+        withState { state in
+            state.queuedFileOperations += 1
+            state.fileOperationEpoch += 1
+            state.deferredFileOperations.append(operation)
         }
     }
 
@@ -50,6 +67,11 @@ extension DiskCache {
 
     func performWrite(name: DiskCacheEntryName, generation: UInt64, evicting evicted: [Record]) {
         deleteFiles(evicted)
+        // Interrupted (the assertion expired): the write waits for the next resume.
+        if isInterrupted {
+            deferFileOperation { self.performWrite(name: name, generation: generation, evicting: []) }
+            return
+        }
         let job: (staged: Staged, accessDate: Date)? = withState { state in
             guard let staged = state.staged[name], staged.generation == generation else { return nil }
             return (staged, state.index.record(named: name)?.accessDate ?? clock.now)
@@ -153,17 +175,14 @@ extension DiskCache {
         }
     }
 
+    /// Deletes the files of `records`, one step each: when the running operation is
+    /// interrupted, the rest is deferred.
     func deleteFiles(_ records: [Record]) {
-        for record in records {
-            let filePath = path(for: record.name)
-            do {
-                try FileIO.removeFile(atPath: filePath)
-            } catch {
-                report(Error(operation: .remove, key: record.key, path: filePath, underlying: error))
-            }
-        }
+        removeFiles(records.map { (path(for: $0.name), $0.key) }, operation: .remove)
     }
 
+    /// Deletes every entry file and the temporary files, one step each (the rest deferred when
+    /// interrupted).
     func deleteAllFiles() {
         let files: [FileIO.ListedFile]
         do {
@@ -174,15 +193,28 @@ extension DiskCache {
             }
             return
         }
-        for file in files where KeyHasher.isFileName(file.name) {
-            let filePath = directoryPath + "/" + file.name
+        let paths = files.filter { KeyHasher.isFileName($0.name) }.map { (directoryPath + "/" + $0.name, String?.none) }
+        guard removeFiles(paths, operation: .removeAll), !isInterrupted else { return }
+        Self.removeTemporaryFiles(in: temporaryDirectoryPath)
+    }
+
+    /// Deletes `files`, checking before each whether the running operation was interrupted;
+    /// if so, defers the rest and returns `false`.
+    @discardableResult
+    func removeFiles(_ files: [(path: String, key: String?)], operation: Error.Operation) -> Bool {
+        for (index, file) in files.enumerated() {
+            if isInterrupted {
+                let rest = Array(files[index...])
+                deferFileOperation { self.removeFiles(rest, operation: operation) }
+                return false
+            }
             do {
-                try FileIO.removeFile(atPath: filePath)
+                try FileIO.removeFile(atPath: file.path)
             } catch {
-                report(Error(operation: .removeAll, key: nil, path: filePath, underlying: error))
+                report(Error(operation: operation, key: file.key, path: file.path, underlying: error))
             }
         }
-        Self.removeTemporaryFiles(in: temporaryDirectoryPath)
+        return true
     }
 
     func report(_ error: Error) {
