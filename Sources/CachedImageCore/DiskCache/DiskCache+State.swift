@@ -11,6 +11,8 @@ extension DiskCache {
         /// Whether the load is queued: from then on, every job queued runs after it.
         var isIndexLoadRequested = false
         var indexSource = IndexSource.listing
+        /// Changes asked for before the index was loaded, and what reads see of them meanwhile.
+        var beforeLoad = BeforeLoad()
         /// Entries read from their files before the index was loaded, to mark as used once it is.
         var readsBeforeLoad: [(name: DiskCacheEntryName, date: Date)] = []
         /// Entries (or metadata updates) not yet written, served from memory until they are.
