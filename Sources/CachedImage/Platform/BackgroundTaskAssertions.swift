@@ -15,7 +15,7 @@ import Foundation
 struct BackgroundTaskAssertions: BackgroundAssertionProviding {
     /// The app; reached through the Objective-C runtime, as `UIApplication.shared` is
     /// unavailable to code that extensions may link.
-    nonisolated(unsafe) let application: UIApplication
+    let application: UIApplication
 
     func beginAssertion(named name: String, expired: @escaping @Sendable () -> Void) -> (any BackgroundAssertion)? {
         let task = BackgroundTask(application: application)
@@ -37,7 +37,7 @@ struct BackgroundTaskAssertions: BackgroundAssertionProviding {
 
 /// One background task, ended once.
 private final class BackgroundTask: BackgroundAssertion, @unchecked Sendable {
-    nonisolated(unsafe) let application: UIApplication
+    let application: UIApplication
     let identifier = Locked<UIBackgroundTaskIdentifier>(.invalid)
 
     init(application: UIApplication) {
