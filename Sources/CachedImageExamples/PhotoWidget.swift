@@ -49,9 +49,11 @@ public struct PhotoTimelineProvider: TimelineProvider {
         // WidgetKit's completion handlers are not Sendable in older SDKs; each is called once.
         nonisolated(unsafe) let completion = completion
         Task {
+            // No `flush()` (it would block a thread of the cooperative pool): on the App Group
+            // directory the pipeline runs each disk write inside an expiring activity of its
+            // own, so the extension is never suspended holding the directory's lock; a write
+            // still queued when it is suspended lands when it runs again.
             let image = try? await pipeline.image(for: request).image
-            // A downloaded image is written before the extension may be suspended.
-            pipeline.diskCache?.flush()
             completion(image)
         }
     }
