@@ -1,4 +1,11 @@
 @preconcurrency import Dispatch
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Foundation
 
 // Changes to the directory, queued and run on the cache's serial queue.
@@ -107,17 +114,39 @@ extension DiskCache {
         )
         // One interpolation (one buffer) rather than a chain of `+`, each a new string.
         let temporaryPath = "\(temporaryDirectoryPath)/\(name.fileName).\(Self.processTag).\(generation).tmp"
+        let operation: Error.Operation = job.staged.body == nil ? .updateMetadata : .write
+        let outcome: FileIO.Commit
         do {
+            var written = FileIO.Commit.interrupted
             try writeCreatingDirectoriesIfNeeded {
-                try FileIO.writeEntry(
+                written = try FileIO.writeEntry(
                     header: header, body: body, modificationDate: job.accessDate,
-                    temporaryPath: temporaryPath, finalPath: finalPath
+                    temporaryPath: temporaryPath, finalPath: finalPath, commit: directoryLock.commit
                 )
             }
+            outcome = written
         } catch {
-            let operation: Error.Operation = job.staged.body == nil ? .updateMetadata : .write
+            // Nothing was renamed, and the lock is held (no other process wrote the entry
+            // meanwhile): the previous version goes too, unless interrupted by now.
             report(Error(operation: operation, key: key, path: finalPath, underlying: error))
-            if dropRecord(name, generation: generation) { try? FileIO.removeFile(atPath: finalPath) }
+            if dropRecord(name, generation: generation) {
+                _ = directoryLock.commit { try? FileIO.removeFile(atPath: finalPath) }
+            }
+            return
+        }
+        switch outcome {
+        case .committed:
+            break
+        case .interrupted:
+            // The lock was released under the write (the assertion expired): its temporary file
+            // is gone, and the write waits for the next resume.
+            deferFileOperation { self.performWrite(name: name, generation: generation, evicting: []) }
+            return
+        case .failed(let error):
+            // Whatever is at the final path is left alone: it may be another process's newer
+            // entry (this one's temporary file deleted under it while it was suspended).
+            report(Error(operation: operation, key: key, path: finalPath, underlying: error))
+            dropRecord(name, generation: generation)
             return
         }
 
@@ -194,27 +223,62 @@ extension DiskCache {
             return
         }
         let paths = files.filter { KeyHasher.isFileName($0.name) }.map { (directoryPath + "/" + $0.name, String?.none) }
-        guard removeFiles(paths, operation: .removeAll), !isInterrupted else { return }
-        Self.removeTemporaryFiles(in: temporaryDirectoryPath)
+        guard removeFiles(paths, operation: .removeAll) else {
+            // Interrupted: the temporary files follow the rest of the deletions.
+            deferFileOperation { self.removeLeftoverTemporaryFiles() }
+            return
+        }
+        removeLeftoverTemporaryFiles()
     }
 
-    /// Deletes `files`, checking before each whether the running operation was interrupted;
-    /// if so, defers the rest and returns `false`.
+    /// Deletes `files`, each unlink a commit (``DiskCacheDirectoryLock/commit(_:)``): once the
+    /// running operation is interrupted, defers the rest and returns `false`.
     @discardableResult
     func removeFiles(_ files: [(path: String, key: String?)], operation: Error.Operation) -> Bool {
         for (index, file) in files.enumerated() {
-            if isInterrupted {
+            let removed: Result<Void, any Swift.Error>? = directoryLock.commit {
+                Result { try FileIO.removeFile(atPath: file.path) }
+            }
+            guard let removed else {
                 let rest = Array(files[index...])
                 deferFileOperation { self.removeFiles(rest, operation: operation) }
                 return false
             }
-            do {
-                try FileIO.removeFile(atPath: file.path)
-            } catch {
+            if case .failure(let error) = removed {
                 report(Error(operation: operation, key: file.key, path: file.path, underlying: error))
             }
         }
         return true
+    }
+
+    /// Deletes the temporary files no write can still need, each unlink a commit (the rest
+    /// deferred when interrupted): see ``isLeftover(_:now:)``.
+    func removeLeftoverTemporaryFiles() {
+        guard let files = try? FileIO.listFiles(atPath: temporaryDirectoryPath) else { return }
+        let now = Date()
+        for file in files where Self.isLeftover(file, now: now) {
+            let path = temporaryDirectoryPath + "/" + file.name
+            guard directoryLock.commit({ try? FileIO.removeFile(atPath: path) }) != nil else {
+                deferFileOperation { self.removeLeftoverTemporaryFiles() }
+                return
+            }
+        }
+    }
+
+    /// How old a temporary file of a process still running must be to count as left over.
+    static let leftoverTemporaryFileAge: TimeInterval = 60 * 60
+
+    /// Whether a temporary file is left over, not a write in flight: holding the lock is not
+    /// enough to tell, as a process suspended mid-write (its assertion expired, the lock
+    /// released under it) writes on when it runs again. Left over: its writer (the process
+    /// number in its name, `<entry>.<pid>.<generation>.tmp`) is gone (`kill(pid, 0)` fails with
+    /// `ESRCH`; `EPERM` means it runs), its name is not one this cache makes, or it was written
+    /// more than ``leftoverTemporaryFileAge`` ago.
+    static func isLeftover(_ file: FileIO.ListedFile, now: Date) -> Bool {
+        if now.timeIntervalSince(file.statusChangeDate) > leftoverTemporaryFileAge { return true }
+        let parts = file.name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[3] == "tmp", let pid = pid_t(parts[1]), pid > 0 else { return true }
+        return kill(pid, 0) != 0 && errno == ESRCH
     }
 
     func report(_ error: Error) {

@@ -89,9 +89,10 @@ extension DiskCache {
                 enqueueFileOperation(in: &state) { self.deleteFiles(doomed) }
             }
             if hasTemporaryFiles {
-                // A killed writer's, deleted only under the lock (no write can be in flight).
+                // A killed writer's, or a write in flight in a process suspended mid-write:
+                // only the leftovers go (``isLeftover(_:now:)``), under the lock.
                 enqueueFileOperation(in: &state) {
-                    if self.directoryLock.isHeld { Self.removeTemporaryFiles(in: self.temporaryDirectoryPath) }
+                    if self.directoryLock.isHeld { self.removeLeftoverTemporaryFiles() }
                 }
             }
             applyChangesBeforeLoad(in: &state)
@@ -201,7 +202,11 @@ extension DiskCache {
             defer { state.mayHaveSnapshotOnDisk = false }
             return state.mayHaveSnapshotOnDisk
         }
-        if mayHaveSnapshot { try? FileIO.removeFile(atPath: snapshotPath) }
+        guard mayHaveSnapshot else { return }
+        // Interrupted: kept for the next attempt (the change is deferred too).
+        if directoryLock.commit({ try? FileIO.removeFile(atPath: snapshotPath) }) == nil {
+            withState { $0.mayHaveSnapshotOnDisk = true }
+        }
     }
 
     /// Writes the index as a snapshot if it changed and no change to the directory is pending,
@@ -245,10 +250,11 @@ extension DiskCache {
             try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
             guard let stamp = FileIO.directoryStamp(atPath: directoryPath) else { throw POSIXError(.ENOENT) }
             withState { $0.mayHaveSnapshotOnDisk = true }
-            try FileIO.writeAtomically(
+            let outcome = try FileIO.writeAtomically(
                 Snapshot.encode(records, stamp: stamp, changeCount: changeCount),
-                temporaryPath: snapshotTemporaryPath, finalPath: snapshotPath
+                temporaryPath: snapshotTemporaryPath, finalPath: snapshotPath, commit: directoryLock.commit
             )
+            if outcome != .committed { withState { $0.isSnapshotStale = true } }
         } catch {
             // Nothing is lost: the next open lists the directory. Retried after the next change.
             withState { $0.isSnapshotStale = true }

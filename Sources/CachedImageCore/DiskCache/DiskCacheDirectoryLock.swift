@@ -23,7 +23,9 @@ import Foundation
 ///
 /// When the process's background assertion expires, ``interrupt()`` releases the lock at once,
 /// from the expiring thread, under the operation holding it: the operation sees
-/// ``isInterrupted`` at its next step and stops there (see ``BackgroundExecutionGate``).
+/// ``isInterrupted`` at its next step and stops there (see ``BackgroundExecutionGate``). Every
+/// step that changes the directory (a rename, an unlink) runs through ``commit(_:)``, which
+/// checks again, atomically with the release: an interrupted operation changes nothing more.
 ///
 /// The change count (``readChangeCount()`` / ``writeChangeCount(_:)``, a 16-byte file in the
 /// snapshot's subdirectory) is raised, under the lock, before every change a cache makes to the
@@ -50,6 +52,8 @@ final class DiskCacheDirectoryLock: Sendable {
     /// interrupted. `flock` is called under this lock, so an interruption and an acquisition
     /// never cross.
     private let access = Locked<(heldDescriptor: Int32, isInterrupted: Bool)>((-1, false))
+    /// Hears every commit before it is made (tests).
+    private let beforeCommit = Locked<(@Sendable () -> Void)?>(nil)
     /// Hears every acquisition and release (tests).
     private let observer = Locked<(@Sendable (LockEvent) -> Void)?>(nil)
 
@@ -156,6 +160,25 @@ final class DiskCacheDirectoryLock: Sendable {
 
     /// Whether the running access was interrupted: it must start nothing more.
     var isInterrupted: Bool { access.withLock { $0.isInterrupted } }
+
+    /// Runs `commit`, one step that changes what other processes see (the rename of an entry or
+    /// the snapshot into place, one unlink), unless the running access was interrupted: then
+    /// `nil`, and nothing is done. Under the access's own lock, which ``interrupt()`` takes to
+    /// release the `flock`: an interruption either comes first (the step is skipped) or waits
+    /// the microseconds the step takes, so no such step ever runs after the lock was released
+    /// under it (a suspended process would otherwise rename old bytes over a key another
+    /// process rewrote meanwhile).
+    func commit<T>(_ commit: () -> T) -> T? {
+        beforeCommit.withLock { $0 }?()
+        return access.withLock { access in
+            access.isInterrupted ? nil : commit()
+        }
+    }
+
+    /// Called before each ``commit(_:)`` (tests: to hold an operation inside its step).
+    func observeCommits(_ hook: (@Sendable () -> Void)?) {
+        beforeCommit.withLock { $0 = hook }
+    }
 
     /// Whether the running access holds the lock (not timed out, not interrupted).
     var isHeld: Bool { access.withLock { $0.heldDescriptor >= 0 } }
