@@ -32,6 +32,9 @@ package final class BackgroundExecutionGate: @unchecked Sendable {
     private var isDefaultProvider = false
     private let defaultProvider: @Sendable () -> (any BackgroundAssertionProviding)?
     private var assertions: [UInt64: any BackgroundAssertion] = [:]
+    /// The assertion a thread is asking the provider for (with the gate's lock released), and
+    /// whether it expired before it was installed.
+    private var obtaining: (id: UInt64, hasExpired: Bool)?
     private var nextAssertionID: UInt64 = 1
     /// The operations in flight, by number, with what releases their lock.
     private var interruptions: [UInt64: @Sendable () -> Void] = [:]
@@ -60,13 +63,13 @@ package final class BackgroundExecutionGate: @unchecked Sendable {
     /// installed stays (every pipeline's observer installs the same one), except the default
     /// one, which this replaces: the assertions it gave stay until they end.
     package func install(_ provider: any BackgroundAssertionProviding, lifecycle: BackgroundExecutionState.Lifecycle) {
-        let actions: [BackgroundExecutionState.Action] = locked {
-            guard self.provider == nil || isDefaultProvider else { return [] }
+        let isInstalled: Bool = locked {
+            guard self.provider == nil || isDefaultProvider else { return false }
             self.provider = provider
             isDefaultProvider = false
-            return enter(lifecycle)
+            return true
         }
-        perform(actions)
+        if isInstalled { enter(lifecycle) }
     }
 
     /// A disk cache opened on a directory other processes share (an App Group container): unless
@@ -74,26 +77,25 @@ package final class BackgroundExecutionGate: @unchecked Sendable {
     /// (every locked operation then runs inside an assertion), whatever views ran. Nothing
     /// where there is no default provider (Linux, macOS).
     package func coverSharedDirectory() {
-        let actions: [BackgroundExecutionState.Action] = locked {
-            guard provider == nil, let provider = defaultProvider() else { return [] }
+        let isInstalled: Bool = locked {
+            guard provider == nil, let provider = defaultProvider() else { return false }
             self.provider = provider
             isDefaultProvider = true
-            return enter(.unknown)
+            return true
         }
-        perform(actions)
+        if isInstalled { enter(.unknown) }
     }
 
     /// Whether a provider is installed (for tests and diagnostics).
     package var hasProvider: Bool { locked { provider != nil } }
 
-    private func enter(_ lifecycle: BackgroundExecutionState.Lifecycle) -> [BackgroundExecutionState.Action] {
-        let actions: [BackgroundExecutionState.Action]
-        switch lifecycle {
-        case .active: actions = state.didBecomeActive()
-        case .background, .unknown: actions = state.didEnterBackground(as: lifecycle, obtain: obtainLocked)
-        }
-        interruptIfNeeded(actions)
-        return actions
+    private func enter(_ lifecycle: BackgroundExecutionState.Lifecycle) {
+        apply { state, obtain in
+            switch lifecycle {
+            case .active: ((), state.didBecomeActive())
+            case .background, .unknown: ((), state.didEnterBackground(as: lifecycle, obtain: obtain))
+            }
+        } whenApplied: { _ in }
     }
 
     /// The current state (for tests and diagnostics).
@@ -107,16 +109,15 @@ package final class BackgroundExecutionGate: @unchecked Sendable {
     /// `onInterrupt` releases the operation's lock when its assertion expires (called once at
     /// most, on the expiring thread, while the gate's lock is held: it must not call the gate).
     package func beginLockedOperation(onInterrupt: @escaping @Sendable () -> Void = {}) -> UInt64? {
-        let (number, actions): (UInt64?, [BackgroundExecutionState.Action]) = locked {
-            let (started, actions) = state.beginLockedOperation(obtain: obtainLocked)
-            guard started else { return (nil, actions) }
+        apply { state, obtain in
+            state.beginLockedOperation(obtain: obtain)
+        } whenApplied: { started in
+            guard started else { return nil }
             let number = nextOperation
             nextOperation += 1
             interruptions[number] = onInterrupt
-            return (number, actions)
+            return number
         }
-        perform(actions)
-        return number
     }
 
     /// The locked operation `number` is done, or gave up (`deferred`: it waits for the resume
@@ -131,11 +132,7 @@ package final class BackgroundExecutionGate: @unchecked Sendable {
 
     /// The app entered the background.
     package func didEnterBackground() {
-        perform(locked {
-            let actions = state.didEnterBackground(obtain: obtainLocked)
-            interruptIfNeeded(actions)
-            return actions
-        })
+        apply { state, obtain in ((), state.didEnterBackground(obtain: obtain)) } whenApplied: { _ in }
     }
 
     /// The app is active (in the foreground) again.
@@ -168,6 +165,11 @@ package final class BackgroundExecutionGate: @unchecked Sendable {
     /// locks are released before this returns), ends the assertion and returns, never waiting.
     private func assertionExpired(_ id: UInt64) {
         perform(locked {
+            // Granted and not installed yet: the thread that asked ends it.
+            if obtaining?.id == id {
+                obtaining?.hasExpired = true
+                return []
+            }
             let actions = state.assertionExpired(id)
             interruptIfNeeded(actions)
             return actions
@@ -181,17 +183,60 @@ package final class BackgroundExecutionGate: @unchecked Sendable {
         for interrupt in interruptions.values { interrupt() }
     }
 
-    /// Asks the provider for an assertion (under the lock); its identifier, or `nil`.
-    private func obtainLocked() -> UInt64? {
-        guard let provider else { return nil }
+    /// Applies `event` to the state, under the gate's lock, then `whenApplied` to its result
+    /// (still under it), then performs its actions (outside it).
+    ///
+    /// The provider is never asked with the gate's lock held: asking may wait for the system's
+    /// decision (`performExpiringActivity` does), and every expiry handler, and the main
+    /// thread's lifecycle events, take that lock. So `event` is first tried on a copy of the
+    /// state with no assertion to be had; if it asks for one, the thread marks it as being
+    /// obtained, releases the lock, asks the provider, retakes the lock and applies `event` to
+    /// the state as it is by then, with that assertion: installed if `event` still asks for it,
+    /// ended at once otherwise (the app became active, or an interruption came meanwhile) or
+    /// when it expired before it was installed. While one thread asks, others do not wait: they
+    /// get no assertion (an operation is deferred and resumed once the assertion is in;
+    /// entering the background with operations in flight interrupts them, which only defers
+    /// their rest).
+    private func apply<Result, Output>(
+        _ event: (inout BackgroundExecutionState, _ obtain: () -> UInt64?) -> (Result, [BackgroundExecutionState.Action]),
+        whenApplied: (Result) -> Output
+    ) -> Output {
+        lock.lock()
+        var trial = state
+        var asks = false
+        _ = event(&trial) { asks = true; return nil }
+        guard asks, obtaining == nil, let provider else {
+            let (result, actions) = event(&state) { nil }
+            interruptIfNeeded(actions)
+            let output = whenApplied(result)
+            lock.unlock()
+            perform(actions)
+            return output
+        }
         let id = nextAssertionID
         nextAssertionID += 1
+        obtaining = (id, false)
+        lock.unlock()
+
         let expired: @Sendable () -> Void = { [weak self] in self?.assertionExpired(id) }
-        guard let assertion = provider.beginAssertion(named: "CachedImage: disk cache", expired: expired) else {
-            return nil
+        let assertion = provider.beginAssertion(named: "CachedImage: disk cache", expired: expired)
+
+        lock.lock()
+        let hasExpired = obtaining?.hasExpired ?? false
+        obtaining = nil
+        var isUsed = false
+        let (result, actions) = event(&state) {
+            guard assertion != nil, !hasExpired, !isUsed else { return nil }
+            isUsed = true
+            return id
         }
-        assertions[id] = assertion
-        return id
+        if isUsed { assertions[id] = assertion }
+        interruptIfNeeded(actions)
+        let output = whenApplied(result)
+        lock.unlock()
+        if !isUsed { assertion?.end() }
+        perform(actions)
+        return output
     }
 
     private func perform(_ actions: [BackgroundExecutionState.Action]) {

@@ -115,6 +115,47 @@ struct BackgroundExecutionGateTests {
         #expect(!gate.hasProvider, "no default provider here: nothing installed")
         #expect(gate.snapshot.phase == .active)
     }
+
+    @Test("the provider is asked with the gate's lock released: while it decides, expiries, other operations and lifecycle events return; an assertion that expired before it was installed ends, and the operation is deferred")
+    func providerIsAskedOutsideTheLock() throws {
+        let provider = ScriptedAssertionProvider()
+        let gate = BackgroundExecutionGate(provider: provider, lifecycle: .unknown)
+        let resumed = Recorder<Int>()
+        gate.addResumeHandler(of: provider) { resumed.append(1); return true }
+        let first = try #require(gate.beginLockedOperation())
+        gate.endLockedOperation(first)
+        let old = try #require(provider.granted.first)
+
+        // The next operation asks; the system takes its time to decide.
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        provider.heldBegin.withLock { $0 = (entered, release) }
+        let asked = Locked<UInt64??>(nil)
+        let asking = BackgroundThread { asked.withLock { $0 = .some(gate.beginLockedOperation()) } }
+        #expect(entered.wait(timeout: .now() + 60) == .success)
+        provider.heldBegin.withLock { $0 = nil }
+        let pending = try #require(provider.granted.last)
+
+        let others = BackgroundThread {
+            old.expire() // an expiry of an assertion ended before
+            pending.expire() // the one being decided, granted and expiring before it is installed
+            _ = gate.snapshot
+            #expect(gate.beginLockedOperation() == nil, "another operation waits for no decision: it is deferred")
+        }
+        #expect(others.wait(), "an expiry or an operation waited for the provider's decision")
+        #expect(!asking.isDone)
+
+        release.signal()
+        #expect(asking.wait())
+        #expect(asked.withLock { $0 } == .some(nil), "an assertion that expired before it was installed covers nothing")
+        #expect(provider.log.values == ["began 1", "ended 1", "began 2", "ended 2"])
+        #expect(gate.snapshot.phase == .suspended && gate.snapshot.lockedOperations == 0)
+
+        // The next assertion resumes what was deferred.
+        let third = try #require(gate.beginLockedOperation())
+        #expect(resumed.values == [1])
+        gate.endLockedOperation(third)
+        #expect(provider.log.values == ["began 1", "ended 1", "began 2", "ended 2", "began 3", "ended 3"])
+    }
 }
 
 /// Polls `condition` (another thread is on its way), failing after a generous limit.

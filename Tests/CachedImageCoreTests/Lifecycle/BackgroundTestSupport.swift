@@ -15,6 +15,10 @@ final class ScriptedAssertionProvider: BackgroundAssertionProviding {
     /// logs "ended N" (to hold the thread ending it).
     let heldEnd = Locked<DispatchSemaphore?>(nil)
 
+    /// When set, `beginAssertion` grants (recording the assertion in `granted`), then signals
+    /// `entered` and waits for `release` before it returns (a system still deciding).
+    let heldBegin = Locked<(entered: DispatchSemaphore, release: DispatchSemaphore)?>(nil)
+
     init(granting: Bool = true) {
         state.withLock { $0.isGranting = granting }
     }
@@ -38,6 +42,10 @@ final class ScriptedAssertionProvider: BackgroundAssertionProviding {
             return nil
         }
         log.append("began \(number)")
+        if let held = heldBegin.withLock({ $0 }) {
+            held.entered.signal()
+            held.release.wait()
+        }
         return Assertion(number: number, log: log, held: heldEnd.withLock { $0 })
     }
 
