@@ -6,13 +6,14 @@ import Foundation
 #endif
 
 /// Connects the disk cache's ``BackgroundExecutionGate`` to the platform, once per process, as
-/// ``BackgroundCoverage`` decides: in an app, installs ``BackgroundTaskAssertions``
-/// (`beginBackgroundTask`, in place of the `performExpiringActivity` a disk cache on a shared
-/// directory installed by itself) and reports the app's lifecycle (UIKit's `didEnterBackground`
-/// and `willEnterForeground` notifications), so nothing is asked in the foreground. An app
-/// extension, which is never told, and a watchOS app keep `performExpiringActivity`, every
-/// locked disk operation inside one. macOS does not suspend a process holding a lock and
-/// installs nothing.
+/// ``BackgroundCoverage`` decides. Every process's assertions come from
+/// `ProcessInfo.performExpiringActivity` (core's ``ExpiringActivityAssertions``: Foundation,
+/// callable from the disk cache's queue, available to apps since iOS 8.2). In an app, UIKit's
+/// lifecycle notifications (`didEnterBackground`, `willEnterForeground`, delivered on the main
+/// thread) only tell the gate whether the app is active, so nothing is asked in the
+/// foreground; no UIKit call is made off the main thread. An app extension, which is never
+/// told, and a watchOS app ask for one around every locked disk operation. macOS does not
+/// suspend a process holding a lock and installs nothing.
 ///
 /// `AppLifecycleObserver.install(for:)` calls ``installOnce()``.
 @MainActor
@@ -24,11 +25,12 @@ enum BackgroundExecutionObserver {
         let gate = BackgroundExecutionGate.shared
         #if canImport(UIKit) && !os(watchOS)
         let process = BackgroundCoverage.process(mainBundleURL: Bundle.main.bundleURL)
-        // `UIApplication.shared` is unavailable to extensions: reached through the runtime.
+        // `UIApplication.shared` is unavailable to extensions: reached through the runtime (on
+        // the main thread, as everything here).
         let application = process == .app ? UIApplication.value(forKey: "sharedApplication") as? UIApplication : nil
         let state: BackgroundExecutionState.Lifecycle? = application.map { $0.applicationState == .background ? .background : .active }
-        let coverage = BackgroundCoverage.platformCoverage(for: application == nil ? .appExtension : process, applicationState: state)
-        if let application, coverage.assertion == .backgroundTask {
+        let lifecycle = BackgroundCoverage.lifecycle(for: application == nil ? .appExtension : process, applicationState: state)
+        if application != nil {
             let center = NotificationCenter.default
             observers = [
                 center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: nil) { _ in
@@ -38,11 +40,10 @@ enum BackgroundExecutionObserver {
                     gate.didBecomeActive()
                 },
             ]
-            gate.install(BackgroundTaskAssertions(application: application), lifecycle: coverage.lifecycle)
         } else {
             observers = []
-            gate.install(ExpiringActivityAssertions(), lifecycle: coverage.lifecycle)
         }
+        gate.install(ExpiringActivityAssertions(), lifecycle: lifecycle)
         #else
         observers = []
         gate.install(ExpiringActivityAssertions(), lifecycle: .unknown)

@@ -1,8 +1,9 @@
 /// The platform's background assertions, as ``BackgroundExecutionGate`` uses them: injectable,
 /// so the gate's decisions are tested on every platform.
 ///
-/// The Apple layer provides one over `UIApplication.beginBackgroundTask` in apps and over
-/// `ProcessInfo.performExpiringActivity` in app extensions (and on other Apple platforms).
+/// On iOS, tvOS, watchOS and visionOS, `ExpiringActivityAssertions`
+/// (`ProcessInfo.performExpiringActivity`) in every process. Asked from any thread, never with
+/// the gate's lock held: it may wait for the system's decision.
 package protocol BackgroundAssertionProviding: Sendable {
     /// Asks the system to keep the process running. Returns the assertion, or `nil` when it
     /// cannot be had (the system is about to suspend the process). `expired` is called, once, on

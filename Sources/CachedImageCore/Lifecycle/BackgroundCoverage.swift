@@ -2,15 +2,20 @@ import Foundation
 
 /// Which background assertion covers the disk cache's locked operations in each kind of
 /// process, and when core installs one by itself: the decisions, made here and tested on every
-/// platform; the platform code only supplies the assertions (`ExpiringActivityAssertions` in
-/// core, `beginBackgroundTask` in the `CachedImage` layer).
+/// platform; the platform code only supplies the assertions and the lifecycle.
 ///
-/// | Process | Who installs | Assertion | Lifecycle |
-/// |---|---|---|---|
-/// | App, no view of the `CachedImage` module ran (or only `CachedImageCore` linked) | the disk cache, on opening a shared directory | `performExpiringActivity` | unknown: every locked operation inside one |
-/// | App, once a view or `AppLifecycleObserver` ran | the `CachedImage` layer | `beginBackgroundTask` | UIKit's: none needed in the foreground |
-/// | Widget, app extension, watchOS app | the disk cache (and the `CachedImage` layer, the same) | `performExpiringActivity` | unknown: every locked operation inside one |
-/// | macOS, Linux | nobody | none | active |
+/// Every process's assertion is `ProcessInfo.performExpiringActivity` (core's
+/// `ExpiringActivityAssertions`: Foundation, callable from the disk cache's queue; apps have it
+/// since iOS 8.2). `UIApplication.beginBackgroundTask` is not used: the SDK makes it the main
+/// actor's, and the disk cache asks from its queue (the main thread may be waiting for it in a
+/// `flush()`).
+///
+/// | Process | Who installs | Lifecycle |
+/// |---|---|---|
+/// | App, no view of the `CachedImage` module ran (or only `CachedImageCore` linked) | the disk cache, on opening a shared directory | unknown: every locked operation inside an assertion |
+/// | App, once a view or `AppLifecycleObserver` ran | the `CachedImage` layer | UIKit's notifications: an assertion only in the background |
+/// | Widget, app extension, watchOS app | the disk cache (and the `CachedImage` layer, the same) | unknown: every locked operation inside an assertion |
+/// | macOS, Linux | nobody (no assertion) | active |
 package enum BackgroundCoverage {
     /// The kinds of process the table tells apart.
     package enum Process: Sendable, Equatable {
@@ -21,23 +26,16 @@ package enum BackgroundCoverage {
         case appExtension
     }
 
-    /// The assertions a process can have.
-    package enum Assertion: Sendable, Equatable {
-        /// `UIApplication.beginBackgroundTask`: an app's, tied to its lifecycle.
-        case backgroundTask
-        /// `ProcessInfo.performExpiringActivity`: any process's.
-        case expiringActivity
-    }
-
-    /// What the platform layer installs for `process`: the assertion and the lifecycle the gate
-    /// starts from (`applicationState`: an app's state now, `nil` when it cannot be read).
-    package static func platformCoverage(
+    /// The lifecycle the gate starts from when the platform layer installs its provider
+    /// (`applicationState`: an app's state now, `nil` when it cannot be read): an app's own,
+    /// which UIKit's notifications then keep up to date; unknown for an extension.
+    package static func lifecycle(
         for process: Process,
         applicationState: BackgroundExecutionState.Lifecycle?
-    ) -> (assertion: Assertion, lifecycle: BackgroundExecutionState.Lifecycle) {
+    ) -> BackgroundExecutionState.Lifecycle {
         switch process {
-        case .app: return (.backgroundTask, applicationState ?? .unknown)
-        case .appExtension: return (.expiringActivity, .unknown)
+        case .app: return applicationState ?? .unknown
+        case .appExtension: return .unknown
         }
     }
 

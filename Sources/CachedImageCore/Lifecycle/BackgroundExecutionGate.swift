@@ -17,8 +17,9 @@ import Foundation
 /// the other Apple platforms a disk cache on a shared (App Group) directory installs the
 /// default provider (``coverSharedDirectory()``: `ProcessInfo.performExpiringActivity`, every
 /// locked operation inside one) whatever else runs; the Apple layer's
-/// `BackgroundExecutionObserver` replaces it in an app with `beginBackgroundTask` and reports
-/// the app's lifecycle (see ``BackgroundCoverage``).
+/// `BackgroundExecutionObserver` installs the same kind with the app's lifecycle, which UIKit's
+/// notifications keep up to date, so an app asks for none in the foreground (see
+/// ``BackgroundCoverage``). The provider is never asked with the gate's lock held.
 package final class BackgroundExecutionGate: @unchecked Sendable {
     /// The process's gate, used by every disk cache unless one is given another (tests).
     package static let shared = BackgroundExecutionGate()

@@ -4,8 +4,7 @@
 /// iOS suspends an app seconds after it enters the background, and an app extension whenever
 /// the system likes; a process suspended holding a file lock in a shared container is killed
 /// (`0xdead10cc`). So a locked operation starts only while the process is known to run: in the
-/// foreground, or inside a background assertion (`beginBackgroundTask` in an app,
-/// `ProcessInfo.performExpiringActivity` in an extension). When no assertion can be had, or the
+/// foreground, or inside a background assertion (`ProcessInfo.performExpiringActivity`). When no assertion can be had, or the
 /// one held expires, new locked operations are refused (the disk cache keeps them queued
 /// in memory) until the process is active again or an assertion can be had again.
 ///

@@ -4,9 +4,8 @@ import Foundation
 
 /// Background assertions from `ProcessInfo.performExpiringActivity` (Foundation, so core can
 /// install them with no view and no UIKit), for the disk cache's ``BackgroundExecutionGate``:
-/// what widgets, app extensions and watchOS apps have, and what an app has until its
-/// `CachedImage` layer installs `beginBackgroundTask` (see ``BackgroundCoverage``). Callable
-/// from the disk cache's queue.
+/// what every process uses, apps included (see ``BackgroundCoverage``). Callable from the disk
+/// cache's queue: it waits there for the system's decision, never under the gate's lock.
 ///
 /// Each assertion is one activity: its block reports whether it was granted, then holds the
 /// activity open until ``BackgroundAssertion/end()``; when the system calls the block again with

@@ -32,11 +32,15 @@ struct SharedDirectoryCoverageTests {
     @Test("only an App Group container counts as shared")
     func sharedContainerPaths() {
         #expect(BackgroundCoverage.isSharedContainer("/private/var/mobile/Containers/Shared/AppGroup/0C3D/Library/Caches/Images"))
+        #expect(BackgroundCoverage.isSharedContainer(
+            "/Users/me/Library/Developer/CoreSimulator/Devices/5A1F/data/Containers/Shared/AppGroup/0C3D/Library/Caches/Images"
+        ), "a simulator's")
         #expect(!BackgroundCoverage.isSharedContainer("/var/mobile/Containers/Data/Application/0C3D/Library/Caches/Images"))
         #expect(BackgroundCoverage.process(mainBundleURL: URL(fileURLWithPath: "/x/Photos.app/PlugIns/Widget.appex")) == .appExtension)
         #expect(BackgroundCoverage.process(mainBundleURL: URL(fileURLWithPath: "/x/Photos.app")) == .app)
-        #expect(BackgroundCoverage.platformCoverage(for: .app, applicationState: .active) == (.backgroundTask, .active))
-        #expect(BackgroundCoverage.platformCoverage(for: .appExtension, applicationState: nil) == (.expiringActivity, .unknown))
+        #expect(BackgroundCoverage.lifecycle(for: .app, applicationState: .active) == .active)
+        #expect(BackgroundCoverage.lifecycle(for: .app, applicationState: nil) == .unknown)
+        #expect(BackgroundCoverage.lifecycle(for: .appExtension, applicationState: nil) == .unknown)
     }
 
     @Test("a pipeline on an App Group directory, used with no view, takes every lock inside an assertion")
