@@ -23,6 +23,9 @@ extension DiskCache {
         var isCleared = false
         /// The changes, in order, applied with the index's lock held once it is loaded.
         var changes: [@Sendable (inout State) -> Void] = []
+        /// Raised by every change: a decision taken outside the lock on what the changes said
+        /// (``DiskCache/updateMetadata(_:ifStillStored:)``) holds only while it is unchanged.
+        var version: UInt64 = 0
 
         /// What a read of `key` (named `name`) finds here: `nil` when the changes do not
         /// decide it (read the file).
@@ -47,15 +50,23 @@ extension DiskCache {
         _ change: @escaping @Sendable (inout State) -> Void,
         overlay: (inout BeforeLoad) -> Void
     ) {
-        withState { state in
-            if state.isIndexLoaded {
-                change(&state)
-                return
-            }
-            overlay(&state.beforeLoad)
-            state.beforeLoad.changes.append(change)
-            requestIndexLoad(in: &state)
+        withState { applyOrQueue(change, overlay: overlay, in: &$0) }
+    }
+
+    /// ``withIndexOrLater(_:overlay:)`` with the state's lock held.
+    func applyOrQueue(
+        _ change: @escaping @Sendable (inout State) -> Void,
+        overlay: (inout BeforeLoad) -> Void,
+        in state: inout State
+    ) {
+        if state.isIndexLoaded {
+            change(&state)
+            return
         }
+        overlay(&state.beforeLoad)
+        state.beforeLoad.changes.append(change)
+        state.beforeLoad.version += 1
+        requestIndexLoad(in: &state)
     }
 
     /// Applies the changes asked for before the load (in ``loadIndex()``, the index just

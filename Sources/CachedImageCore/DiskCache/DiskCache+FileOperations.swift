@@ -93,6 +93,14 @@ extension DiskCache {
         } else {
             switch FileIO.readEntry(atPath: finalPath, key: key, maximumSize: sizeLimit) {
             case .hit(let existing, _, _):
+                if let expected = job.staged.expectedBody, expected != existing {
+                    // Another process stored a newer response since the comparison: its bytes
+                    // keep their own metadata.
+                    withState { state in
+                        if state.staged[name]?.generation == generation { state.staged[name] = nil }
+                    }
+                    return
+                }
                 body = existing
             case .keyMismatch:
                 // A different key owns this file name: leave its entry alone.

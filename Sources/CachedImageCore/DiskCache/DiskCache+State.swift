@@ -71,6 +71,10 @@ extension DiskCache {
         var body: Data?
         var metadata: CachedResponseMetadata
         var generation: UInt64
+        /// For a metadata-only update made only if the entry is still what was compared
+        /// (``DiskCache/updateMetadata(_:ifStillStored:)``): the bytes the file must still hold
+        /// when it is rewritten (another process may have stored a newer response meanwhile).
+        var expectedBody: Data? = nil
     }
 
     func path(for name: DiskCacheEntryName) -> String {

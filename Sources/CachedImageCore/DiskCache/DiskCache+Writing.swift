@@ -39,10 +39,17 @@ extension DiskCache {
     /// Visible at once, never waiting; the header is rewritten on the cache's queue, atomically
     /// (the whole file is rewritten to a temporary file and renamed over the old one).
     public func updateMetadata(_ metadata: CachedResponseMetadata, forKey key: String) {
+        withState { updateMetadataOrQueue(metadata, key: key, ifBody: nil, in: &$0) }
+    }
+
+    /// ``updateMetadata(_:forKey:)`` with the state's lock held; with `ifBody`, the file's
+    /// rewrite is skipped unless the file still holds those bytes (another process may have
+    /// stored a newer response meanwhile).
+    private func updateMetadataOrQueue(_ metadata: CachedResponseMetadata, key: String, ifBody: Data?, in state: inout State) {
         let name = nameForKey(key)
-        withIndexOrLater({ state in
-            self.updateMetadataLocked(metadata, key: key, name: name, in: &state)
-        }) { beforeLoad in
+        applyOrQueue({ state in
+            self.updateMetadataLocked(metadata, key: key, name: name, ifBody: ifBody, in: &state)
+        }, overlay: { beforeLoad in
             switch beforeLoad.entries[name] {
             case .stored(let entry)? where entry.key == key:
                 beforeLoad.entries[name] = .stored(Entry(key: key, data: entry.data, metadata: metadata))
@@ -53,7 +60,7 @@ extension DiskCache {
             default:
                 break // removed, or another key's: nothing to update (nor will the change find it)
             }
-        }
+        }, in: &state)
     }
 
     /// Replaces the metadata of `entry` (as ``entry(forKey:)`` returned it), keeping its bytes,
@@ -68,6 +75,12 @@ extension DiskCache {
     /// - Returns: `true` if the update was applied, `false` if the stored entry is not `entry`.
     @discardableResult
     package func updateMetadata(_ metadata: CachedResponseMetadata, ifStillStored entry: Entry) -> Bool {
+        updateMetadata(metadata, ifStillStored: entry, attempts: 3)
+    }
+
+    /// ``updateMetadata(_:ifStillStored:)``, looking again (at most `attempts` times) when the
+    /// index loaded, or a change was asked for before it, while the stored entry was compared.
+    private func updateMetadata(_ metadata: CachedResponseMetadata, ifStillStored entry: Entry, attempts: Int) -> Bool {
         let key = entry.key
         let name = nameForKey(key)
         // The stored version (its generation changes on every store and update) and its
@@ -76,10 +89,12 @@ extension DiskCache {
         // the file decide.
         enum Stored {
             case indexed(generation: UInt64, staged: Staged?)
-            case beforeLoad(Lookup?)
+            case beforeLoad(Lookup?, version: UInt64)
         }
         let stored: Stored? = withState { state in
-            guard state.isIndexLoaded else { return .beforeLoad(state.beforeLoad.lookup(name, key: key)) }
+            guard state.isIndexLoaded else {
+                return .beforeLoad(state.beforeLoad.lookup(name, key: key), version: state.beforeLoad.version)
+            }
             guard let record = state.index.record(named: name), record.key == nil || record.key == key else { return nil }
             if let staged = state.staged[name], staged.key != key { return nil }
             return .indexed(generation: record.generation, staged: state.staged[name])
@@ -87,12 +102,12 @@ extension DiskCache {
         let current: Entry?
         let pendingMetadata: CachedResponseMetadata?
         switch stored {
-        case nil, .beforeLoad(.miss?):
+        case nil, .beforeLoad(.miss?, _):
             return false
-        case .beforeLoad(.hit(let overlaid)?):
+        case .beforeLoad(.hit(let overlaid)?, _):
             current = overlaid
             pendingMetadata = nil
-        case .beforeLoad(let lookup):
+        case .beforeLoad(let lookup, _):
             if case .unindexed(let override)? = lookup { pendingMetadata = override } else { pendingMetadata = nil }
             current = readForComparison(name, key: key, metadataOverride: pendingMetadata)
         case .indexed(_, let staged):
@@ -106,12 +121,20 @@ extension DiskCache {
         }
         guard current == entry else { return false }
         guard case .indexed(let generation, _) = stored else {
-            updateMetadata(metadata, forKey: key)
-            return true
+            guard case .beforeLoad(_, let version) = stored else { return false }
+            // Applied (or queued) in the same lock as the check that no change came since the
+            // comparison (a newer store would get this older response's validators).
+            let isApplied: Bool? = withState { state in
+                guard !state.isIndexLoaded, state.beforeLoad.version == version else { return nil }
+                updateMetadataOrQueue(metadata, key: key, ifBody: entry.data, in: &state)
+                return true
+            }
+            if let isApplied { return isApplied }
+            return attempts > 1 && updateMetadata(metadata, ifStillStored: entry, attempts: attempts - 1)
         }
         return withState { state in
             guard state.index.record(named: name)?.generation == generation else { return false }
-            updateMetadataLocked(metadata, key: key, name: name, in: &state)
+            updateMetadataLocked(metadata, key: key, name: name, ifBody: entry.data, in: &state)
             return true
         }
     }
@@ -122,14 +145,17 @@ extension DiskCache {
         return Entry(key: key, data: body, metadata: metadataOverride ?? metadata)
     }
 
-    /// ``updateMetadata(_:forKey:)`` with the lock held.
-    func updateMetadataLocked(_ metadata: CachedResponseMetadata, key: String, name: DiskCacheEntryName, in state: inout State) {
+    /// ``updateMetadata(_:forKey:)`` with the lock held (with `ifBody`: only over those bytes).
+    func updateMetadataLocked(
+        _ metadata: CachedResponseMetadata, key: String, name: DiskCacheEntryName, ifBody: Data? = nil, in state: inout State
+    ) {
         guard let record = state.index.record(named: name), record.key == nil || record.key == key else { return }
         if let existing = state.staged[name], existing.key != key { return }
         let generation = state.makeGeneration()
         var staged = state.staged[name] ?? Staged(key: key, body: nil, metadata: metadata, generation: generation)
         staged.metadata = metadata
         staged.generation = generation
+        staged.expectedBody = ifBody
         state.staged[name] = staged
         state.index.modify(name) { $0.generation = generation }
         var evictedRecords: [Record] = []

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import CachedImageCore
+
+/// Changes asked for before the index is loaded: a conditional update that cannot write an older
+/// response's validators over a newer store, and removals that stay removed.
+@Suite("DiskCache: changes before the index load")
+struct DiskCacheBeforeLoadTests {
+    private let newer = CachedResponseMetadata(contentType: "image/png", etag: "\"v2\"", storedAt: Date(timeIntervalSince1970: 2_000))
+    private let notModified = CachedResponseMetadata(contentType: "image/png", etag: "\"v1\"", storedAt: Date(timeIntervalSince1970: 3_000))
+
+    @Test("updateMetadata(ifStillStored:) before the load: a store that comes while the file is compared wins; the 304's validators are not written over it")
+    func conditionalUpdateBeforeLoad() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        do {
+            let writer = try DiskCache(directory: dir.cache)
+            writer.store(diskTestBytes(1_000, seed: 1), metadata: sampleMetadata, forKey: "k")
+            writer.flush()
+        }
+        // A newer response is stored while the comparison reads the file.
+        let cacheBox = Locked<DiskCache?>(nil)
+        let storeDuringRead = Locked(false)
+        let cache = try DiskCache(
+            directory: dir.cache, sizeLimit: DiskCache.defaultSizeLimit, clock: DiskTestClock(), errorHandler: nil,
+            nameForKey: { KeyHasher.name(for: $0) },
+            readEntryFile: { path, key, maximumSize in
+                let result = DiskCacheFileIO.readEntry(atPath: path, key: key, maximumSize: maximumSize)
+                if storeDuringRead.withLock({ $0 }) {
+                    storeDuringRead.withLock { $0 = false }
+                    cacheBox.withLock { $0 }?.store(diskTestBytes(2_000, seed: 2), metadata: newer, forKey: key)
+                }
+                return result
+            },
+            backgroundGate: BackgroundExecutionGate()
+        )
+        cacheBox.withLock { $0 = cache }
+        let read = try #require(cache.entry(forKey: "k"))
+        #expect(cache.withState { !$0.isIndexLoaded })
+
+        storeDuringRead.withLock { $0 = true }
+        #expect(!cache.updateMetadata(notModified, ifStillStored: read), "applied over the newer store")
+        #expect(cache.entry(forKey: "k") == DiskCache.Entry(key: "k", data: diskTestBytes(2_000, seed: 2), metadata: newer))
+        cache.flush()
+        let reopened = try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate())
+        #expect(reopened.entry(forKey: "k")?.metadata == newer)
+
+        // With nothing in between, it applies.
+        let fresh = try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate())
+        let current = try #require(fresh.entry(forKey: "k"))
+        #expect(fresh.updateMetadata(notModified, ifStillStored: current))
+        fresh.flush()
+        #expect(try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate()).entry(forKey: "k")?.metadata == notModified)
+    }
+
+    @Test("updateMetadata(ifStillStored:): another process's newer response, stored after the comparison, keeps its own metadata when the header is rewritten")
+    func conditionalUpdateAcrossProcesses() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let peer = try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate())
+        peer.store(diskTestBytes(1_000, seed: 1), metadata: sampleMetadata, forKey: "k")
+        peer.flush()
+        let peerStoresDuringRead = Locked(false)
+        let cache = try DiskCache(
+            directory: dir.cache, sizeLimit: DiskCache.defaultSizeLimit, clock: DiskTestClock(), errorHandler: nil,
+            nameForKey: { KeyHasher.name(for: $0) },
+            readEntryFile: { path, key, maximumSize in
+                let result = DiskCacheFileIO.readEntry(atPath: path, key: key, maximumSize: maximumSize)
+                if peerStoresDuringRead.withLock({ $0 }) {
+                    peerStoresDuringRead.withLock { $0 = false }
+                    peer.store(diskTestBytes(2_000, seed: 2), metadata: newer, forKey: key)
+                    peer.flush()
+                }
+                return result
+            },
+            backgroundGate: BackgroundExecutionGate()
+        )
+        #expect(cache.entryCount == 1) // the index is loaded
+        let read = try #require(cache.entry(forKey: "k"))
+        peerStoresDuringRead.withLock { $0 = true }
+        #expect(cache.updateMetadata(notModified, ifStillStored: read), "the same bytes when compared")
+        cache.flush()
+        let reopened = try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate())
+        #expect(reopened.entry(forKey: "k") == DiskCache.Entry(key: "k", data: diskTestBytes(2_000, seed: 2), metadata: newer))
+    }
+}
+
+extension DiskCache {
+    /// A cache with its own gate (tests).
+    convenience init(directory: URL, backgroundGate: BackgroundExecutionGate) throws {
+        try self.init(
+            directory: directory, sizeLimit: DiskCache.defaultSizeLimit, clock: DiskTestClock(), errorHandler: nil,
+            nameForKey: { KeyHasher.name(for: $0) }, backgroundGate: backgroundGate
+        )
+    }
+}
