@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import CachedImageCore
+@testable @_spi(Benchmarks) import CachedImageCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Changes asked for before the index is loaded: a conditional update that cannot write an older
 /// response's validators over a newer store, and removals that stay removed.
@@ -82,6 +87,37 @@ struct DiskCacheBeforeLoadTests {
         cache.flush()
         let reopened = try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate())
         #expect(reopened.entry(forKey: "k") == DiskCache.Entry(key: "k", data: diskTestBytes(2_000, seed: 2), metadata: newer))
+    }
+
+    @Test("a removal asked for before the load stays removed when the loaded index does not know the file (it came after the directory was read)")
+    func removalBeforeLoadOfAnUnindexedFile() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let elsewhere = try TemporaryDirectory()
+        defer { elsewhere.cleanUp() }
+        do {
+            let writer = try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate())
+            writer.store(diskTestBytes(500), metadata: sampleMetadata, forKey: "other")
+            writer.flush() // a snapshot that knows "other" only
+            let source = try DiskCache(directory: elsewhere.cache, backgroundGate: BackgroundExecutionGate())
+            source.store(diskTestBytes(1_000), metadata: sampleMetadata, forKey: "k")
+            source.flush()
+        }
+        // Another process's entry, which the snapshot (still matching the directory) misses.
+        let stamp = try #require(DiskCacheFileIO.directoryStamp(atPath: dir.cache.path))
+        try FileManager.default.copyItem(at: entryFile(for: "k", in: elsewhere.cache), to: entryFile(for: "k", in: dir.cache))
+        var times = [timespec(tv_sec: Int(stamp.seconds), tv_nsec: Int(stamp.nanoseconds)), timespec(tv_sec: Int(stamp.seconds), tv_nsec: Int(stamp.nanoseconds))]
+        #expect(utimensat(AT_FDCWD, dir.cache.path, &times, 0) == 0)
+
+        let cache = try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate())
+        cache.removeEntry(forKey: "k")
+        #expect(cache.withState { !$0.isIndexLoaded })
+        #expect(cache.entry(forKey: "k") == nil)
+        cache.flush()
+        #expect(cache.indexSource == .snapshot)
+        #expect(cache.entry(forKey: "k") == nil, "the removed entry came back")
+        #expect(!FileManager.default.fileExists(atPath: entryFile(for: "k", in: dir.cache).path))
+        #expect(cache.entry(forKey: "other") != nil)
     }
 }
 

@@ -259,6 +259,15 @@ extension DiskCache {
         return true
     }
 
+    /// Deletes the entry file at `path` if it holds `key` (its header says so), as a commit;
+    /// deferred when interrupted.
+    func deleteFile(atPath path: String, ifItHolds key: String) {
+        guard case .header(let fileKey, _, _) = FileIO.readHeader(atPath: path), fileKey == key else { return }
+        if directoryLock.commit({ try? FileIO.removeFile(atPath: path) }) == nil {
+            deferFileOperation { self.deleteFile(atPath: path, ifItHolds: key) }
+        }
+    }
+
     /// Deletes the temporary files no write can still need, each unlink a commit (the rest
     /// deferred when interrupted): see ``isLeftover(_:now:)``.
     func removeLeftoverTemporaryFiles() {

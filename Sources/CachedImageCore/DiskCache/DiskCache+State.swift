@@ -81,11 +81,19 @@ extension DiskCache {
         directoryPath + "/" + name.fileName
     }
 
-    func removeLocked(_ name: DiskCacheEntryName, key: String?, in state: inout State) {
+    /// Removes the entry named `name`. With `orFileIfUnindexed` (a removal asked for before the
+    /// index was loaded, which reads saw at once), also when the index has no record of it: its
+    /// file may have come after the directory was read (another process's), and a read would
+    /// find it again; it is deleted, under the lock, if it holds `key`.
+    func removeLocked(_ name: DiskCacheEntryName, key: String?, orFileIfUnindexed: Bool = false, in state: inout State) {
         state.staged[name] = nil
         state.pendingTouches[name] = nil
-        guard let record = state.index.remove(name) else { return }
-        enqueueFileOperation(in: &state) { self.deleteFiles([record]) }
+        if let record = state.index.remove(name) {
+            enqueueFileOperation(in: &state) { self.deleteFiles([record]) }
+        } else if orFileIfUnindexed, let key {
+            let path = path(for: name)
+            enqueueFileOperation(in: &state) { self.deleteFile(atPath: path, ifItHolds: key) }
+        }
     }
 
     /// Counts an entry file at the size a read found (a file changed in place behind the cache,

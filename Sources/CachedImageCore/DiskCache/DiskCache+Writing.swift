@@ -16,8 +16,11 @@ extension DiskCache {
         let size = headerLength + data.count
         let now = clock.now
         guard size <= sizeLimit, headerLength <= Format.maximumHeaderLength else {
-            withIndexOrLater({ state in self.removeLocked(name, key: key, in: &state) }) { beforeLoad in
-                beforeLoad.entries[name] = .removed(key: key)
+            withState { state in
+                let isBeforeLoad = !state.isIndexLoaded
+                applyOrQueue({ state in
+                    self.removeLocked(name, key: key, orFileIfUnindexed: isBeforeLoad, in: &state)
+                }, overlay: { $0.entries[name] = .removed(key: key) }, in: &state)
             }
             return
         }
@@ -177,12 +180,15 @@ extension DiskCache {
     /// from now on, and its file is deleted on the cache's queue.
     public func removeEntry(forKey key: String) {
         let name = nameForKey(key)
-        withIndexOrLater({ state in
-            guard let record = state.index.record(named: name), record.key == nil || record.key == key else { return }
-            self.removeLocked(name, key: key, in: &state)
-        }) { beforeLoad in
-            if case .stored(let entry)? = beforeLoad.entries[name], entry.key != key { return }
-            beforeLoad.entries[name] = .removed(key: key)
+        withState { state in
+            let isBeforeLoad = !state.isIndexLoaded
+            applyOrQueue({ state in
+                if let record = state.index.record(named: name), record.key != nil, record.key != key { return }
+                self.removeLocked(name, key: key, orFileIfUnindexed: isBeforeLoad, in: &state)
+            }, overlay: { beforeLoad in
+                if case .stored(let entry)? = beforeLoad.entries[name], entry.key != key { return }
+                beforeLoad.entries[name] = .removed(key: key)
+            }, in: &state)
         }
     }
 
