@@ -27,9 +27,7 @@ extension DiskCache {
         let isBehindDeferred = withState { !$0.deferredFileOperations.isEmpty }
         if isBehindDeferred {
             withState { $0.deferredFileOperations.append(operation) }
-            // Where nothing else would resume them (an extension is never told it is active),
-            // a new change asks for an assertion: one granted resumes them all, in order.
-            if let probe = backgroundGate.beginLockedOperation() { backgroundGate.endLockedOperation(probe) }
+            probeDeferredOperations()
             return
         }
         let ran: Void? = withDirectoryAccess(changing: true) { isExclusive in
@@ -42,11 +40,22 @@ extension DiskCache {
         withState { state in
             guard ran != nil else {
                 state.deferredFileOperations.append(operation)
+                // The snapshot timer asks again (``probeDeferredOperations()``).
+                armSnapshotTimer(in: &state)
                 return
             }
             state.queuedFileOperations -= 1
             self.scheduleSnapshot(in: &state)
         }
+    }
+
+    /// Where nothing else would resume the deferred changes (an extension is never told it may
+    /// run), asks for an assertion: one granted resumes them all, in order. Asked by a new
+    /// change, by the snapshot timer (armed while changes are deferred) and, at most once a
+    /// second, by a read. On the queue.
+    func probeDeferredOperations() {
+        guard withState({ !$0.deferredFileOperations.isEmpty }) else { return }
+        if let probe = backgroundGate.beginLockedOperation() { backgroundGate.endLockedOperation(probe) }
     }
 
     /// Queues `operation` behind the deferred changes (counted as queued, run when the gate
@@ -56,6 +65,7 @@ extension DiskCache {
             state.queuedFileOperations += 1
             state.fileOperationEpoch += 1
             state.deferredFileOperations.append(operation)
+            armSnapshotTimer(in: &state)
         }
     }
 

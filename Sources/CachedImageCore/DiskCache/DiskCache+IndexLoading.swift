@@ -217,8 +217,11 @@ extension DiskCache {
     /// not match the directory, or another process changed it (its change count, read without
     /// the lock); a timer that finds nothing changed touches nothing.
     func writeSnapshotIfNeeded() {
+        probeDeferredOperations()
         let work: (isStale: Bool, knownChangeCount: UInt64)? = withState { state in
             state.isSnapshotWriteScheduled = false
+            // Deferred changes: asked for again one delay from now, while the process runs.
+            if !state.deferredFileOperations.isEmpty { armSnapshotTimer(in: &state) }
             // Pending changes reschedule the snapshot when they finish.
             guard state.isIndexLoaded, state.queuedFileOperations == 0 else { return nil }
             return (state.isSnapshotStale || state.needsResync, state.knownChangeCount)

@@ -45,6 +45,11 @@ extension DiskCache {
                 if state.readsBeforeLoad.count >= Self.readsBeforeLoadLimit { requestIndexLoad(in: &state) }
                 return .unindexed(metadataOverride: nil)
             }
+            if !state.deferredFileOperations.isEmpty, state.lastResumeProbe.map({ now.timeIntervalSince($0) >= 1 }) ?? true {
+                // Changes wait for an assertion: a read asks again, at most once a second.
+                state.lastResumeProbe = now
+                queue.async { self.probeDeferredOperations() }
+            }
             guard let record = state.index.record(named: name) else {
                 // With a change of this process queued, the file may be one it let go.
                 return state.queuedFileOperations == 0 ? .unknown(epoch: state.fileOperationEpoch) : .miss

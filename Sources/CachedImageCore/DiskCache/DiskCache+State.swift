@@ -27,6 +27,8 @@ extension DiskCache {
         /// Queued changes the ``BackgroundExecutionGate`` did not let start (still counted in
         /// `queuedFileOperations`), in order: run again when it resumes.
         var deferredFileOperations: [@Sendable () -> Void] = []
+        /// When a read last asked for the deferred changes to resume (at most once a second).
+        var lastResumeProbe: Date?
         /// Whether the index changed since the snapshot on disk was written (or there is none).
         var isSnapshotStale = false
         var isSnapshotWriteScheduled = false
