@@ -51,8 +51,10 @@ public struct PhotoTimelineProvider: TimelineProvider {
         Task {
             // No `flush()` (it would block a thread of the cooperative pool): on the App Group
             // directory the pipeline runs each disk write inside an expiring activity of its
-            // own, so the extension is never suspended holding the directory's lock; a write
-            // still queued when it is suspended lands when it runs again.
+            // own, so the extension is never suspended holding the directory's lock. A write
+            // still queued when it is suspended lands when it runs again (the next change, the
+            // cache's timer or a read asks for a new activity), or is lost if the system
+            // terminates it first: never wrong bytes, only a later download.
             let image = try? await pipeline.image(for: request).image
             completion(image)
         }

@@ -24,8 +24,10 @@ extension DiskCache {
     /// (``BeforeLoad``). On the queue, before any job that needs the index.
     ///
     /// Without the directory's lock: loading changes nothing (the deletions it decides, and
-    /// the leftovers of a killed writer, are queued as file operations, which take it), so a
-    /// relaunch that only reads never locks. The change count, read before and after, tells
+    /// the leftover temporary files, are queued as file operations, which take it). Reads take
+    /// no lock either, but a relaunch that only reads is not lock-free for long: the load
+    /// (queued by the 64th read) schedules a snapshot, written under the lock about 5 s later,
+    /// when the reads changed the use order or the index came from a listing. The change count, read before and after, tells
     /// whether another process changed the directory meanwhile; then, or when the index came
     /// from a listing, it is brought up to date at the next locked operation.
     func loadIndex() {

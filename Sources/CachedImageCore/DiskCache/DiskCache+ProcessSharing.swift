@@ -20,8 +20,10 @@ import Foundation
 //   adopts it into the index;
 // - a snapshot records the change count and is trusted only while it is unchanged, so one
 //   process never opens from a snapshot that misses another's changes;
-// - temporary files are named after the process, and only deleted under the lock, when no
-//   write can be in flight.
+// - temporary files are named after the process, and only deleted under the lock, and only when
+//   no write can be in flight: their writer is gone, or they are an hour old (a process
+//   suspended mid-write still holds its write); every rename and unlink re-checks, under the
+//   lock's own state, that the lock was not released under the operation.
 extension DiskCache {
     /// Names this process's temporary files, so two processes never write the same one.
     static let processTag = String(getpid())

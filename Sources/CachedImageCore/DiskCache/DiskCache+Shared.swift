@@ -90,7 +90,7 @@ extension DiskCache {
 
     /// The directory's identity, from one `stat` (creating it first if it does not exist yet:
     /// opening the cache would create it anyway). Nothing is opened: the directory lock opens
-    /// the directory for the first file operation, which a relaunch that only reads never runs.
+    /// the directory for the first file operation, which a relaunch's first reads never run.
     private static func identify(_ path: String, creating: Bool = true) -> DirectoryKey {
         var stamp = DiskCacheFileIO.directoryStamp(atPath: path)
         if stamp == nil, creating, errno == ENOENT {

@@ -16,8 +16,8 @@ import Foundation
 /// suspended between two operations holds no lock (a lock held in a shared container across
 /// suspension is what iOS terminates an app for, `0xdead10cc`). The directory is opened for the
 /// first operation and stays open, without a lock, while its path leads to it (it is opened
-/// anew when it was deleted or renamed aside and made again); opening a cache, and a relaunch
-/// that only reads, never open it. `flock` belongs to the open file description: a child that
+/// anew when it was deleted or renamed aside and made again); opening a cache, loading its
+/// index and reading never open it (a snapshot written after reads does). `flock` belongs to the open file description: a child that
 /// was forked while the directory was open and locked does not keep the lock once this process
 /// unlocks it.
 ///
