@@ -26,50 +26,47 @@ struct DiskCacheBeforeLoadTests {
         // A newer response is stored while the comparison reads the file.
         let cacheBox = Locked<DiskCache?>(nil)
         let storeDuringRead = Locked(false)
-        let cache = try DiskCache(
-            directory: dir.cache, sizeLimit: DiskCache.defaultSizeLimit, clock: DiskTestClock(), errorHandler: nil,
-            nameForKey: { KeyHasher.name(for: $0) },
-            readEntryFile: { path, key, maximumSize in
+        let cache = try DiskCache.forTesting(dir.cache, readEntryFile: { path, key, maximumSize in
                 let result = DiskCacheFileIO.readEntry(atPath: path, key: key, maximumSize: maximumSize)
                 if storeDuringRead.withLock({ $0 }) {
                     storeDuringRead.withLock { $0 = false }
                     cacheBox.withLock { $0 }?.store(diskTestBytes(2_000, seed: 2), metadata: newer, forKey: key)
                 }
                 return result
-            },
-            backgroundGate: BackgroundExecutionGate()
-        )
+            })
         cacheBox.withLock { $0 = cache }
         let read = try #require(cache.entry(forKey: "k"))
         #expect(cache.withState { !$0.isIndexLoaded })
 
+        // The index load the store asks for waits (the queue is held) until the update is decided.
+        let held = DispatchSemaphore(value: 0)
+        cache.queue.async { held.wait() }
         storeDuringRead.withLock { $0 = true }
         #expect(!cache.updateMetadata(notModified, ifStillStored: read), "applied over the newer store")
+        #expect(cache.withState { !$0.isIndexLoaded })
+        held.signal()
         #expect(cache.entry(forKey: "k") == DiskCache.Entry(key: "k", data: diskTestBytes(2_000, seed: 2), metadata: newer))
         cache.flush()
-        let reopened = try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate())
+        let reopened = try DiskCache.forTesting(dir.cache)
         #expect(reopened.entry(forKey: "k")?.metadata == newer)
 
         // With nothing in between, it applies.
-        let fresh = try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate())
+        let fresh = try DiskCache.forTesting(dir.cache)
         let current = try #require(fresh.entry(forKey: "k"))
         #expect(fresh.updateMetadata(notModified, ifStillStored: current))
         fresh.flush()
-        #expect(try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate()).entry(forKey: "k")?.metadata == notModified)
+        #expect(try DiskCache.forTesting(dir.cache).entry(forKey: "k")?.metadata == notModified)
     }
 
     @Test("updateMetadata(ifStillStored:): another process's newer response, stored after the comparison, keeps its own metadata when the header is rewritten")
     func conditionalUpdateAcrossProcesses() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
-        let peer = try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate())
+        let peer = try DiskCache.forTesting(dir.cache)
         peer.store(diskTestBytes(1_000, seed: 1), metadata: sampleMetadata, forKey: "k")
         peer.flush()
         let peerStoresDuringRead = Locked(false)
-        let cache = try DiskCache(
-            directory: dir.cache, sizeLimit: DiskCache.defaultSizeLimit, clock: DiskTestClock(), errorHandler: nil,
-            nameForKey: { KeyHasher.name(for: $0) },
-            readEntryFile: { path, key, maximumSize in
+        let cache = try DiskCache.forTesting(dir.cache, readEntryFile: { path, key, maximumSize in
                 let result = DiskCacheFileIO.readEntry(atPath: path, key: key, maximumSize: maximumSize)
                 if peerStoresDuringRead.withLock({ $0 }) {
                     peerStoresDuringRead.withLock { $0 = false }
@@ -77,15 +74,13 @@ struct DiskCacheBeforeLoadTests {
                     peer.flush()
                 }
                 return result
-            },
-            backgroundGate: BackgroundExecutionGate()
-        )
+            })
         #expect(cache.entryCount == 1) // the index is loaded
         let read = try #require(cache.entry(forKey: "k"))
         peerStoresDuringRead.withLock { $0 = true }
         #expect(cache.updateMetadata(notModified, ifStillStored: read), "the same bytes when compared")
         cache.flush()
-        let reopened = try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate())
+        let reopened = try DiskCache.forTesting(dir.cache)
         #expect(reopened.entry(forKey: "k") == DiskCache.Entry(key: "k", data: diskTestBytes(2_000, seed: 2), metadata: newer))
     }
 
@@ -96,10 +91,10 @@ struct DiskCacheBeforeLoadTests {
         let elsewhere = try TemporaryDirectory()
         defer { elsewhere.cleanUp() }
         do {
-            let writer = try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate())
+            let writer = try DiskCache.forTesting(dir.cache)
             writer.store(diskTestBytes(500), metadata: sampleMetadata, forKey: "other")
             writer.flush() // a snapshot that knows "other" only
-            let source = try DiskCache(directory: elsewhere.cache, backgroundGate: BackgroundExecutionGate())
+            let source = try DiskCache.forTesting(elsewhere.cache)
             source.store(diskTestBytes(1_000), metadata: sampleMetadata, forKey: "k")
             source.flush()
         }
@@ -109,24 +104,17 @@ struct DiskCacheBeforeLoadTests {
         var times = [timespec(tv_sec: Int(stamp.seconds), tv_nsec: Int(stamp.nanoseconds)), timespec(tv_sec: Int(stamp.seconds), tv_nsec: Int(stamp.nanoseconds))]
         #expect(utimensat(AT_FDCWD, dir.cache.path, &times, 0) == 0)
 
-        let cache = try DiskCache(directory: dir.cache, backgroundGate: BackgroundExecutionGate())
+        let cache = try DiskCache.forTesting(dir.cache)
+        let held = DispatchSemaphore(value: 0)
+        cache.queue.async { held.wait() } // the load waits
         cache.removeEntry(forKey: "k")
         #expect(cache.withState { !$0.isIndexLoaded })
         #expect(cache.entry(forKey: "k") == nil)
+        held.signal()
         cache.flush()
         #expect(cache.indexSource == .snapshot)
         #expect(cache.entry(forKey: "k") == nil, "the removed entry came back")
         #expect(!FileManager.default.fileExists(atPath: entryFile(for: "k", in: dir.cache).path))
         #expect(cache.entry(forKey: "other") != nil)
-    }
-}
-
-extension DiskCache {
-    /// A cache with its own gate (tests).
-    convenience init(directory: URL, backgroundGate: BackgroundExecutionGate) throws {
-        try self.init(
-            directory: directory, sizeLimit: DiskCache.defaultSizeLimit, clock: DiskTestClock(), errorHandler: nil,
-            nameForKey: { KeyHasher.name(for: $0) }, backgroundGate: backgroundGate
-        )
     }
 }

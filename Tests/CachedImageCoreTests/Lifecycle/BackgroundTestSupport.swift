@@ -63,6 +63,23 @@ final class ScriptedAssertionProvider: BackgroundAssertionProviding {
     }
 }
 
+extension DiskCache {
+    /// A cache with its own gate (none given: active, no provider), a test clock and a lock
+    /// wait long enough never to give up in a test.
+    static func forTesting(
+        _ directory: URL,
+        gate: BackgroundExecutionGate = BackgroundExecutionGate(),
+        clock: DiskTestClock = DiskTestClock(),
+        errorHandler: (@Sendable (DiskCache.Error) -> Void)? = nil,
+        readEntryFile: @escaping @Sendable (String, String, Int) -> DiskCacheFileIO.ReadResult = DiskCacheFileIO.readEntry
+    ) throws -> DiskCache {
+        try DiskCache(
+            directory: directory.standardizedFileURL, sizeLimit: 10_000_000, clock: clock, errorHandler: errorHandler,
+            nameForKey: { KeyHasher.name(for: $0) }, readEntryFile: readEntryFile, backgroundGate: gate, lockWaitLimit: 60
+        )
+    }
+}
+
 /// Runs `body` on a thread of its own; `wait()` returns when it has returned (failing after a
 /// generous limit instead of hanging).
 final class BackgroundThread: Sendable {

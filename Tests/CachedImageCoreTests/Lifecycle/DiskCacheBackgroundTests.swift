@@ -12,10 +12,7 @@ import Darwin
 @Suite("DiskCache in the background")
 struct DiskCacheBackgroundTests {
     private func makeCache(in dir: TemporaryDirectory, gate: BackgroundExecutionGate) throws -> DiskCache {
-        try DiskCache(
-            directory: dir.cache.standardizedFileURL, sizeLimit: 10_000_000, clock: DiskTestClock(), errorHandler: nil,
-            nameForKey: { KeyHasher.name(for: $0) }, backgroundGate: gate, lockWaitLimit: 60
-        )
+        try DiskCache.forTesting(dir.cache, gate: gate)
     }
 
     private func entryFiles(_ dir: TemporaryDirectory) -> [String] {

@@ -16,19 +16,12 @@ struct InterruptedCommitTests {
     /// A process that can be suspended (an extension: every locked operation inside an
     /// assertion), the test granting and expiring them.
     private func makeWidgetCache(_ directory: URL, provider: ScriptedAssertionProvider) throws -> DiskCache {
-        try DiskCache(
-            directory: directory, sizeLimit: 10_000_000, clock: DiskTestClock(), errorHandler: nil,
-            nameForKey: { KeyHasher.name(for: $0) },
-            backgroundGate: BackgroundExecutionGate(provider: provider, lifecycle: .unknown), lockWaitLimit: 60
-        )
+        try DiskCache.forTesting(directory, gate: BackgroundExecutionGate(provider: provider, lifecycle: .unknown))
     }
 
     /// Another process on the same directory (an app in the foreground).
     private func makePeerCache(_ directory: URL) throws -> DiskCache {
-        try DiskCache(
-            directory: directory, sizeLimit: 10_000_000, clock: DiskTestClock(), errorHandler: nil,
-            nameForKey: { KeyHasher.name(for: $0) }, backgroundGate: BackgroundExecutionGate(), lockWaitLimit: 60
-        )
+        try DiskCache.forTesting(directory)
     }
 
     private func temporaryFiles(_ directory: URL) -> [String] {
@@ -92,10 +85,7 @@ struct InterruptedCommitTests {
         peer.flush()
 
         let errors = ErrorLog()
-        let cache = try DiskCache(
-            directory: dir.cache, sizeLimit: 10_000_000, clock: DiskTestClock(), errorHandler: errors.handler,
-            nameForKey: { KeyHasher.name(for: $0) }, backgroundGate: BackgroundExecutionGate(), lockWaitLimit: 60
-        )
+        let cache = try DiskCache.forTesting(dir.cache, errorHandler: errors.handler)
         let directory = dir.cache
         cache.directoryLock.observeCommits { [self] in
             for name in temporaryFiles(directory) {

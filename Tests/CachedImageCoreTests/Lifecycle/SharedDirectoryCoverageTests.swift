@@ -19,10 +19,7 @@ struct SharedDirectoryCoverageTests {
     }
 
     private func makeCache(_ directory: URL, gate: BackgroundExecutionGate) throws -> DiskCache {
-        try DiskCache(
-            directory: directory.standardizedFileURL, sizeLimit: 10_000_000, clock: DiskTestClock(), errorHandler: nil,
-            nameForKey: { KeyHasher.name(for: $0) }, backgroundGate: gate, lockWaitLimit: 60
-        )
+        try DiskCache.forTesting(directory, gate: gate)
     }
 
     private func entryFiles(_ directory: URL) -> [String] {
@@ -171,10 +168,7 @@ struct SharedDirectoryCoverageTests {
         defer { dir.cleanUp() }
         let provider = ScriptedAssertionProvider(granting: false)
         let clock = DiskTestClock()
-        let cache = try DiskCache(
-            directory: dir.cache, sizeLimit: 10_000_000, clock: clock, errorHandler: nil, nameForKey: { KeyHasher.name(for: $0) },
-            backgroundGate: BackgroundExecutionGate(provider: provider, lifecycle: .unknown), lockWaitLimit: 60
-        )
+        let cache = try DiskCache.forTesting(dir.cache, gate: BackgroundExecutionGate(provider: provider, lifecycle: .unknown), clock: clock)
         #expect(cache.entryCount == 0) // loaded
         cache.store(diskTestBytes(100, seed: 1), metadata: sampleMetadata, forKey: "a")
         cache.queue.sync {}
