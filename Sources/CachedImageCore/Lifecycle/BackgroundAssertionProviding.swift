@@ -7,9 +7,11 @@
 package protocol BackgroundAssertionProviding: Sendable {
     /// Asks the system to keep the process running. Returns the assertion, or `nil` when it
     /// cannot be had (the system is about to suspend the process). `expired` is called, once, on
-    /// any thread (never from within this call), when the system wants the assertion back; it returns once the assertion may
-    /// end (the gate ends it before returning), so it may be called from the platform's expiry
-    /// handler directly.
+    /// any thread (never from within this call), when the system wants the assertion back; it
+    /// never waits, and returns once the assertion may end (the gate ends it before returning,
+    /// or, when it comes before the gate installed the assertion, the thread that asked for it
+    /// ends it as soon as it has it), so it may be called from the platform's expiry handler
+    /// directly.
     func beginAssertion(named name: String, expired: @escaping @Sendable () -> Void) -> (any BackgroundAssertion)?
 }
 

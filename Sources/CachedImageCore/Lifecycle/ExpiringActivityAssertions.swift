@@ -46,7 +46,7 @@ private final class ExpiringActivity: BackgroundAssertion, @unchecked Sendable {
             decided.signal()
             if !isExpired { ended.wait() }
         } else if isExpired {
-            expired() // returns once the gate has ended the assertion
+            expired() // never waits: the gate (or the thread installing it) ends the assertion
         }
     }
 
