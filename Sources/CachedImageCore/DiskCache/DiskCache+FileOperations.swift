@@ -122,7 +122,9 @@ extension DiskCache {
                 dropRecord(name, generation: generation)
                 return
             case .corrupt:
-                if dropRecord(name, generation: generation) { try? FileIO.removeFile(atPath: finalPath) }
+                if dropRecord(name, generation: generation) {
+                    _ = directoryLock.commit { try? FileIO.removeFile(atPath: finalPath) }
+                }
                 return
             }
         }
