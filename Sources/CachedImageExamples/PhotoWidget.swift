@@ -49,9 +49,13 @@ public struct PhotoTimelineProvider: TimelineProvider {
         // WidgetKit's completion handlers are not Sendable in older SDKs; each is called once.
         nonisolated(unsafe) let completion = completion
         Task {
+            // No `flush()` (it would block a thread of the cooperative pool): on the App Group
+            // directory the pipeline runs each disk write inside an expiring activity of its
+            // own, so the extension is never suspended holding the directory's lock. A write
+            // still queued when it is suspended lands when it runs again (the next change, the
+            // cache's timer or a read asks for a new activity), or is lost if the system
+            // terminates it first: never wrong bytes, only a later download.
             let image = try? await pipeline.image(for: request).image
-            // A downloaded image is written before the extension may be suspended.
-            pipeline.diskCache?.flush()
             completion(image)
         }
     }

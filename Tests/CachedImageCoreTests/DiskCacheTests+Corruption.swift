@@ -113,6 +113,7 @@ extension DiskCacheTests {
 
         let second = try DiskCache(directory: dir.cache)
         #expect(second.entryCount == 1) // waits until the cache has opened
+        second.flush() // the load queued their deletion, under the lock
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path).isEmpty)
         #expect(second.totalSize == first.totalSize)
         #expect(second.entry(forKey: "uncommitted") == nil)

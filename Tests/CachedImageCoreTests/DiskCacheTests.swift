@@ -211,6 +211,7 @@ struct DiskCacheTests {
 
         let third = try DiskCache(directory: dir.cache, sizeLimit: 3_500, clock: clock)
         third.store(diskTestBytes(1_000), metadata: bareMetadata, forKey: "d")
+        third.flush() // the store does not wait for the index load: the eviction lands with it
         #expect(!third.containsEntry(forKey: "b"))
         #expect(third.containsEntry(forKey: "a"))
         #expect(third.containsEntry(forKey: "c"))

@@ -116,7 +116,8 @@ struct DiskCacheUnindexedReadTests {
         for _ in 0..<DiskCache.readsBeforeLoadLimit {
             #expect(cache.entry(forKey: "key-0") != nil)
         }
-        cache.queue.sync {} // the load the reads asked for, and its evictions, are done
+        cache.queue.sync {} // the load the reads asked for
+        cache.queue.sync {} // and the evictions it queued (under the lock: the load takes none)
         #expect(try entryFiles(in: dir.cache).count == 1, "the limit holds on disk, not only in the index")
         #expect(cache.entry(forKey: "key-0")?.data == diskTestBytes(3_000, seed: 0), "the entry read is the one kept")
     }

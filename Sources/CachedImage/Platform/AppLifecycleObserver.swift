@@ -103,8 +103,12 @@ public final class AppLifecycleObserver {
     }
 
     /// Flushes `diskCache` on a background thread that the system keeps running until the flush
-    /// returns (or until it must suspend the app: then the flush stops where it is, and whatever
-    /// it had not renamed into place yet is not on disk).
+    /// returns, or until it must suspend the app. Then this activity's expiry returns at once
+    /// (the block called with `expired == true` does nothing), and the disk cache's own
+    /// assertions expire too: the locked operation in flight loses its lock and commits nothing
+    /// more, the operations after it are refused and stay queued in memory, and the flush returns
+    /// once the queue has drained. What was not renamed into place is not on disk: it lands when
+    /// the app runs again, or is lost if the app is terminated first (never wrong bytes).
     private nonisolated static func flushBeforeSuspension(_ diskCache: DiskCache) {
         ProcessInfo.processInfo.performExpiringActivity(
             withReason: "CachedImage: writing the disk cache's index"

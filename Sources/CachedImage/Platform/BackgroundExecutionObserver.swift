@@ -5,12 +5,15 @@ import Foundation
 @preconcurrency import UIKit
 #endif
 
-/// Connects the disk cache's ``BackgroundExecutionGate`` to the platform, once per process:
-/// installs ``ExpiringActivityAssertions`` and reports the app's lifecycle (UIKit's
-/// `didEnterBackground` and `willEnterForeground` notifications). An app extension, which is
-/// never told, and a watchOS app count as possibly suspended at any time: every locked disk
-/// operation there runs inside an expiring activity. macOS does not suspend a process holding
-/// a lock and installs nothing.
+/// Connects the disk cache's ``BackgroundExecutionGate`` to the platform, once per process, as
+/// ``BackgroundCoverage`` decides. Every process's assertions come from
+/// `ProcessInfo.performExpiringActivity` (core's ``ExpiringActivityAssertions``: Foundation,
+/// callable from the disk cache's queue, available to apps since iOS 8.2). In an app, UIKit's
+/// lifecycle notifications (`didEnterBackground`, `willEnterForeground`, delivered on the main
+/// thread) only tell the gate whether the app is active, so nothing is asked in the
+/// foreground; no UIKit call is made off the main thread. An app extension, which is never
+/// told, and a watchOS app ask for one around every locked disk operation. macOS does not
+/// suspend a process holding a lock and installs nothing.
 ///
 /// `AppLifecycleObserver.install(for:)` calls ``installOnce()``.
 @MainActor
@@ -21,31 +24,30 @@ enum BackgroundExecutionObserver {
         guard observers == nil else { return }
         let gate = BackgroundExecutionGate.shared
         #if canImport(UIKit) && !os(watchOS)
-        let center = NotificationCenter.default
-        observers = [
-            center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: nil) { _ in
-                gate.didEnterBackground()
-            },
-            center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: nil) { _ in
-                gate.didBecomeActive()
-            },
-        ]
-        gate.install(ExpiringActivityAssertions(), lifecycle: currentLifecycle())
+        let process = BackgroundCoverage.process(mainBundleURL: Bundle.main.bundleURL)
+        // `UIApplication.shared` is unavailable to extensions: reached through the runtime (on
+        // the main thread, as everything here).
+        let application = process == .app ? UIApplication.value(forKey: "sharedApplication") as? UIApplication : nil
+        let state: BackgroundExecutionState.Lifecycle? = application.map { $0.applicationState == .background ? .background : .active }
+        let lifecycle = BackgroundCoverage.lifecycle(for: application == nil ? .appExtension : process, applicationState: state)
+        if application != nil {
+            let center = NotificationCenter.default
+            observers = [
+                center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: nil) { _ in
+                    gate.didEnterBackground()
+                },
+                center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: nil) { _ in
+                    gate.didBecomeActive()
+                },
+            ]
+        } else {
+            observers = []
+        }
+        gate.install(ExpiringActivityAssertions(), lifecycle: lifecycle)
         #else
         observers = []
         gate.install(ExpiringActivityAssertions(), lifecycle: .unknown)
         #endif
     }
-
-    #if canImport(UIKit) && !os(watchOS)
-    /// The app's state now; `.unknown` in an app extension (no `UIApplication`; reached through
-    /// the Objective-C runtime, since `UIApplication.shared` is unavailable to extensions).
-    private static func currentLifecycle() -> BackgroundExecutionState.Lifecycle {
-        guard Bundle.main.bundleURL.pathExtension != "appex",
-              let application = UIApplication.value(forKey: "sharedApplication") as? UIApplication
-        else { return .unknown }
-        return application.applicationState == .background ? .background : .active
-    }
-    #endif
 }
 #endif

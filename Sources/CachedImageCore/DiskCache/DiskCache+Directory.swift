@@ -112,13 +112,4 @@ extension DiskCache {
         }
         #endif
     }
-
-    /// Deletes leftovers of interrupted writes. They were never renamed into place, so they are
-    /// never valid entries.
-    static func removeTemporaryFiles(in temporaryPath: String) {
-        guard let files = try? FileIO.listFiles(atPath: temporaryPath) else { return }
-        for file in files {
-            try? FileIO.removeFile(atPath: temporaryPath + "/" + file.name)
-        }
-    }
 }

@@ -1,4 +1,11 @@
 @preconcurrency import Dispatch
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Foundation
 
 // Changes to the directory, queued and run on the cache's serial queue.
@@ -18,7 +25,12 @@ extension DiskCache {
     /// keep their order. On the queue.
     private func runFileOperation(_ operation: @escaping @Sendable () -> Void) {
         let isBehindDeferred = withState { !$0.deferredFileOperations.isEmpty }
-        let ran: Void? = isBehindDeferred ? nil : withDirectoryAccess(changing: true) { isExclusive in
+        if isBehindDeferred {
+            withState { $0.deferredFileOperations.append(operation) }
+            probeDeferredOperations()
+            return
+        }
+        let ran: Void? = withDirectoryAccess(changing: true) { isExclusive in
             self.deleteSnapshotBeforeChange()
             operation()
             // The last queued operation brings the index up to date with what other
@@ -28,10 +40,32 @@ extension DiskCache {
         withState { state in
             guard ran != nil else {
                 state.deferredFileOperations.append(operation)
+                // The snapshot timer asks again (``probeDeferredOperations()``).
+                armSnapshotTimer(in: &state)
                 return
             }
             state.queuedFileOperations -= 1
             self.scheduleSnapshot(in: &state)
+        }
+    }
+
+    /// Where nothing else would resume the deferred changes (an extension is never told it may
+    /// run), asks for an assertion: one granted resumes them all, in order. Asked by a new
+    /// change, by the snapshot timer (armed while changes are deferred) and, at most once a
+    /// second, by a read. On the queue.
+    func probeDeferredOperations() {
+        guard withState({ !$0.deferredFileOperations.isEmpty }) else { return }
+        if let probe = backgroundGate.beginLockedOperation() { backgroundGate.endLockedOperation(probe) }
+    }
+
+    /// Queues `operation` behind the deferred changes (counted as queued, run when the gate
+    /// resumes): what an interrupted operation had not done yet.
+    func deferFileOperation(_ operation: @escaping @Sendable () -> Void) {
+        withState { state in
+            state.queuedFileOperations += 1
+            state.fileOperationEpoch += 1
+            state.deferredFileOperations.append(operation)
+            armSnapshotTimer(in: &state)
         }
     }
 
@@ -50,6 +84,11 @@ extension DiskCache {
 
     func performWrite(name: DiskCacheEntryName, generation: UInt64, evicting evicted: [Record]) {
         deleteFiles(evicted)
+        // Interrupted (the assertion expired): the write waits for the next resume.
+        if isInterrupted {
+            deferFileOperation { self.performWrite(name: name, generation: generation, evicting: []) }
+            return
+        }
         let job: (staged: Staged, accessDate: Date)? = withState { state in
             guard let staged = state.staged[name], staged.generation == generation else { return nil }
             return (staged, state.index.record(named: name)?.accessDate ?? clock.now)
@@ -64,6 +103,14 @@ extension DiskCache {
         } else {
             switch FileIO.readEntry(atPath: finalPath, key: key, maximumSize: sizeLimit) {
             case .hit(let existing, _, _):
+                if let expected = job.staged.expectedBody, expected != existing {
+                    // Another process stored a newer response since the comparison: its bytes
+                    // keep their own metadata.
+                    withState { state in
+                        if state.staged[name]?.generation == generation { state.staged[name] = nil }
+                    }
+                    return
+                }
                 body = existing
             case .keyMismatch:
                 // A different key owns this file name: leave its entry alone.
@@ -75,7 +122,9 @@ extension DiskCache {
                 dropRecord(name, generation: generation)
                 return
             case .corrupt:
-                if dropRecord(name, generation: generation) { try? FileIO.removeFile(atPath: finalPath) }
+                if dropRecord(name, generation: generation) {
+                    _ = directoryLock.commit { try? FileIO.removeFile(atPath: finalPath) }
+                }
                 return
             }
         }
@@ -85,17 +134,39 @@ extension DiskCache {
         )
         // One interpolation (one buffer) rather than a chain of `+`, each a new string.
         let temporaryPath = "\(temporaryDirectoryPath)/\(name.fileName).\(Self.processTag).\(generation).tmp"
+        let operation: Error.Operation = job.staged.body == nil ? .updateMetadata : .write
+        let outcome: FileIO.Commit
         do {
+            var written = FileIO.Commit.interrupted
             try writeCreatingDirectoriesIfNeeded {
-                try FileIO.writeEntry(
+                written = try FileIO.writeEntry(
                     header: header, body: body, modificationDate: job.accessDate,
-                    temporaryPath: temporaryPath, finalPath: finalPath
+                    temporaryPath: temporaryPath, finalPath: finalPath, commit: directoryLock.commit
                 )
             }
+            outcome = written
         } catch {
-            let operation: Error.Operation = job.staged.body == nil ? .updateMetadata : .write
+            // Nothing was renamed, and the lock is held (no other process wrote the entry
+            // meanwhile): the previous version goes too, unless interrupted by now.
             report(Error(operation: operation, key: key, path: finalPath, underlying: error))
-            if dropRecord(name, generation: generation) { try? FileIO.removeFile(atPath: finalPath) }
+            if dropRecord(name, generation: generation) {
+                _ = directoryLock.commit { try? FileIO.removeFile(atPath: finalPath) }
+            }
+            return
+        }
+        switch outcome {
+        case .committed:
+            break
+        case .interrupted:
+            // The lock was released under the write (the assertion expired): its temporary file
+            // is gone, and the write waits for the next resume.
+            deferFileOperation { self.performWrite(name: name, generation: generation, evicting: []) }
+            return
+        case .failed(let error):
+            // Whatever is at the final path is left alone: it may be another process's newer
+            // entry (this one's temporary file deleted under it while it was suspended).
+            report(Error(operation: operation, key: key, path: finalPath, underlying: error))
+            dropRecord(name, generation: generation)
             return
         }
 
@@ -153,17 +224,14 @@ extension DiskCache {
         }
     }
 
+    /// Deletes the files of `records`, one step each: when the running operation is
+    /// interrupted, the rest is deferred.
     func deleteFiles(_ records: [Record]) {
-        for record in records {
-            let filePath = path(for: record.name)
-            do {
-                try FileIO.removeFile(atPath: filePath)
-            } catch {
-                report(Error(operation: .remove, key: record.key, path: filePath, underlying: error))
-            }
-        }
+        removeFiles(records.map { (path(for: $0.name), $0.key) }, operation: .remove)
     }
 
+    /// Deletes every entry file and the temporary files, one step each (the rest deferred when
+    /// interrupted).
     func deleteAllFiles() {
         let files: [FileIO.ListedFile]
         do {
@@ -174,15 +242,72 @@ extension DiskCache {
             }
             return
         }
-        for file in files where KeyHasher.isFileName(file.name) {
-            let filePath = directoryPath + "/" + file.name
-            do {
-                try FileIO.removeFile(atPath: filePath)
-            } catch {
-                report(Error(operation: .removeAll, key: nil, path: filePath, underlying: error))
+        let paths = files.filter { KeyHasher.isFileName($0.name) }.map { (directoryPath + "/" + $0.name, String?.none) }
+        guard removeFiles(paths, operation: .removeAll) else {
+            // Interrupted: the temporary files follow the rest of the deletions.
+            deferFileOperation { self.removeLeftoverTemporaryFiles() }
+            return
+        }
+        removeLeftoverTemporaryFiles()
+    }
+
+    /// Deletes `files`, each unlink a commit (``DiskCacheDirectoryLock/commit(_:)``): once the
+    /// running operation is interrupted, defers the rest and returns `false`.
+    @discardableResult
+    func removeFiles(_ files: [(path: String, key: String?)], operation: Error.Operation) -> Bool {
+        for (index, file) in files.enumerated() {
+            let removed: Result<Void, any Swift.Error>? = directoryLock.commit {
+                Result { try FileIO.removeFile(atPath: file.path) }
+            }
+            guard let removed else {
+                let rest = Array(files[index...])
+                deferFileOperation { self.removeFiles(rest, operation: operation) }
+                return false
+            }
+            if case .failure(let error) = removed {
+                report(Error(operation: operation, key: file.key, path: file.path, underlying: error))
             }
         }
-        Self.removeTemporaryFiles(in: temporaryDirectoryPath)
+        return true
+    }
+
+    /// Deletes the entry file at `path` if it holds `key` (its header says so), as a commit;
+    /// deferred when interrupted.
+    func deleteFile(atPath path: String, ifItHolds key: String) {
+        guard case .header(let fileKey, _, _) = FileIO.readHeader(atPath: path), fileKey == key else { return }
+        if directoryLock.commit({ try? FileIO.removeFile(atPath: path) }) == nil {
+            deferFileOperation { self.deleteFile(atPath: path, ifItHolds: key) }
+        }
+    }
+
+    /// Deletes the temporary files no write can still need, each unlink a commit (the rest
+    /// deferred when interrupted): see ``isLeftover(_:now:)``.
+    func removeLeftoverTemporaryFiles() {
+        guard let files = try? FileIO.listFiles(atPath: temporaryDirectoryPath) else { return }
+        let now = Date()
+        for file in files where Self.isLeftover(file, now: now) {
+            let path = temporaryDirectoryPath + "/" + file.name
+            guard directoryLock.commit({ try? FileIO.removeFile(atPath: path) }) != nil else {
+                deferFileOperation { self.removeLeftoverTemporaryFiles() }
+                return
+            }
+        }
+    }
+
+    /// How old a temporary file of a process still running must be to count as left over.
+    static let leftoverTemporaryFileAge: TimeInterval = 60 * 60
+
+    /// Whether a temporary file is left over, not a write in flight: holding the lock is not
+    /// enough to tell, as a process suspended mid-write (its assertion expired, the lock
+    /// released under it) writes on when it runs again. Left over: its writer (the process
+    /// number in its name, `<entry>.<pid>.<generation>.tmp`) is gone (`kill(pid, 0)` fails with
+    /// `ESRCH`; `EPERM` means it runs), its name is not one this cache makes, or it was written
+    /// more than ``leftoverTemporaryFileAge`` ago.
+    static func isLeftover(_ file: FileIO.ListedFile, now: Date) -> Bool {
+        if now.timeIntervalSince(file.statusChangeDate) > leftoverTemporaryFileAge { return true }
+        let parts = file.name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[3] == "tmp", let pid = pid_t(parts[1]), pid > 0 else { return true }
+        return kill(pid, 0) != 0 && errno == ESRCH
     }
 
     func report(_ error: Error) {

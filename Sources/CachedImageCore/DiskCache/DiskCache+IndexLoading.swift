@@ -20,34 +20,37 @@ extension DiskCache {
     }
 
     /// Loads the index (from the snapshot or a listing), marks what was read meanwhile as used,
-    /// and evicts beyond the size limit. On the queue, before any job that needs the index.
+    /// evicts beyond the size limit, and applies the changes asked for meanwhile
+    /// (``BeforeLoad``). On the queue, before any job that needs the index.
+    ///
+    /// Without the directory's lock: loading changes nothing (the deletions it decides, and
+    /// the leftover temporary files, are queued as file operations, which take it). Reads take
+    /// no lock either, but a relaunch that only reads is not lock-free for long: the load
+    /// (queued by the 64th read) schedules a snapshot, written under the lock about 5 s later,
+    /// when the reads changed the use order or the index came from a listing. The change count, read before and after, tells
+    /// whether another process changed the directory meanwhile; then, or when the index came
+    /// from a listing, it is brought up to date at the next locked operation.
     func loadIndex() {
-        // Under the directory's lock: no other process changes it meanwhile, and no write can be
-        // in flight, so temporary files left in `tmp` are a killed writer's.
-        let loaded: Void? = withDirectoryAccess(changing: false) { isExclusive in loadIndex(isExclusive: isExclusive) }
-        // The process may be suspended (see `BackgroundExecutionGate`): read the index without
-        // the lock, as when a stopped peer holds it, and defer the deletions the load decides.
-        if loaded == nil { loadIndex(isExclusive: false, deferringChanges: true) }
-    }
-
-    private func loadIndex(isExclusive: Bool, deferringChanges: Bool = false) {
-        let changeCount = withState { $0.knownChangeCount }
         var failure: Error?
         var index: DiskCacheIndex
         let unusable: [Record]
         let fromSnapshot: Bool
+        var changeCount: UInt64 = 0
+        var hasTemporaryFiles = false
         do {
             try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
-            if isExclusive { Self.removeTemporaryFiles(in: temporaryDirectoryPath) }
+            changeCount = directoryLock.readChangeCount()
+            hasTemporaryFiles = (try? FileIO.listFiles(atPath: temporaryDirectoryPath))?.isEmpty == false
             (index, unusable, fromSnapshot) = try Self.openIndex(
                 directoryPath: directoryPath, snapshotPath: snapshotPath, changeCount: changeCount
             )
         } catch {
-            // The directory could be locked but not prepared or listed: run empty (files
-            // written from now on are tracked) and say so.
+            // The directory could not be prepared or listed: run empty (files written from now
+            // on are tracked) and say so.
             failure = error as? Error ?? Error(operation: .open, key: nil, path: directoryPath, underlying: error)
             (index, unusable, fromSnapshot) = (DiskCacheIndex(), [], false)
         }
+        let isUnchanged = directoryLock.readChangeCount() == changeCount
         // The reads answered from files so far count as uses. Applied before taking the lock
         // for the install (the index is still this function's own, so nothing is copied and
         // no read waits for it); the few that come meanwhile are applied under it.
@@ -62,12 +65,11 @@ extension DiskCache {
             defer { state.readsBeforeLoad = [] }
             return state.readsBeforeLoad
         })
-        var evicted: [Record] = []
         withState { state in
             touch(state.readsBeforeLoad)
             state.readsBeforeLoad = []
-            evicted = index.evict(toFit: sizeLimit)
-            state.nextGeneration = UInt64(index.count + unusable.count + evicted.count + 1)
+            let evicted = index.evict(toFit: sizeLimit)
+            state.nextGeneration = max(state.nextGeneration, UInt64(index.count + unusable.count + evicted.count + 1))
             swap(&state.index, &index)
             // Only indexed reads record touches, so there are none yet: take the load's own.
             assert(state.pendingTouches.isEmpty, "touches recorded before the index loaded")
@@ -75,29 +77,34 @@ extension DiskCache {
             for record in evicted { state.pendingTouches[record.name] = nil }
             state.indexSource = fromSnapshot ? .snapshot : .listing
             state.isIndexLoaded = true
-            // The index matches the directory now, unless the lock was not had.
-            state.needsResync = !isExclusive
+            state.knownChangeCount = changeCount
+            state.needsResync = !isUnchanged || !fromSnapshot
             if !state.pendingTouches.isEmpty { armTouchTimer(in: &state) }
             // Opened from a listing (write a snapshot so that the next open is fast), or the use
             // order changed. (Timers are armed only when there is something to write: arming
             // them on every open, to spare the first reads, made each open of the benchmark's
             // relaunch loop 45 µs slower while earlier caches' timers were pending.)
             if !fromSnapshot || !state.pendingTouches.isEmpty { scheduleSnapshot(in: &state) }
-        }
-        // On the queue already: deleted before any job queued meanwhile (a `flush()` included).
-        let doomed = unusable + evicted
-        if !doomed.isEmpty, deferringChanges {
-            withState { enqueueFileOperation(in: &$0) { self.deleteFiles(doomed) } }
-        } else if !doomed.isEmpty {
-            announceChange()
-            deleteSnapshotBeforeChange()
-            deleteFiles(doomed)
+            // Queued first: before any change asked for meanwhile (a store may reuse a name).
+            let doomed = unusable + evicted
+            if !doomed.isEmpty {
+                enqueueFileOperation(in: &state) { self.deleteFiles(doomed) }
+            }
+            if hasTemporaryFiles {
+                // A killed writer's, or a write in flight in a process suspended mid-write:
+                // only the leftovers go (``isLeftover(_:now:)``), under the lock.
+                enqueueFileOperation(in: &state) {
+                    if self.directoryLock.isHeld { self.removeLeftoverTemporaryFiles() }
+                }
+            }
+            applyChangesBeforeLoad(in: &state)
         }
         if let failure { report(failure) }
     }
 
-    /// Runs `body` on the state once the index is loaded, loading it if needed. Never called on
-    /// the queue before the load: jobs are queued after it.
+    /// Runs `body` on the state once the index is loaded, loading it if needed and waiting for
+    /// it: for queries (counts, listings). Changes never wait: ``withIndexOrLater(_:overlay:)``.
+    /// Never called on the queue before the load: jobs are queued after it.
     func withIndex<T>(_ body: (inout State) -> T) -> T {
         let loaded: T? = withState { state in
             if state.isIndexLoaded { return body(&state) }
@@ -154,10 +161,10 @@ extension DiskCache {
 
     /// Reads an entry while the index is loading. A corrupt file is deleted once the index is
     /// loaded, if it is still the file that was found at open.
-    func readUnindexed(_ name: DiskCacheEntryName, key: String) -> Entry? {
+    func readUnindexed(_ name: DiskCacheEntryName, key: String, metadataOverride: CachedResponseMetadata? = nil) -> Entry? {
         switch readEntryFile(path(for: name), key, sizeLimit) {
         case .hit(let body, let metadata, _):
-            return Entry(key: key, data: body, metadata: metadata)
+            return Entry(key: key, data: body, metadata: metadataOverride ?? metadata)
         case .keyMismatch, .notFound:
             return nil
         case .corrupt:
@@ -197,19 +204,31 @@ extension DiskCache {
             defer { state.mayHaveSnapshotOnDisk = false }
             return state.mayHaveSnapshotOnDisk
         }
-        if mayHaveSnapshot { try? FileIO.removeFile(atPath: snapshotPath) }
+        guard mayHaveSnapshot else { return }
+        // Interrupted: kept for the next attempt (the change is deferred too).
+        if directoryLock.commit({ try? FileIO.removeFile(atPath: snapshotPath) }) == nil {
+            withState { $0.mayHaveSnapshotOnDisk = true }
+        }
     }
 
     /// Writes the index as a snapshot if it changed and no change to the directory is pending,
     /// first bringing the index up to date with other processes' changes (so `flush()` also
     /// applies the size limit to what they stored).
+    ///
+    /// Takes the lock only when there is something to do: the snapshot is stale, the index may
+    /// not match the directory, or another process changed it (its change count, read without
+    /// the lock); a timer that finds nothing changed touches nothing.
     func writeSnapshotIfNeeded() {
-        let isIdle: Bool = withState { state in
+        probeDeferredOperations()
+        let work: (isStale: Bool, knownChangeCount: UInt64)? = withState { state in
             state.isSnapshotWriteScheduled = false
+            // Deferred changes: asked for again one delay from now, while the process runs.
+            if !state.deferredFileOperations.isEmpty { armSnapshotTimer(in: &state) }
             // Pending changes reschedule the snapshot when they finish.
-            return state.isIndexLoaded && state.queuedFileOperations == 0
+            guard state.isIndexLoaded, state.queuedFileOperations == 0 else { return nil }
+            return (state.isSnapshotStale || state.needsResync, state.knownChangeCount)
         }
-        guard isIdle else { return }
+        guard let work, work.isStale || directoryLock.readChangeCount() != work.knownChangeCount else { return }
         // Refused while the process may be suspended: written when the gate resumes.
         _ = withDirectoryAccess(changing: false) { isExclusive in
             synchronizeIfNeeded(queuedOperations: 0, isExclusive: isExclusive, hasAnnouncedChange: false)
@@ -227,15 +246,20 @@ extension DiskCache {
             return (state.index.recordsByRecency(), state.knownChangeCount)
         }
         guard let (records, changeCount) = snapshot else { return }
+        guard !isInterrupted else {
+            withState { $0.isSnapshotStale = true }
+            return
+        }
         do {
             // The snapshot's own directory first: creating it changes the cache directory's stamp.
             try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
             guard let stamp = FileIO.directoryStamp(atPath: directoryPath) else { throw POSIXError(.ENOENT) }
             withState { $0.mayHaveSnapshotOnDisk = true }
-            try FileIO.writeAtomically(
+            let outcome = try FileIO.writeAtomically(
                 Snapshot.encode(records, stamp: stamp, changeCount: changeCount),
-                temporaryPath: snapshotTemporaryPath, finalPath: snapshotPath
+                temporaryPath: snapshotTemporaryPath, finalPath: snapshotPath, commit: directoryLock.commit
             )
+            if outcome != .committed { withState { $0.isSnapshotStale = true } }
         } catch {
             // Nothing is lost: the next open lists the directory. Retried after the next change.
             withState { $0.isSnapshotStale = true }

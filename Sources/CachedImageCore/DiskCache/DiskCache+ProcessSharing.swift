@@ -20,30 +20,37 @@ import Foundation
 //   adopts it into the index;
 // - a snapshot records the change count and is trusted only while it is unchanged, so one
 //   process never opens from a snapshot that misses another's changes;
-// - temporary files are named after the process, and only deleted under the lock, when no
-//   write can be in flight.
+// - temporary files are named after the process, and only deleted under the lock, and only when
+//   no write can be in flight: their writer is gone, or they are an hour old (a process
+//   suspended mid-write still holds its write); every rename and unlink re-checks, under the
+//   lock's own state, that the lock was not released under the operation.
 extension DiskCache {
     /// Names this process's temporary files, so two processes never write the same one.
     static let processTag = String(getpid())
 
     /// Runs `body` on the queue holding the directory's lock (see
-    /// ``DiskCacheDirectoryLock/withExclusiveAccess(abandoning:_:)``) and reads the change count:
-    /// a count this cache did not write means another process changed the directory. When
-    /// `changing`, raises the count first, so that from this moment no other process (and no
-    /// snapshot) takes the directory for what it was.
+    /// ``DiskCacheDirectoryLock/withExclusiveAccess(abandoning:openFailed:_:)``) and reads the
+    /// change count: a count this cache did not write means another process changed the
+    /// directory. When `changing`, raises the count first, so that from this moment no other
+    /// process (and no snapshot) takes the directory for what it was.
     ///
     /// Only while the process cannot be suspended: `nil`, with nothing done and no lock taken,
     /// when the ``BackgroundExecutionGate`` refuses (in the background with no assertion to be
-    /// had, or one expiring) or the assertion starts expiring while the lock is awaited. The
-    /// caller defers the operation.
+    /// had, or one expiring) or the assertion expires while the lock is awaited. The caller
+    /// defers the operation. When the assertion expires while `body` runs, the lock is released
+    /// under it at once (``isInterrupted``): `body` stops at its next step and defers the rest
+    /// (``deferFileOperation(_:)``).
     func withDirectoryAccess<T>(changing: Bool, _ body: (_ isExclusive: Bool) -> T) -> T? {
-        guard backgroundGate.beginLockedOperation() else { return nil }
+        let lock = directoryLock
+        guard let operation = backgroundGate.beginLockedOperation(onInterrupt: { lock.interrupt() }) else { return nil }
         var isAbandoned = true
-        defer { backgroundGate.endLockedOperation(deferred: isAbandoned) }
-        return directoryLock.withExclusiveAccess(
+        defer { backgroundGate.endLockedOperation(operation, deferred: isAbandoned || lock.isInterrupted) }
+        let result: T?? = directoryLock.withExclusiveAccess(
             abandoning: { backgroundGate.shouldAbandon },
             openFailed: { reportOpenFailure($0) }
-        ) { isExclusive in
+        ) { isExclusive -> T? in
+            // Interrupted as the lock was taken: nothing starts.
+            guard !lock.isInterrupted else { return nil }
             isAbandoned = false
             let count = directoryLock.readChangeCount()
             withState { state in
@@ -53,7 +60,12 @@ extension DiskCache {
             if changing { announceChange() }
             return body(isExclusive)
         }
+        return result ?? nil
     }
+
+    /// Whether the running locked operation lost its lock to an expiring assertion: it starts
+    /// no further step.
+    var isInterrupted: Bool { directoryLock.isInterrupted }
 
     /// Reports, once per cache, that its directory exists but cannot be opened for the lock:
     /// its file operations then run without it (see ``DiskCache/Error/Operation/open``).
@@ -86,10 +98,10 @@ extension DiskCache {
     /// write would make the listing wrong about this process's own intentions; the last one
     /// synchronizes). Then evicts beyond the size limit. On the queue, under the lock.
     func synchronizeIfNeeded(queuedOperations: Int, isExclusive: Bool, hasAnnouncedChange: Bool) {
-        guard isExclusive,
+        guard isExclusive, !isInterrupted,
               withState({ $0.needsResync && $0.isIndexLoaded && $0.queuedFileOperations == queuedOperations })
         else { return }
-        guard let files = try? FileIO.listFiles(atPath: directoryPath) else { return }
+        guard let files = try? FileIO.listFiles(atPath: directoryPath), !isInterrupted else { return }
         let evicted: [Record]? = withState { state in
             guard state.needsResync, state.queuedFileOperations == queuedOperations else { return nil }
             state.index = merged(state.index, with: files, in: &state)

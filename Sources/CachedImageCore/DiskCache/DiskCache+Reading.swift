@@ -20,8 +20,9 @@ extension DiskCache {
     }
 
     enum Lookup {
-        /// The index is still loading: read the file, which verifies itself.
-        case unindexed
+        /// The index is still loading: read the file, which verifies itself (with the metadata
+        /// of an update asked for meanwhile, if any).
+        case unindexed(metadataOverride: CachedResponseMetadata?)
         case miss
         /// The index does not know the entry: another process may have stored it since.
         case unknown(epoch: UInt64)
@@ -38,9 +39,16 @@ extension DiskCache {
         let now = clock.now
         let lookup: Lookup = withState { state in
             guard state.isIndexLoaded else {
+                // What was stored or removed meanwhile first (read-your-writes).
+                if let overlaid = state.beforeLoad.lookup(name, key: key) { return overlaid }
                 state.readsBeforeLoad.append((name, now))
                 if state.readsBeforeLoad.count >= Self.readsBeforeLoadLimit { requestIndexLoad(in: &state) }
-                return .unindexed
+                return .unindexed(metadataOverride: nil)
+            }
+            if !state.deferredFileOperations.isEmpty, state.lastResumeProbe.map({ now.timeIntervalSince($0) >= 1 }) ?? true {
+                // Changes wait for an assertion: a read asks again, at most once a second.
+                state.lastResumeProbe = now
+                queue.async { self.probeDeferredOperations() }
             }
             guard let record = state.index.record(named: name) else {
                 // With a change of this process queued, the file may be one it let go.
@@ -62,8 +70,8 @@ extension DiskCache {
         let generation: UInt64
         let metadataOverride: CachedResponseMetadata?
         switch lookup {
-        case .unindexed:
-            return readUnindexed(name, key: key)
+        case .unindexed(let override):
+            return readUnindexed(name, key: key, metadataOverride: override)
         case .miss:
             return nil
         case .unknown(let epoch):
@@ -117,7 +125,13 @@ extension DiskCache {
     public func containsEntry(forKey key: String) -> Bool {
         let name = nameForKey(key)
         let indexed: Bool? = withState { state in
-            guard state.isIndexLoaded else { return nil }
+            guard state.isIndexLoaded else {
+                switch state.beforeLoad.lookup(name, key: key) {
+                case .hit?: return true
+                case .miss?: return false
+                default: return nil
+                }
+            }
             // Unknown: another process may have stored it (unless this one is changing files).
             guard let record = state.index.record(named: name) else { return state.queuedFileOperations == 0 ? nil : false }
             return record.key == nil || record.key == key

@@ -34,6 +34,18 @@ extension DiskCache {
         clock: any CacheClock = SystemClock(),
         errorHandler: (@Sendable (DiskCache.Error) -> Void)? = nil
     ) throws -> DiskCache {
+        try shared(directory: directory, sizeLimit: sizeLimit, clock: clock, errorHandler: errorHandler, backgroundGate: .shared)
+    }
+
+    /// ``shared(directory:sizeLimit:clock:errorHandler:)`` with the ``BackgroundExecutionGate``
+    /// a new cache uses (tests give a pipeline its own).
+    package static func shared(
+        directory: URL,
+        sizeLimit: Int,
+        clock: any CacheClock,
+        errorHandler: (@Sendable (DiskCache.Error) -> Void)?,
+        backgroundGate: BackgroundExecutionGate
+    ) throws -> DiskCache {
         let (directory, path) = standardizedLocation(directory)
         let key = identify(path)
         return try registry.withLock { registry in
@@ -52,7 +64,7 @@ extension DiskCache {
             }
             let cache = try DiskCache(
                 directory: directory, path: path, isKnownDirectory: key.isIdentity, sizeLimit: sizeLimit, clock: clock,
-                errorHandler: errorHandler, nameForKey: { KeyHasher.name(for: $0) }
+                errorHandler: errorHandler, nameForKey: { KeyHasher.name(for: $0) }, backgroundGate: backgroundGate
             )
             // Forgets the caches gone since, in place.
             for gone in registry.compactMap({ $0.value.cache == nil ? $0.key : nil }) {
@@ -78,7 +90,7 @@ extension DiskCache {
 
     /// The directory's identity, from one `stat` (creating it first if it does not exist yet:
     /// opening the cache would create it anyway). Nothing is opened: the directory lock opens
-    /// the directory for the first file operation, which a relaunch that only reads never runs.
+    /// the directory for the first file operation, which a relaunch's first reads never run.
     private static func identify(_ path: String, creating: Bool = true) -> DirectoryKey {
         var stamp = DiskCacheFileIO.directoryStamp(atPath: path)
         if stamp == nil, creating, errno == ENOENT {

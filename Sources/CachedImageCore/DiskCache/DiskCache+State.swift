@@ -11,6 +11,8 @@ extension DiskCache {
         /// Whether the load is queued: from then on, every job queued runs after it.
         var isIndexLoadRequested = false
         var indexSource = IndexSource.listing
+        /// Changes asked for before the index was loaded, and what reads see of them meanwhile.
+        var beforeLoad = BeforeLoad()
         /// Entries read from their files before the index was loaded, to mark as used once it is.
         var readsBeforeLoad: [(name: DiskCacheEntryName, date: Date)] = []
         /// Entries (or metadata updates) not yet written, served from memory until they are.
@@ -25,6 +27,8 @@ extension DiskCache {
         /// Queued changes the ``BackgroundExecutionGate`` did not let start (still counted in
         /// `queuedFileOperations`), in order: run again when it resumes.
         var deferredFileOperations: [@Sendable () -> Void] = []
+        /// When a read last asked for the deferred changes to resume (at most once a second).
+        var lastResumeProbe: Date?
         /// Whether the index changed since the snapshot on disk was written (or there is none).
         var isSnapshotStale = false
         var isSnapshotWriteScheduled = false
@@ -69,17 +73,29 @@ extension DiskCache {
         var body: Data?
         var metadata: CachedResponseMetadata
         var generation: UInt64
+        /// For a metadata-only update made only if the entry is still what was compared
+        /// (``DiskCache/updateMetadata(_:ifStillStored:)``): the bytes the file must still hold
+        /// when it is rewritten (another process may have stored a newer response meanwhile).
+        var expectedBody: Data? = nil
     }
 
     func path(for name: DiskCacheEntryName) -> String {
         directoryPath + "/" + name.fileName
     }
 
-    func removeLocked(_ name: DiskCacheEntryName, key: String?, in state: inout State) {
+    /// Removes the entry named `name`. With `orFileIfUnindexed` (a removal asked for before the
+    /// index was loaded, which reads saw at once), also when the index has no record of it: its
+    /// file may have come after the directory was read (another process's), and a read would
+    /// find it again; it is deleted, under the lock, if it holds `key`.
+    func removeLocked(_ name: DiskCacheEntryName, key: String?, orFileIfUnindexed: Bool = false, in state: inout State) {
         state.staged[name] = nil
         state.pendingTouches[name] = nil
-        guard let record = state.index.remove(name) else { return }
-        enqueueFileOperation(in: &state) { self.deleteFiles([record]) }
+        if let record = state.index.remove(name) {
+            enqueueFileOperation(in: &state) { self.deleteFiles([record]) }
+        } else if orFileIfUnindexed, let key {
+            let path = path(for: name)
+            enqueueFileOperation(in: &state) { self.deleteFile(atPath: path, ifItHolds: key) }
+        }
     }
 
     /// Counts an entry file at the size a read found (a file changed in place behind the cache,

@@ -209,6 +209,12 @@ public final class DiskCache: Sendable {
         )
 
         lockedState = Locked(State())
+        // Another process may hold this directory's lock when this one is suspended: on the
+        // platforms that suspend processes, every locked operation runs inside an assertion,
+        // whatever views ran (``BackgroundCoverage``).
+        if BackgroundCoverage.isSharedContainer(directoryPath) {
+            backgroundGate.coverSharedDirectory()
+        }
         backgroundGate.addResumeHandler(of: self) { [weak self] in
             guard let self else { return false }
             self.resumeDeferredOperations()

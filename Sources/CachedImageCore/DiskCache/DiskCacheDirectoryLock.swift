@@ -16,10 +16,16 @@ import Foundation
 /// suspended between two operations holds no lock (a lock held in a shared container across
 /// suspension is what iOS terminates an app for, `0xdead10cc`). The directory is opened for the
 /// first operation and stays open, without a lock, while its path leads to it (it is opened
-/// anew when it was deleted or renamed aside and made again); opening a cache, and a relaunch
-/// that only reads, never open it. `flock` belongs to the open file description: a child that
+/// anew when it was deleted or renamed aside and made again); opening a cache, loading its
+/// index and reading never open it (a snapshot written after reads does). `flock` belongs to the open file description: a child that
 /// was forked while the directory was open and locked does not keep the lock once this process
 /// unlocks it.
+///
+/// When the process's background assertion expires, ``interrupt()`` releases the lock at once,
+/// from the expiring thread, under the operation holding it: the operation sees
+/// ``isInterrupted`` at its next step and stops there (see ``BackgroundExecutionGate``). Every
+/// step that changes the directory (a rename, an unlink) runs through ``commit(_:)``, which
+/// checks again, atomically with the release: an interrupted operation changes nothing more.
 ///
 /// The change count (``readChangeCount()`` / ``writeChangeCount(_:)``, a 16-byte file in the
 /// snapshot's subdirectory) is raised, under the lock, before every change a cache makes to the
@@ -42,6 +48,19 @@ final class DiskCacheDirectoryLock: Sendable {
     private let changeCountPath: String
     /// Whether the last attempt gave up: the next ones try once instead of waiting again.
     private let lastAttemptTimedOut = Locked(false)
+    /// The running access: the descriptor whose lock it holds (`-1`: none) and whether it was
+    /// interrupted. `flock` is called under this lock, so an interruption and an acquisition
+    /// never cross.
+    private let access = Locked<(heldDescriptor: Int32, isInterrupted: Bool)>((-1, false))
+    /// Hears every commit before it is made (tests).
+    private let beforeCommit = Locked<(@Sendable () -> Void)?>(nil)
+    /// Hears every acquisition and release (tests).
+    private let observer = Locked<(@Sendable (LockEvent) -> Void)?>(nil)
+
+    /// What ``observe(_:)`` hears.
+    enum LockEvent: Sendable, Equatable {
+        case locked, unlocked
+    }
 
     /// How long an operation waits by default for a peer that holds the lock before going
     /// ahead without it.
@@ -115,6 +134,7 @@ final class DiskCacheDirectoryLock: Sendable {
         let (descriptor, failure) = useDirectory()
         defer { release() }
         if let failure { openFailed(failure) }
+        access.withLock { $0 = (-1, false) }
         switch acquire(descriptor, abandoning: shouldAbandon) {
         case .acquired: isExclusive = true
         case .timedOut: isExclusive = false
@@ -123,9 +143,66 @@ final class DiskCacheDirectoryLock: Sendable {
         changeCountFile.withLock { $0.isInAccess = true; $0.isVerified = false }
         defer {
             changeCountFile.withLock { $0.isInAccess = false; $0.isVerified = false }
-            if isExclusive { flock(descriptor, LOCK_UN) }
+            if isExclusive { unlock() }
         }
         return try body(isExclusive)
+    }
+
+    /// Releases the lock of the running access now, if it holds it (its assertion expires):
+    /// callable from any thread. The access goes on without the lock until its next step, where
+    /// ``isInterrupted`` stops it; one still waiting for the lock gives up.
+    func interrupt() {
+        access.withLock { access in
+            access.isInterrupted = true
+            releaseHeld(&access)
+        }
+    }
+
+    /// Whether the running access was interrupted: it must start nothing more.
+    var isInterrupted: Bool { access.withLock { $0.isInterrupted } }
+
+    /// Runs `commit`, one step that changes what other processes see (the rename of an entry or
+    /// the snapshot into place, one unlink), unless the running access was interrupted: then
+    /// `nil`, and nothing is done. Under the access's own lock, which ``interrupt()`` takes to
+    /// release the `flock`: an interruption either comes first (the step is skipped) or waits
+    /// the microseconds the step takes, so no such step ever runs after the lock was released
+    /// under it (a suspended process would otherwise rename old bytes over a key another
+    /// process rewrote meanwhile).
+    func commit<T>(_ commit: () -> T) -> T? {
+        beforeCommit.withLock { $0 }?()
+        return access.withLock { access in
+            access.isInterrupted ? nil : commit()
+        }
+    }
+
+    /// Called before each ``commit(_:)`` (tests: to hold an operation inside its step).
+    func observeCommits(_ hook: (@Sendable () -> Void)?) {
+        beforeCommit.withLock { $0 = hook }
+    }
+
+    /// Whether the running access holds the lock (not timed out, not interrupted).
+    var isHeld: Bool { access.withLock { $0.heldDescriptor >= 0 } }
+
+    /// Calls `observer` at every acquisition and release (tests), on the thread doing it.
+    func observe(_ observer: @escaping @Sendable (LockEvent) -> Void) {
+        self.observer.withLock { $0 = observer }
+    }
+
+    private func notify(_ event: LockEvent) {
+        observer.withLock { $0 }?(event)
+    }
+
+    private func unlock() {
+        access.withLock { releaseHeld(&$0) }
+    }
+
+    /// Under `access`, so a release is heard once. (An acquisition is heard after `access` is
+    /// released: an observer may hold the access there, as an operation would.)
+    private func releaseHeld(_ access: inout (heldDescriptor: Int32, isInterrupted: Bool)) {
+        guard access.heldDescriptor >= 0 else { return }
+        flock(access.heldDescriptor, LOCK_UN)
+        access.heldDescriptor = -1
+        notify(.unlocked)
     }
 
     private enum Acquisition { case acquired, timedOut, abandoned }
@@ -140,11 +217,21 @@ final class DiskCacheDirectoryLock: Sendable {
         while true {
             if shouldAbandon() { return .abandoned }
             guard descriptor >= 0 else { return .timedOut }
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+            // Taken under `access`, so an interruption either finds it held (and releases it)
+            // or comes first (and it is not taken).
+            let (outcome, code): (Acquisition?, Int32) = access.withLock { access in
+                if access.isInterrupted { return (.abandoned, 0) }
+                guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return (nil, errno) }
+                access.heldDescriptor = descriptor
+                return (.acquired, 0)
+            }
+            if outcome == .abandoned { return .abandoned }
+            if outcome == .acquired {
+                notify(.locked)
                 if tryOnce { lastAttemptTimedOut.withLock { $0 = false } }
                 return .acquired
             }
-            guard errno == EWOULDBLOCK || errno == EINTR else { return .timedOut }
+            guard code == EWOULDBLOCK || code == EINTR else { return .timedOut }
             if tryOnce || Date() >= deadline {
                 lastAttemptTimedOut.withLock { $0 = true }
                 return .timedOut

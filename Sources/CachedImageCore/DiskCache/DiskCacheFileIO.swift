@@ -36,6 +36,9 @@ enum DiskCacheFileIO {
         var name: String
         var size: Int
         var modificationDate: Date
+        /// When its status last changed: for a temporary file, when it was written (its
+        /// modification date is the entry's access date).
+        var statusChangeDate: Date
     }
 
     // MARK: Reading
@@ -192,16 +195,42 @@ enum DiskCacheFileIO {
 
     // MARK: Writing
 
+    /// How a write's rename went (``writeEntry(header:body:modificationDate:temporaryPath:finalPath:commit:)``).
+    enum Commit: Equatable {
+        /// Renamed into place.
+        case committed
+        /// Not attempted: the operation was interrupted (the temporary file is removed).
+        case interrupted
+        /// The rename failed (the temporary file is removed); whatever is at the final path is
+        /// left alone: it may be another process's newer entry.
+        case failed(POSIXError)
+    }
+
+    /// Renames `temporaryPath` over `finalPath` through `commit` (the directory lock's
+    /// ``DiskCacheDirectoryLock/commit(_:)``, which skips it when the operation was
+    /// interrupted), removing the temporary file unless it was renamed.
+    private static func commitRename(_ temporaryPath: String, over finalPath: String, commit: (() -> Int32) -> Int32?) -> Commit {
+        let outcome = commit { rename(temporaryPath, finalPath) == 0 ? 0 : errno }
+        guard outcome == 0 else {
+            unlink(temporaryPath)
+            return outcome.map { .failed(posixError($0)) } ?? .interrupted
+        }
+        return .committed
+    }
+
     /// Writes `header` then `body` to `temporaryPath`, stamps its modification date, and
-    /// renames it over `finalPath`. The rename is the commit: until it happens the final path
-    /// still holds the previous version (or nothing). The temporary file is removed on failure.
+    /// renames it over `finalPath` through `commit`. The rename is the commit: until it happens
+    /// the final path still holds the previous version (or nothing). The temporary file is
+    /// removed on failure. Throws when the temporary file could not be written (nothing was
+    /// renamed).
     static func writeEntry(
         header: [UInt8],
         body: Data,
         modificationDate: Date,
         temporaryPath: String,
-        finalPath: String
-    ) throws {
+        finalPath: String,
+        commit: (() -> Int32) -> Int32?
+    ) throws -> Commit {
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | nonBlocking | noFollow, 0o644)
         guard descriptor >= 0 else { throw posixError() }
         var failure = header.withUnsafeBytes { writeAll(descriptor, $0) }
@@ -220,25 +249,23 @@ enum DiskCacheFileIO {
             unlink(temporaryPath)
             throw error
         }
-        guard rename(temporaryPath, finalPath) == 0 else {
-            let error = posixError()
-            unlink(temporaryPath)
-            throw error
-        }
+        return commitRename(temporaryPath, over: finalPath, commit: commit)
     }
 
-    /// Writes `bytes` to `temporaryPath` and renames it over `finalPath`, so `finalPath` holds
-    /// either its previous content or all of `bytes`, never a part.
-    static func writeAtomically(_ bytes: [UInt8], temporaryPath: String, finalPath: String) throws {
+    /// Writes `bytes` to `temporaryPath` and renames it over `finalPath` through `commit`, so
+    /// `finalPath` holds either its previous content or all of `bytes`, never a part.
+    static func writeAtomically(
+        _ bytes: [UInt8], temporaryPath: String, finalPath: String, commit: (() -> Int32) -> Int32?
+    ) throws -> Commit {
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | nonBlocking | noFollow, 0o644)
         guard descriptor >= 0 else { throw posixError() }
         let failure = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
         let closed = close(descriptor) == 0 ? 0 : errno
-        guard failure == 0, closed == 0, rename(temporaryPath, finalPath) == 0 else {
-            let error = posixError(failure != 0 ? failure : closed != 0 ? closed : errno)
+        guard failure == 0, closed == 0 else {
             unlink(temporaryPath)
-            throw error
+            throw posixError(failure != 0 ? failure : closed)
         }
+        return commitRename(temporaryPath, over: finalPath, commit: commit)
     }
 
     /// Writes all of `bytes`; returns 0 or the `errno` of the failure.
@@ -297,7 +324,7 @@ enum DiskCacheFileIO {
             if name == "." || name == ".." { continue }
             var info = stat()
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, isRegularFile(info) else { continue }
-            files.append(ListedFile(name: name, size: Int(clamping: info.st_size), modificationDate: modificationDate(info)))
+            files.append(ListedFile(name: name, size: Int(clamping: info.st_size), modificationDate: modificationDate(info), statusChangeDate: statusChangeDate(info)))
         }
         return files
     }
@@ -363,6 +390,15 @@ enum DiskCacheFileIO {
 
     private static func modificationDate(_ info: stat) -> Date {
         let time = modificationTime(info)
+        return Date(timeIntervalSince1970: TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1_000_000_000)
+    }
+
+    private static func statusChangeDate(_ info: stat) -> Date {
+        #if canImport(Darwin)
+        let time = info.st_ctimespec
+        #else
+        let time = info.st_ctim
+        #endif
         return Date(timeIntervalSince1970: TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1_000_000_000)
     }
 

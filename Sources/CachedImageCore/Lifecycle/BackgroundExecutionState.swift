@@ -4,17 +4,22 @@
 /// iOS suspends an app seconds after it enters the background, and an app extension whenever
 /// the system likes; a process suspended holding a file lock in a shared container is killed
 /// (`0xdead10cc`). So a locked operation starts only while the process is known to run: in the
-/// foreground, or inside a background assertion (`beginBackgroundTask` in an app,
-/// `ProcessInfo.performExpiringActivity` in an extension). When no assertion can be had, or the
-/// one held is expiring, new locked operations are refused (the disk cache keeps them queued
+/// foreground, or inside a background assertion (`ProcessInfo.performExpiringActivity`). When no assertion can be had, or the
+/// one held expires, new locked operations are refused (the disk cache keeps them queued
 /// in memory) until the process is active again or an assertion can be had again.
+///
+/// An expiry never waits for the operations in flight: they are interrupted (their directory
+/// lock is released at once, ``Action/interruptLockedOperations``), then the assertion ends, and
+/// each stops at its next step (every step under the lock is one file operation) and defers the
+/// rest. Going to the background with operations in flight and no assertion to be had does the
+/// same.
 ///
 /// The phases:
 /// - ``Phase/active``: the app is in the foreground; locked operations start freely.
 /// - ``Phase/backgroundWithAssertion``: an assertion is held; locked operations start under it,
 ///   and it is ended as soon as none is in flight.
-/// - ``Phase/expiring``: the system said the assertion expires; nothing new starts, operations
-///   in flight finish (or give up waiting for the lock), and the assertion ends with the last.
+/// - ``Phase/expiring``: the assertion expired (or none could be had) while operations were in
+///   flight: they were interrupted, nothing new starts until the last of them has stopped.
 /// - ``Phase/suspended``: in the background (or an extension, whose state is never told) with
 ///   no assertion: the next locked operation asks for one, and is refused if it cannot be had.
 package struct BackgroundExecutionState: Sendable, Equatable {
@@ -39,21 +44,25 @@ package struct BackgroundExecutionState: Sendable, Equatable {
         case endAssertion(UInt64)
         /// Start again the locked operations that were refused.
         case resumeDeferred
+        /// Release the directory lock of every locked operation in flight, now (before any
+        /// assertion ends): they stop at their next step.
+        case interruptLockedOperations
     }
 
     package private(set) var lifecycle: Lifecycle
     /// The assertion held, by identifier.
     package private(set) var assertion: UInt64?
-    /// Whether the held assertion was told it expires.
+    /// Whether the operations in flight were interrupted (the assertion expired, or none could
+    /// be had in the background): nothing new starts until they have all stopped.
     package private(set) var isExpiring = false
     /// Locked operations started and not yet ended.
     package private(set) var lockedOperations = 0
     /// Whether an operation was refused since the last resume.
     package private(set) var hasDeferred = false
-    /// Locked operations that were running without an assertion when the process went to the
-    /// background and none could be had, or when an expiry could not wait for them any longer:
-    /// never expected (they last milliseconds), counted so tests and diagnostics can see it.
-    package private(set) var operationsOutlivingExpiry = 0
+    /// Locked operations interrupted (their lock released under them) because their assertion
+    /// expired or the process went to the background with none to be had: counted so tests and
+    /// diagnostics can see it.
+    package private(set) var interruptedOperations = 0
 
     package init(lifecycle: Lifecycle = .active) {
         self.lifecycle = lifecycle
@@ -66,7 +75,7 @@ package struct BackgroundExecutionState: Sendable, Equatable {
     }
 
     /// Whether an operation in flight should give up what it has not started (waiting for the
-    /// lock): the assertion it runs under is expiring.
+    /// lock, its next step): it was interrupted.
     package var shouldAbandon: Bool { isExpiring }
 
     /// Asks to start a locked operation. In the background without an assertion, `obtain` asks
@@ -90,29 +99,36 @@ package struct BackgroundExecutionState: Sendable, Equatable {
     }
 
     /// A locked operation finished, or gave up (`deferred`: it waits for the resume, like one
-    /// refused). The last one ends the assertion.
+    /// refused). The last one ends the assertion (or, after an interruption, lets operations
+    /// start again).
     package mutating func endLockedOperation(deferred: Bool = false) -> [Action] {
         precondition(lockedOperations > 0, "endLockedOperation without beginLockedOperation")
         lockedOperations -= 1
         if deferred { hasDeferred = true }
-        guard lockedOperations == 0, let id = assertion else { return [] }
-        assertion = nil
+        guard lockedOperations == 0 else { return [] }
         isExpiring = false
+        var actions: [Action] = []
+        if let id = assertion {
+            assertion = nil
+            actions.append(.endAssertion(id))
+        }
         // Back in the foreground while it expired: the refused operations start again.
-        return [.endAssertion(id)] + takeResume()
+        return actions + takeResume()
     }
 
     /// The app entered the background (or, `.unknown`, the process is an extension, which is
-    /// never told): operations in flight (started in the foreground) need an assertion to finish.
+    /// never told): operations in flight (started in the foreground) need an assertion to finish,
+    /// and are interrupted when none can be had.
     package mutating func didEnterBackground(as lifecycle: Lifecycle = .background, obtain: () -> UInt64?) -> [Action] {
         self.lifecycle = lifecycle == .active ? .background : lifecycle
-        guard lockedOperations > 0, assertion == nil else { return [] }
+        guard lockedOperations > 0, assertion == nil, !isExpiring else { return [] }
         if let id = obtain() {
             assertion = id
-        } else {
-            operationsOutlivingExpiry += lockedOperations
+            return []
         }
-        return []
+        isExpiring = true
+        interruptedOperations += lockedOperations
+        return [.interruptLockedOperations]
     }
 
     /// The app is in the foreground again: refused operations start again.
@@ -121,27 +137,16 @@ package struct BackgroundExecutionState: Sendable, Equatable {
         return takeResume()
     }
 
-    /// The platform says assertion `id` expires. With nothing in flight it ends now; otherwise
-    /// nothing new starts, and it ends with the last operation in flight (the caller waits for
-    /// that, up to a limit: ``expiryDeadlinePassed(_:)``).
+    /// The platform says assertion `id` expires: it ends now, never waiting. Operations in
+    /// flight are interrupted first (their lock released), and nothing new starts until they
+    /// have stopped.
     package mutating func assertionExpired(_ id: UInt64) -> [Action] {
         guard assertion == id else { return [] } // ended already
-        guard lockedOperations > 0 else {
-            assertion = nil
-            return [.endAssertion(id)]
-        }
-        isExpiring = true
-        return []
-    }
-
-    /// The caller could wait no longer for the operations in flight at expiry: the assertion
-    /// ends now (the platform would otherwise kill the process for overrunning it).
-    package mutating func expiryDeadlinePassed(_ id: UInt64) -> [Action] {
-        guard assertion == id else { return [] }
         assertion = nil
-        isExpiring = false
-        operationsOutlivingExpiry += lockedOperations
-        return [.endAssertion(id)] + takeResume()
+        guard lockedOperations > 0 else { return [.endAssertion(id)] }
+        isExpiring = true
+        interruptedOperations += lockedOperations
+        return [.interruptLockedOperations, .endAssertion(id)]
     }
 
     private mutating func takeResume() -> [Action] {

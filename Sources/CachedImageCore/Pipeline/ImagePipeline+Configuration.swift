@@ -206,6 +206,9 @@ extension ImagePipeline {
         /// Stage timestamps for the benchmark's disk-hit breakdown; `nil` (no cost) otherwise.
         package var stageTrace: StageTrace?
 
+        /// The gate a new disk cache's locked operations ask (tests give a pipeline its own).
+        package var backgroundGate: BackgroundExecutionGate = .shared
+
         /// A configuration with the default loader, decoder and caches.
         public init() {
             self.dataLoader = URLSessionDataLoader()

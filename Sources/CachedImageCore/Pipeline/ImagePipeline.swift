@@ -86,7 +86,8 @@ public final class ImagePipeline: Sendable {
                     directory: directory,
                     sizeLimit: configuration.diskCacheSizeLimit,
                     clock: configuration.clock,
-                    errorHandler: { error in instrumentation.record(.diskCacheFailed(error)) }
+                    errorHandler: { error in instrumentation.record(.diskCacheFailed(error)) },
+                    backgroundGate: configuration.backgroundGate
                 )
             } catch {
                 openError = error as? DiskCache.Error

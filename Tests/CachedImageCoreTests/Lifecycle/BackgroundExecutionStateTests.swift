@@ -10,7 +10,7 @@ struct BackgroundExecutionStateTests {
 
     /// Every order of the events, from the foreground and from an extension's unknown state,
     /// with the platform granting or denying assertions: the rules hold after every step.
-    @Test("under every order of events: nothing locked starts without an assertion outside the foreground, an assertion ends only with nothing in flight, none is leaked, refused work resumes")
+    @Test("under every order of events: nothing locked starts without an assertion outside the foreground, no lock is held without one (an expiry interrupts what is in flight before the assertion ends), none is leaked, refused work resumes")
     func everyOrder() {
         var orders = 0
         for start in [BackgroundExecutionState.Lifecycle.active, .unknown] {
@@ -29,6 +29,7 @@ struct BackgroundExecutionStateTests {
         var nextID: UInt64 = 1
         var held: Set<UInt64> = []
         var running: Set<Event> = [] // beginA / beginB that started
+        var interrupted: Set<Event> = [] // running ones whose lock was released under them
         var resumes = 0
         let obtain: () -> UInt64? = {
             guard granting else { return nil }
@@ -40,10 +41,12 @@ struct BackgroundExecutionStateTests {
             for action in actions {
                 switch action {
                 case .endAssertion(let id):
-                    #expect(state.lockedOperations == 0, "\(order): assertion ended with \(state.lockedOperations) in flight")
+                    #expect(running.isSubset(of: interrupted), "\(order): assertion ended with a lock held")
                     #expect(held.remove(id) != nil, "\(order): ended an assertion twice or never held")
                 case .resumeDeferred:
                     resumes += 1
+                case .interruptLockedOperations:
+                    interrupted.formUnion(running)
                 }
             }
         }
@@ -72,7 +75,10 @@ struct BackgroundExecutionStateTests {
                 }
             case .endA, .endB:
                 let begin: Event = event == .endA ? .beginA : .beginB
-                if running.remove(begin) != nil { apply(state.endLockedOperation()) }
+                if running.remove(begin) != nil {
+                    let wasInterrupted = interrupted.remove(begin) != nil
+                    apply(state.endLockedOperation(deferred: wasInterrupted))
+                }
             case .expire:
                 if let id = state.assertion {
                     apply(state.assertionExpired(id))
@@ -83,12 +89,15 @@ struct BackgroundExecutionStateTests {
                 }
             }
             #expect(state.lockedOperations == running.count)
+            #expect(
+                running.isSubset(of: interrupted) || state.lifecycle == .active || state.assertion != nil,
+                "\(order): a lock held in the background without an assertion"
+            )
             #expect(Set(state.assertion.map { [$0] } ?? []) == held, "\(order): the platform's assertions and the state disagree")
             if state.lockedOperations == 0 {
                 #expect(state.assertion == nil, "\(order): assertion kept with nothing in flight")
                 #expect(!state.isExpiring)
             }
-            #expect(state.operationsOutlivingExpiry == 0 || !granting)
         }
     }
 
@@ -99,11 +108,14 @@ struct BackgroundExecutionStateTests {
         #expect(state.beginLockedOperation(obtain: { Issue.record("no assertion in the foreground"); return nil }).started)
         _ = state.didEnterBackground(obtain: { 7 })
         #expect(state.phase == .backgroundWithAssertion)
-        #expect(state.assertionExpired(7).isEmpty, "an operation is in flight: the assertion waits for it")
+        #expect(
+            state.assertionExpired(7) == [.interruptLockedOperations, .endAssertion(7)],
+            "an operation is in flight: its lock is released, then the assertion ends, at once"
+        )
         #expect(state.phase == .expiring)
         #expect(state.shouldAbandon)
-        #expect(!state.beginLockedOperation(obtain: { 8 }).started, "nothing starts while expiring")
-        #expect(state.endLockedOperation() == [.endAssertion(7)])
+        #expect(!state.beginLockedOperation(obtain: { 8 }).started, "nothing starts while the interrupted one stops")
+        #expect(state.endLockedOperation(deferred: true).isEmpty)
         #expect(state.phase == .suspended)
         #expect(!state.beginLockedOperation(obtain: { nil }).started, "no assertion to be had: deferred")
         #expect(state.didBecomeActive() == [.resumeDeferred])
@@ -126,20 +138,23 @@ struct BackgroundExecutionStateTests {
     func abandonedAtExpiry() {
         var state = BackgroundExecutionState(lifecycle: .background)
         #expect(state.beginLockedOperation(obtain: { 5 }).started)
-        #expect(state.assertionExpired(5).isEmpty)
-        #expect(state.endLockedOperation(deferred: true) == [.endAssertion(5)])
+        #expect(state.assertionExpired(5) == [.interruptLockedOperations, .endAssertion(5)])
+        #expect(state.endLockedOperation(deferred: true).isEmpty)
         #expect(state.hasDeferred)
         #expect(state.didBecomeActive() == [.resumeDeferred])
     }
 
-    @Test("an expiry that cannot wait any longer ends the assertion and counts what was still running")
-    func expiryDeadline() {
-        var state = BackgroundExecutionState(lifecycle: .background)
-        #expect(state.beginLockedOperation(obtain: { 3 }).started)
-        #expect(state.assertionExpired(3).isEmpty)
-        #expect(state.expiryDeadlinePassed(3) == [.endAssertion(3)])
-        #expect(state.operationsOutlivingExpiry == 1)
-        #expect(state.endLockedOperation().isEmpty)
+    @Test("going to the background with an operation in flight and no assertion to be had interrupts it; nothing starts until it stopped")
+    func backgroundWithoutAssertion() {
+        var state = BackgroundExecutionState(lifecycle: .active)
+        #expect(state.beginLockedOperation(obtain: { nil }).started)
+        #expect(state.didEnterBackground(obtain: { nil }) == [.interruptLockedOperations])
+        #expect(state.interruptedOperations == 1)
+        #expect(!state.beginLockedOperation(obtain: { 1 }).started)
+        #expect(state.endLockedOperation(deferred: true).isEmpty)
+        #expect(state.phase == .suspended)
+        let (started, actions) = state.beginLockedOperation(obtain: { 2 })
+        #expect(started && actions == [.resumeDeferred])
     }
 
     private func permutations<T>(_ items: [T]) -> [[T]] {

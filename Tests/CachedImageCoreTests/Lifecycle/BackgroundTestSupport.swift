@@ -15,6 +15,10 @@ final class ScriptedAssertionProvider: BackgroundAssertionProviding {
     /// logs "ended N" (to hold the thread ending it).
     let heldEnd = Locked<DispatchSemaphore?>(nil)
 
+    /// When set, `beginAssertion` grants (recording the assertion in `granted`), then signals
+    /// `entered` and waits for `release` before it returns (a system still deciding).
+    let heldBegin = Locked<(entered: DispatchSemaphore, release: DispatchSemaphore)?>(nil)
+
     init(granting: Bool = true) {
         state.withLock { $0.isGranting = granting }
     }
@@ -38,6 +42,10 @@ final class ScriptedAssertionProvider: BackgroundAssertionProviding {
             return nil
         }
         log.append("began \(number)")
+        if let held = heldBegin.withLock({ $0 }) {
+            held.entered.signal()
+            held.release.wait()
+        }
         return Assertion(number: number, log: log, held: heldEnd.withLock { $0 })
     }
 
@@ -52,6 +60,23 @@ final class ScriptedAssertionProvider: BackgroundAssertionProviding {
             }
             log.append("ended \(number)")
         }
+    }
+}
+
+extension DiskCache {
+    /// A cache with its own gate (none given: active, no provider), a test clock and a lock
+    /// wait long enough never to give up in a test.
+    static func forTesting(
+        _ directory: URL,
+        gate: BackgroundExecutionGate = BackgroundExecutionGate(),
+        clock: DiskTestClock = DiskTestClock(),
+        errorHandler: (@Sendable (DiskCache.Error) -> Void)? = nil,
+        readEntryFile: @escaping @Sendable (String, String, Int) -> DiskCacheFileIO.ReadResult = DiskCacheFileIO.readEntry
+    ) throws -> DiskCache {
+        try DiskCache(
+            directory: directory.standardizedFileURL, sizeLimit: 10_000_000, clock: clock, errorHandler: errorHandler,
+            nameForKey: { KeyHasher.name(for: $0) }, readEntryFile: readEntryFile, backgroundGate: gate, lockWaitLimit: 60
+        )
     }
 }
 

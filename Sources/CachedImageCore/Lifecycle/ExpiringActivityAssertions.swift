@@ -1,19 +1,20 @@
 #if canImport(Darwin) && !os(macOS)
-import CachedImageCore
 import Dispatch
 import Foundation
 
-/// Background assertions from `ProcessInfo.performExpiringActivity`, for the disk cache's
-/// ``BackgroundExecutionGate``: usable in apps (where it asks for background time as
-/// `beginBackgroundTask` does) and in app extensions (where `UIApplication` is not), and
-/// callable from the disk cache's queue (`UIApplication`'s methods belong to the main actor,
-/// and hopping to the main thread from that queue could wait behind a `flush()` on it).
+/// Background assertions from `ProcessInfo.performExpiringActivity` (Foundation, so core can
+/// install them with no view and no UIKit), for the disk cache's ``BackgroundExecutionGate``:
+/// what every process uses, apps included (see ``BackgroundCoverage``). Callable from the disk
+/// cache's queue: it waits there for the system's decision, never under the gate's lock.
 ///
 /// Each assertion is one activity: its block reports whether it was granted, then holds the
 /// activity open until ``BackgroundAssertion/end()``; when the system calls the block again with
-/// `expired == true`, the gate is told, waits for the locked operations in flight, and ends it.
-struct ExpiringActivityAssertions: BackgroundAssertionProviding {
-    func beginAssertion(named name: String, expired: @escaping @Sendable () -> Void) -> (any BackgroundAssertion)? {
+/// `expired == true`, the gate is told: it interrupts the locked operations in flight (their
+/// lock released at once) and ends the assertion, and the block returns.
+package struct ExpiringActivityAssertions: BackgroundAssertionProviding {
+    package init() {}
+
+    package func beginAssertion(named name: String, expired: @escaping @Sendable () -> Void) -> (any BackgroundAssertion)? {
         let activity = ExpiringActivity(expired: expired)
         ProcessInfo.processInfo.performExpiringActivity(withReason: name) { isExpired in
             activity.run(isExpired: isExpired)
@@ -45,7 +46,7 @@ private final class ExpiringActivity: BackgroundAssertion, @unchecked Sendable {
             decided.signal()
             if !isExpired { ended.wait() }
         } else if isExpired {
-            expired() // returns once the gate has ended the assertion
+            expired() // never waits: the gate (or the thread installing it) ends the assertion
         }
     }
 
