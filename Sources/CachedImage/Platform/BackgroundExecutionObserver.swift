@@ -24,7 +24,7 @@ enum BackgroundExecutionObserver {
         guard observers == nil else { return }
         let gate = BackgroundExecutionGate.shared
         #if canImport(UIKit) && !os(watchOS)
-        let process = BackgroundCoverage.process(mainBundleURL: Bundle.main.bundleURL)
+        let process = ProcessKind.current
         // `UIApplication.shared` is unavailable to extensions: reached through the runtime (on
         // the main thread, as everything here).
         let application = process == .app ? UIApplication.value(forKey: "sharedApplication") as? UIApplication : nil

@@ -17,32 +17,17 @@ import Foundation
 /// | Widget, app extension, watchOS app | the disk cache (and the `CachedImage` layer, the same) | unknown: every locked operation inside an assertion |
 /// | macOS, Linux | nobody (no assertion) | active |
 package enum BackgroundCoverage {
-    /// The kinds of process the table tells apart.
-    package enum Process: Sendable, Equatable {
-        /// An app (its own bundle, `UIApplication` running it).
-        case app
-        /// An app extension (a widget, a share or notification extension), or a watchOS app:
-        /// never told when it is suspended, no `UIApplication`.
-        case appExtension
-    }
-
     /// The lifecycle the gate starts from when the platform layer installs its provider
     /// (`applicationState`: an app's state now, `nil` when it cannot be read): an app's own,
     /// which UIKit's notifications then keep up to date; unknown for an extension.
     package static func lifecycle(
-        for process: Process,
+        for process: ProcessKind,
         applicationState: BackgroundExecutionState.Lifecycle?
     ) -> BackgroundExecutionState.Lifecycle {
         switch process {
         case .app: return applicationState ?? .unknown
         case .appExtension: return .unknown
         }
-    }
-
-    /// The process kind from its main bundle's location: an app extension's bundle is an
-    /// `.appex`.
-    package static func process(mainBundleURL: URL) -> Process {
-        mainBundleURL.pathExtension == "appex" ? .appExtension : .app
     }
 
     /// Whether `path` lies in a directory other processes share: an App Group container

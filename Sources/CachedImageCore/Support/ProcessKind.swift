@@ -2,8 +2,10 @@ import Foundation
 
 /// What kind of process the pipeline runs in, read from the main bundle: an app, or an app
 /// extension (a widget, a share, notification, keyboard or iMessage extension), whose memory
-/// limit is a fraction of an app's (tens of megabytes). The pipeline's defaults follow
-/// (``ImagePipeline/Configuration/defaults(for:physicalMemory:screen:hasScreen:screenlessCap:)``).
+/// limit is a fraction of an app's (tens of megabytes) and which is never told when it is
+/// suspended. The pipeline's memory defaults follow
+/// (`ImagePipeline.Configuration.defaults(for:physicalMemory:screen:hasScreen:screenlessCap:)`),
+/// and so does its background coverage (`BackgroundCoverage`).
 package enum ProcessKind: Sendable, Equatable {
     /// An app: its own bundle.
     case app

@@ -33,8 +33,8 @@ struct SharedDirectoryCoverageTests {
             "/Users/me/Library/Developer/CoreSimulator/Devices/5A1F/data/Containers/Shared/AppGroup/0C3D/Library/Caches/Images"
         ), "a simulator's")
         #expect(!BackgroundCoverage.isSharedContainer("/var/mobile/Containers/Data/Application/0C3D/Library/Caches/Images"))
-        #expect(BackgroundCoverage.process(mainBundleURL: URL(fileURLWithPath: "/x/Photos.app/PlugIns/Widget.appex")) == .appExtension)
-        #expect(BackgroundCoverage.process(mainBundleURL: URL(fileURLWithPath: "/x/Photos.app")) == .app)
+        #expect(ProcessKind(mainBundleURL: URL(fileURLWithPath: "/x/Photos.app/PlugIns/Widget.appex")) == .appExtension)
+        #expect(ProcessKind(mainBundleURL: URL(fileURLWithPath: "/x/Photos.app")) == .app)
         #expect(BackgroundCoverage.lifecycle(for: .app, applicationState: .active) == .active)
         #expect(BackgroundCoverage.lifecycle(for: .app, applicationState: nil) == .unknown)
         #expect(BackgroundCoverage.lifecycle(for: .appExtension, applicationState: nil) == .unknown)
