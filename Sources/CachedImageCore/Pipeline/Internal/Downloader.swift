@@ -146,7 +146,7 @@ final class Downloader: Sendable {
         // The transfer runs in a task of its own, so that a preemption stops it without
         // cancelling the job.
         let running = Task {
-            try await loader.load(
+            try await loader.pipelineLoad(
                 urlRequest, limits: limits, priority: priority,
                 progress: { received, expected in
                     // A resumed body counts from the kept bytes on: the view's progress goes on.
