@@ -28,7 +28,7 @@ extension DiskCache {
     ///
     /// - Throws: ``DiskCache/Error`` when the directory cannot be created or found. Another
     ///   process using the directory does not keep this one out (see <doc:SharingACacheBetweenProcesses>).
-    public static func shared(
+    package static func shared(
         directory: URL,
         sizeLimit: Int = DiskCache.defaultSizeLimit,
         clock: any CacheClock = SystemClock(),

@@ -9,7 +9,7 @@ extension DiskCache {
     /// memory until then. Least recently used entries are evicted so that ``totalSize`` stays
     /// within ``sizeLimit``. An entry larger than the limit on its own is not stored (and any
     /// previous entry for the key is removed).
-    public func store(_ data: Data, metadata: CachedResponseMetadata, forKey key: String) {
+    package func store(_ data: Data, metadata: CachedResponseMetadata, forKey key: String) {
         let name = nameForKey(key)
         let headerLength = Format.headerLength(keyByteCount: key.utf8.count, metadata: metadata)
         let size = headerLength + data.count
@@ -33,7 +33,7 @@ extension DiskCache {
     ///
     /// Visible at once; the header is rewritten on the cache's queue, atomically (the whole file
     /// is rewritten to a temporary file and renamed over the old one).
-    public func updateMetadata(_ metadata: CachedResponseMetadata, forKey key: String) {
+    package func updateMetadata(_ metadata: CachedResponseMetadata, forKey key: String) {
         let name = nameForKey(key)
         withIndex { state in
             updateMetadataLocked(metadata, key: key, name: name, in: &state)

@@ -41,7 +41,7 @@ import Foundation
 /// <doc:SharingACacheBetweenProcesses>.
 public final class DiskCache: Sendable {
     /// A cached response: the original bytes and what was known about them.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The key the entry was stored under.
         public let key: String
         /// The bytes exactly as stored.
@@ -58,7 +58,7 @@ public final class DiskCache: Sendable {
     }
 
     /// A description of a stored entry without its bytes, from ``allEntries()``.
-    public struct EntryInfo: Sendable, Hashable {
+    package struct EntryInfo: Sendable, Hashable {
         /// The key the entry was stored under.
         public let key: String
         /// The number of stored bytes (the body, without the file's header).
@@ -151,7 +151,7 @@ public final class DiskCache: Sendable {
     ///     fails. Do not call ``flush()`` from it.
     /// - Throws: ``DiskCache/Error`` if the directory cannot be found or created (something
     ///   other than a directory is in the way, a component of its path cannot be searched).
-    public convenience init(
+    package convenience init(
         directory: URL,
         sizeLimit: Int = DiskCache.defaultSizeLimit,
         clock: any CacheClock = SystemClock(),
