@@ -34,8 +34,8 @@ public protocol DataLoading: Sendable {
 /// A ``DataLoading`` that streams: it enforces `limits` while the body arrives, records redirect
 /// hops, follows priority changes, hands over the body's chunks and reports the head and the bytes
 /// of an interrupted body. ``URLSessionDataLoader`` is one; the pipeline calls the last
-/// requirement through `DataLoading.pipelineLoad(...)`, which falls back to `loadData` for a
-/// loader that is not one.
+/// requirement, on a loader that is not one through `WholeBodyDataLoader` (the defaults below
+/// around its `loadData`).
 package protocol StreamingDataLoading: DataLoading {
     /// Loads the response body for `request`, enforcing `limits` and recording redirects.
     ///
@@ -126,7 +126,12 @@ extension StreamingDataLoading {
         limits: DataLoadLimits,
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
     ) async throws -> DataLoadResponse {
-        try await Self.checkedLoad(self, request, limits: limits, progress: progress)
+        let (data, response) = try await loadData(for: request, progress: progress)
+        if let limit = limits.maxResponseBytes, data.count > limit {
+            let url = response.url ?? request.url ?? URL(fileURLWithPath: "/")
+            throw ImagePipeline.Error.responseTooLarge(url: url, limit: limit)
+        }
+        return DataLoadResponse(data: data, response: response)
     }
 
     /// Ignores `priority` (a loader without reprioritisation) and calls
@@ -167,42 +172,16 @@ extension StreamingDataLoading {
     }
 }
 
-extension DataLoading {
-    /// Loads through the streaming requirement when this loader is a ``StreamingDataLoading``;
-    /// otherwise calls ``loadData(for:progress:)`` and checks `limits.maxResponseBytes` once the
-    /// load has finished (a loader without streaming support cannot stop earlier), reporting no
-    /// redirects, chunks, head or interrupted bytes.
-    package func pipelineLoad(
-        _ request: URLRequest,
-        limits: DataLoadLimits,
-        priority: DataLoadPriority,
-        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void,
-        received: @escaping @Sendable (_ chunk: Data) -> Void,
-        head: @escaping @Sendable (_ response: URLResponse) -> Void,
-        interrupted: @escaping @Sendable (_ received: Data) -> Void
-    ) async throws -> DataLoadResponse {
-        if let streaming = self as? any StreamingDataLoading {
-            return try await streaming.load(
-                request, limits: limits, priority: priority, progress: progress, received: received,
-                head: head, interrupted: interrupted
-            )
-        }
-        return try await Self.checkedLoad(self, request, limits: limits, progress: progress)
-    }
+/// An app's ``DataLoading`` as the pipeline calls it: the streaming requirements' defaults
+/// around its `loadData` (the body size checked once the load has finished; no redirects,
+/// chunks, head or interrupted bytes reported).
+struct WholeBodyDataLoader: StreamingDataLoading {
+    let base: any DataLoading
 
-    /// ``loadData(for:progress:)``, then the size check a loader without streaming support
-    /// leaves to the pipeline.
-    package static func checkedLoad(
-        _ loader: some DataLoading,
-        _ request: URLRequest,
-        limits: DataLoadLimits,
+    func loadData(
+        for request: URLRequest,
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
-    ) async throws -> DataLoadResponse {
-        let (data, response) = try await loader.loadData(for: request, progress: progress)
-        if let limit = limits.maxResponseBytes, data.count > limit {
-            let url = response.url ?? request.url ?? URL(fileURLWithPath: "/")
-            throw ImagePipeline.Error.responseTooLarge(url: url, limit: limit)
-        }
-        return DataLoadResponse(data: data, response: response)
+    ) async throws -> (Data, URLResponse) {
+        try await base.loadData(for: request, progress: progress)
     }
 }

@@ -35,7 +35,7 @@ final class Downloader: Sendable {
 
     /// Downloads waiting for a slot.
     var queuedCount: Int { queue.pendingCount }
-    private let loader: any DataLoading
+    private let loader: any StreamingDataLoading
     private let clock: any CacheClock
     private let instrumentation: PipelineInstrumentation
     private let limits: DataLoadLimits
@@ -57,7 +57,7 @@ final class Downloader: Sendable {
         self.limits = limits
         self.requestModifier = requestModifier
         self.queue = WorkQueue(maxConcurrentCount: maxConcurrentDownloads)
-        self.loader = loader
+        self.loader = (loader as? any StreamingDataLoading) ?? WholeBodyDataLoader(base: loader)
         self.clock = clock
         self.instrumentation = instrumentation
     }
@@ -146,7 +146,7 @@ final class Downloader: Sendable {
         // The transfer runs in a task of its own, so that a preemption stops it without
         // cancelling the job.
         let running = Task {
-            try await loader.pipelineLoad(
+            try await loader.load(
                 urlRequest, limits: limits, priority: priority,
                 progress: { received, expected in
                     // A resumed body counts from the kept bytes on: the view's progress goes on.
