@@ -32,22 +32,22 @@ import Foundation
 /// AppLifecycleObserver.install(for: pipeline)
 /// ```
 @MainActor
-public final class AppLifecycleObserver {
+package final class AppLifecycleObserver {
     /// The share of the memory cache's cost limit kept in the background. Default: 25%.
-    public static let defaultBackgroundFraction = 0.25
+    package static let defaultBackgroundFraction = 0.25
 
     private static var installed: [ObjectIdentifier: AppLifecycleObserver] = [:]
 
     /// The pipeline whose caches are looked after.
-    public private(set) weak var pipeline: ImagePipeline?
+    package private(set) weak var pipeline: ImagePipeline?
     /// The share of the memory cache's cost limit kept when the app enters the background.
-    public let backgroundFraction: Double
+    package let backgroundFraction: Double
     private var observers: [any NSObjectProtocol] = []
 
     /// Starts looking after `pipeline`'s caches; installing twice for the same pipeline returns
     /// the existing observer.
     @discardableResult
-    public static func install(
+    package static func install(
         for pipeline: ImagePipeline,
         backgroundFraction: Double = defaultBackgroundFraction
     ) -> AppLifecycleObserver {
@@ -92,7 +92,7 @@ public final class AppLifecycleObserver {
     }
 
     /// Stops observing; the caches are no longer trimmed or flushed.
-    public func stop() {
+    package func stop() {
         for observer in observers {
             NotificationCenter.default.removeObserver(observer)
         }

@@ -15,7 +15,7 @@ import Foundation
 /// ```swift
 /// MemoryPressureTrimmer.install(for: pipeline)
 /// ```
-public enum MemoryPressureTrimmer {
+package enum MemoryPressureTrimmer {
     private struct WeakPipeline: @unchecked Sendable {
         weak var pipeline: ImagePipeline?
     }
@@ -30,7 +30,7 @@ public enum MemoryPressureTrimmer {
 
     /// Starts trimming `pipeline`'s memory cache under memory pressure (once per pipeline; the
     /// pipeline is held weakly).
-    public static func install(for pipeline: ImagePipeline) {
+    package static func install(for pipeline: ImagePipeline) {
         state.lock()
         defer { state.unlock() }
         storage.pipelines.removeAll { $0.pipeline == nil }

@@ -10,7 +10,7 @@ import AppKit
 extension PlaceholderImage {
     /// The placeholder as a `CGImage` (sRGB; alpha not premultiplied, as decoded), `nil` only
     /// for an empty image.
-    public var cgImage: CGImage? {
+    package var cgImage: CGImage? {
         guard width > 0, height > 0, let provider = CGDataProvider(data: Data(rgba) as CFData),
               let colorSpace = CGColorSpace(name: CGColorSpace.sRGB)
         else { return nil }
@@ -24,7 +24,7 @@ extension PlaceholderImage {
 
     #if canImport(UIKit) || canImport(AppKit)
     /// The placeholder as a `UIImage` / `NSImage` (stretch it over the view: it is tiny).
-    public var platformImage: PlatformImage? {
+    package var platformImage: PlatformImage? {
         guard let cgImage else { return nil }
         #if canImport(UIKit)
         return UIImage(cgImage: cgImage)

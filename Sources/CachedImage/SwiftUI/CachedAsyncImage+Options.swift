@@ -77,7 +77,7 @@ extension CachedAsyncImage {
     }
 
     /// Called with the download's progress, at most 30 times a second.
-    public func onProgress(_ action: @escaping @MainActor (ImageLoader.Progress) -> Void) -> CachedAsyncImage {
+    public func onProgress(_ action: @escaping @MainActor (ImageLoadingProgress) -> Void) -> CachedAsyncImage {
         var copy = self
         copy.options.callbacks.onProgress = action
         return copy

@@ -27,7 +27,7 @@ import SwiftUI
 /// }
 /// ```
 ///
-/// The guarantees are ``ImageLoader``'s, whatever order and number of `onAppear`,
+/// The guarantees are `CachedAsyncImage`'s, whatever order and number of `onAppear`,
 /// `onDisappear` and `.task` calls SwiftUI delivers: a memory hit is published from `onAppear`
 /// without a loading step, a success is never reloaded and a failure never retried by a
 /// re-render or a branch change, and a view off screen drops its priority and then its load
@@ -46,7 +46,7 @@ import SwiftUI
 /// shows (``phase``), so the `@Observable` macro's per-property tracking would save nothing.
 @MainActor
 public final class CachedImageModel: ObservableObject {
-    /// The loader behind the model (its ``ImageLoader/onChange`` is the model's).
+    /// The loader behind the model (its `onChange` is the model's).
     let loader: ImageLoader
     /// The animation of the next phase change.
     public var transaction = Transaction()
@@ -109,7 +109,7 @@ public final class CachedImageModel: ObservableObject {
     }
 
     /// Start, success, failure and progress callbacks, each fired once per event.
-    public var callbacks: ImageLoader.Callbacks {
+    package var callbacks: ImageLoader.Callbacks {
         get { loader.callbacks }
         set { loader.callbacks = newValue }
     }

@@ -21,7 +21,7 @@ public struct CachedImagePhase {
         /// Nothing loaded yet (or cancelled).
         case empty
         /// Loading; the download's progress.
-        case loading(ImageLoader.Progress)
+        case loading(ImageLoadingProgress)
         /// The image.
         case success(Image)
         /// Loading failed: usually an `ImagePipeline.Error`.
@@ -65,7 +65,7 @@ public struct CachedImagePhase {
     public var showsPlaceholder: Bool { image == nil && error == nil }
 
     /// The download's progress while loading.
-    public var progress: ImageLoader.Progress? {
+    public var progress: ImageLoadingProgress? {
         if case .loading(let progress) = state { return progress }
         return nil
     }

@@ -32,7 +32,7 @@ final class DecodeCounter: Sendable {
 }
 
 /// The pipeline's decoder, wrapped to count its decodes in a ``DecodeCounter``.
-struct CountingDecoder: ImageDecoding {
+struct CountingDecoder: TargetedImageDecoding {
     let base: any ImageDecoding
     let counter: DecodeCounter
 

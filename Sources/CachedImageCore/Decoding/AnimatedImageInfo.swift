@@ -12,33 +12,33 @@ import Foundation
 ///     print(animation.frameCount, animation.duration, animation.loopCount)
 /// }
 /// ```
-public struct AnimatedImageInfo: Sendable, Hashable {
+package struct AnimatedImageInfo: Sendable, Hashable {
     /// The container format.
-    public var format: ImageFormat
+    package var format: ImageFormat
     /// How long each frame is shown, in seconds, after the tiny-delay rule; one entry per frame.
-    public var frameDelays: [TimeInterval]
+    package var frameDelays: [TimeInterval]
     /// How many times the animation plays; `0` means forever. (A GIF without a `NETSCAPE2.0`
     /// extension plays once; with one, this is the count it stores, as ImageIO reports it.)
-    public var loopCount: Int
+    package var loopCount: Int
 
     /// The number of frames (at least 2: single-frame files are not animations).
-    public var frameCount: Int { frameDelays.count }
+    package var frameCount: Int { frameDelays.count }
 
     /// One pass through every frame, in seconds.
-    public var duration: TimeInterval { frameDelays.reduce(0, +) }
+    package var duration: TimeInterval { frameDelays.reduce(0, +) }
 
     /// Delays of this many seconds or less are shown for ``minimumDelayReplacement``.
-    public static let tinyDelayThreshold: TimeInterval = 0.010
+    package static let tinyDelayThreshold: TimeInterval = 0.010
     /// What a tiny delay becomes: 100 ms, as in browsers.
-    public static let minimumDelayReplacement: TimeInterval = 0.100
+    package static let minimumDelayReplacement: TimeInterval = 0.100
 
     /// How long a frame asking for `delay` seconds is shown.
-    public static func displayedDelay(_ delay: TimeInterval) -> TimeInterval {
+    package static func displayedDelay(_ delay: TimeInterval) -> TimeInterval {
         delay <= tinyDelayThreshold + 1e-9 ? minimumDelayReplacement : delay
     }
 
     /// Creates the info from stored values (delays are used as given).
-    public init(format: ImageFormat, frameDelays: [TimeInterval], loopCount: Int) {
+    package init(format: ImageFormat, frameDelays: [TimeInterval], loopCount: Int) {
         self.format = format
         self.frameDelays = frameDelays
         self.loopCount = loopCount
@@ -46,7 +46,7 @@ public struct AnimatedImageInfo: Sendable, Hashable {
 
     /// Reads the frame count, delays and loop count of an animated GIF, APNG or WebP; `nil` for
     /// a still image (one frame), another format, or a container that does not parse.
-    public init?(data: Data) {
+    package init?(data: Data) {
         let parsed: AnimatedImageInfo?
         switch ImageInfo(data: data)?.format {
         case .gif: parsed = AnimatedImageParser.gif(data)

@@ -25,30 +25,30 @@ import Foundation
 /// let target = DecodingTarget(size: PixelSize(width: 192, height: 192), contentMode: .aspectFill)
 /// target.decodedSize(of: PixelSize(width: 4000, height: 3000)) // 256x192
 /// ```
-public struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
+package struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
     /// The size the image is shown at, in pixels; `nil`: unknown (only ``maximumSize`` applies).
-    public var size: PixelSize?
+    package var size: PixelSize?
     /// How the image covers ``size``.
-    public var contentMode: ImageContentMode
+    package var contentMode: ImageContentMode
     /// The most the result may be, as an aspect fit; `nil`: no cap.
-    public var maximumSize: PixelSize?
+    package var maximumSize: PixelSize?
 
     /// A target of `size` filled as `contentMode` (`nil`: the image's own size), never larger
     /// than `maximumSize`.
-    public init(size: PixelSize?, contentMode: ImageContentMode = .aspectFill, maximumSize: PixelSize? = nil) {
+    package init(size: PixelSize?, contentMode: ImageContentMode = .aspectFill, maximumSize: PixelSize? = nil) {
         self.size = size
         self.contentMode = contentMode
         self.maximumSize = maximumSize
     }
 
     /// Whether this target can change an image's size at all.
-    public var isUnbounded: Bool { size == nil && maximumSize == nil }
+    package var isUnbounded: Bool { size == nil && maximumSize == nil }
 
     /// The size a decode of an image of `source` pixels (as displayed, orientation applied)
     /// produces, never larger than `source`: for `.aspectFill`, at least ``size`` in both
     /// dimensions (each side of ``size`` taken up to ``maximumSize``'s); for `.aspectFit`, inside
     /// ``size``, then inside ``maximumSize``; with no size, inside ``maximumSize``.
-    public func decodedSize(of source: PixelSize) -> PixelSize {
+    package func decodedSize(of source: PixelSize) -> PixelSize {
         guard source.width > 0, source.height > 0 else { return source }
         if let fill = fillSize {
             // A view's own size: covered, the overflow bounded.
@@ -81,7 +81,7 @@ public struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
     /// how a target reaches a decoder that only fits (``ImageDecoding/decode(_:info:targetSize:)``).
     /// For `.aspectFit` (or an unknown size) that is the target size within the cap; `nil` when
     /// nothing bounds the decode.
-    public func fittingBounds(for source: PixelSize?) -> PixelSize? {
+    package func fittingBounds(for source: PixelSize?) -> PixelSize? {
         if contentMode == .aspectFit || source == nil || size == nil {
             // Fit (or a size unknown: fit is what memory allows): the target within the cap.
             guard let size else { return maximumSize }
@@ -93,7 +93,7 @@ public struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
     /// The longest side of the decode of an image of `source` pixels (``decodedSize(of:)``), as
     /// ImageIO's thumbnail API takes it; `nil` when the image keeps its size (never upscaled) or
     /// nothing bounds the decode. The first frame and an animation's frames share it.
-    public func longestSide(forSource source: PixelSize?) -> Int? {
+    package func longestSide(forSource source: PixelSize?) -> Int? {
         guard !isUnbounded else { return nil }
         guard let source else {
             return fittingBounds(for: nil).map { max($0.width, $0.height) }
@@ -103,7 +103,7 @@ public struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
         return max(decoded.width, decoded.height)
     }
 
-    public var description: String {
+    package var description: String {
         let base = size.map { "\($0),\(contentMode.rawValue)" } ?? "full"
         return maximumSize.map { base + ",max \($0)" } ?? base
     }
@@ -112,7 +112,7 @@ public struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
 extension PixelSize {
     /// The smallest size with this aspect ratio that covers `bounds` in both dimensions; never
     /// larger than self.
-    public func filling(_ bounds: PixelSize) -> PixelSize {
+    package func filling(_ bounds: PixelSize) -> PixelSize {
         guard width > 0, height > 0, bounds.width > 0, bounds.height > 0 else { return self }
         let scale = max(Double(bounds.width) / Double(width), Double(bounds.height) / Double(height))
         guard scale < 1 else { return self }

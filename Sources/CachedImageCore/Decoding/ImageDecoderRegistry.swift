@@ -26,7 +26,7 @@ import Foundation
 /// ``ImagePipeline/Error/decodingFailed(url:underlying:)``.
 public struct ImageDecoderRegistry: Sendable {
     /// One registered decoder and what it matches.
-    public struct Registration: Sendable {
+    package struct Registration: Sendable {
         /// The name given at registration (``ImageInfo/registeredDecoder`` for matched bytes).
         public let name: String
         /// The decoder.
@@ -38,7 +38,7 @@ public struct ImageDecoderRegistry: Sendable {
     }
 
     /// The registrations, in the order they are tried.
-    public private(set) var registrations: [Registration] = []
+    package private(set) var registrations: [Registration] = []
 
     /// An empty registry.
     public init() {}

@@ -24,13 +24,6 @@ public protocol ImageDecoding: Sendable {
     ///   keeping the error.
     func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage
 
-    /// Decodes `data` at the size `target` asks for (``DecodingTarget/decodedSize(of:)``: fill
-    /// or fit, never upscaled, within the pipeline's cap). This is what the pipeline calls.
-    /// Default: ``decode(_:info:targetSize:)`` with the bounds whose aspect fit gives that size
-    /// (``DecodingTarget/fittingBounds(for:)``, from the header's size), so decoders written
-    /// before content modes keep working.
-    func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage
-
     /// Whether decoding these bytes takes long enough (milliseconds) that the pipeline should
     /// run it on a decoding thread of its own rather than hold one of Swift concurrency's
     /// shared threads. Default: images of 1 megapixel or more (or 512 KB when the header gives
@@ -44,10 +37,6 @@ public protocol ImageDecoding: Sendable {
 }
 
 extension ImageDecoding {
-    public func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
-        try decode(data, info: info, targetSize: target.fittingBounds(for: info.pixelSize))
-    }
-
     public func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool {
         guard let size = info.pixelSize else { return data.count >= 512 * 1024 }
         return size.pixelCount >= 1_000_000
@@ -56,21 +45,52 @@ extension ImageDecoding {
     public func downsamplesWhileDecoding(_ info: ImageInfo) -> Bool { false }
 }
 
+/// A decoder that decodes at a ``DecodingTarget``'s size (fill or fit, never upscaled, within
+/// the pipeline's cap) rather than only to fit a size: the package's own decoders
+/// (``ImageIODecoder``, ``HeaderImageDecoder``). The pipeline decodes through
+/// ``ImageDecoding/decode(_:info:target:)``, which calls a decoder that is not one with the bounds
+/// whose aspect fit gives the target's size.
+package protocol TargetedImageDecoding: ImageDecoding {
+    /// Decodes `data` at the size `target` asks for (``DecodingTarget/decodedSize(of:)``).
+    func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage
+}
+
+extension ImageDecoding {
+    /// Decodes `data` at the size `target` asks for: through
+    /// ``TargetedImageDecoding/decode(_:info:target:)`` when this decoder is one, otherwise with
+    /// ``decode(_:info:targetSize:)`` and the bounds whose aspect fit gives that size
+    /// (``DecodingTarget/fittingBounds(for:)``, from the header's size). This is what the
+    /// pipeline calls.
+    package func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
+        if let targeted = self as? any TargetedImageDecoding {
+            return try targeted.decodeAtTarget(data, info: info, target: target)
+        }
+        return try decode(data, info: info, targetSize: target.fittingBounds(for: info.pixelSize))
+    }
+}
+
+extension TargetedImageDecoding {
+    /// The requirement, named apart from ``ImageDecoding/decode(_:info:target:)`` for the dispatch.
+    fileprivate func decodeAtTarget(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
+        try decode(data, info: info, target: target)
+    }
+}
+
 /// The decoder used where no platform decoder exists: it keeps the original bytes and reports
 /// the size a real decoder would produce (the header's size at the ``DecodingTarget``), so
 /// memory-cache costs match what the image would take on screen.
-public struct HeaderImageDecoder: ImageDecoding {
+package struct HeaderImageDecoder: TargetedImageDecoding {
     /// The decoder.
-    public init() {}
+    package init() {}
 
     /// Never: it reads only the header.
-    public func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool { false }
+    package func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool { false }
 
-    public func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+    package func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
         try decode(data, info: info, target: DecodingTarget(size: targetSize, contentMode: .aspectFit))
     }
 
-    public func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
+    package func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
         guard let size = info.pixelSize else {
             // The format is known but its header did not say how large it is.
             return DecodedImage(image: nil, data: data, format: info.format, pixelSize: PixelSize(width: 0, height: 0), cost: data.count)

@@ -6,7 +6,7 @@ import ImageIO
 /// The default decoder on Apple platforms: ImageIO, off the main thread, at the size the image
 /// is shown at.
 ///
-/// - **Downsampling**: the image is decoded straight to the ``DecodingTarget``'s size (at least
+/// - **Downsampling**: the image is decoded straight to the size the request asks for (at least
 ///   the target in both dimensions for `.aspectFill`, inside it for `.aspectFit`, never
 ///   upscaled, within the pipeline's cap) with `CGImageSourceCreateThumbnailAtIndex` and
 ///   `kCGImageSourceThumbnailMaxPixelSize`, never holding the full bitmap: a 4000x3000 photo
@@ -19,20 +19,19 @@ import ImageIO
 /// - Animated images decode to their first frame.
 ///
 /// ```swift
-/// let target = DecodingTarget(size: PixelSize(width: 900, height: 900), contentMode: .aspectFill)
-/// let image = try ImageIODecoder().decode(data, info: info, target: target)
+/// let image = try ImageIODecoder().decode(data, info: info, targetSize: PixelSize(width: 900, height: 900))
 /// let cgImage = image.cgImage
 /// ```
-public struct ImageIODecoder: ImageDecoding {
+public struct ImageIODecoder: TargetedImageDecoding {
     /// Why ImageIO could not decode the bytes. The pipeline reports it as
     /// ``ImagePipeline/Error/decodingFailed(url:underlying:)`` with this failure as the underlying error.
-    public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// ImageIO does not recognise the bytes.
         case unreadableData
         /// ImageIO recognised the container but could not produce an image from it.
         case noImage
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unreadableData: "ImageIO does not recognise the bytes as an image"
             case .noImage: "ImageIO recognised the container but could not decode an image from it"
@@ -55,7 +54,7 @@ public struct ImageIODecoder: ImageDecoding {
         try decode(data, info: info, target: DecodingTarget(size: targetSize, contentMode: .aspectFit))
     }
 
-    public func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
+    package func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
         guard let source = CGImageSourceCreateWithData(data as CFData, [kCGImageSourceShouldCache: false] as CFDictionary),
               CGImageSourceGetCount(source) > 0
         else {

@@ -34,7 +34,7 @@ extension DiskCache {
     ///
     /// Marks the entry as the most recently used. Serves entries whose write is still pending
     /// from memory. A file that fails verification is a miss and is deleted.
-    public func entry(forKey key: String) -> Entry? {
+    package func entry(forKey key: String) -> Entry? {
         let name = nameForKey(key)
         let now = clock.now
         let lookup: Lookup = withState { state in
@@ -153,7 +153,7 @@ extension DiskCache {
     ///
     /// Reads each file's header but not its bytes; meant for diagnostics, not hot paths.
     /// Entries whose header is corrupt are left out and deleted.
-    public func allEntries() -> [EntryInfo] {
+    package func allEntries() -> [EntryInfo] {
         let (records, staged) = withIndex { ($0.index.recordsByRecency(), $0.staged) }
         var infos: [EntryInfo] = []
         infos.reserveCapacity(records.count)

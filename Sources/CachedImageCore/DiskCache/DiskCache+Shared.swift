@@ -28,7 +28,7 @@ extension DiskCache {
     ///
     /// - Throws: ``DiskCache/Error`` when the directory cannot be created or found. Another
     ///   process using the directory does not keep this one out (see <doc:SharingACacheBetweenProcesses>).
-    public static func shared(
+    package static func shared(
         directory: URL,
         sizeLimit: Int = DiskCache.defaultSizeLimit,
         clock: any CacheClock = SystemClock(),
@@ -37,7 +37,7 @@ extension DiskCache {
         try shared(directory: directory, sizeLimit: sizeLimit, clock: clock, errorHandler: errorHandler, backgroundGate: .shared)
     }
 
-    /// ``shared(directory:sizeLimit:clock:errorHandler:)`` with the ``BackgroundExecutionGate``
+    /// `shared(directory:sizeLimit:clock:errorHandler:)` with the ``BackgroundExecutionGate``
     /// a new cache uses (tests give a pipeline its own).
     package static func shared(
         directory: URL,

@@ -10,7 +10,7 @@ extension DiskCache {
     /// Least recently used entries are evicted so that ``totalSize`` stays within
     /// ``sizeLimit``. An entry larger than the limit on its own is not stored (and any previous
     /// entry for the key is removed).
-    public func store(_ data: Data, metadata: CachedResponseMetadata, forKey key: String) {
+    package func store(_ data: Data, metadata: CachedResponseMetadata, forKey key: String) {
         let name = nameForKey(key)
         let headerLength = Format.headerLength(keyByteCount: key.utf8.count, metadata: metadata)
         let size = headerLength + data.count
@@ -41,11 +41,11 @@ extension DiskCache {
     ///
     /// Visible at once, never waiting; the header is rewritten on the cache's queue, atomically
     /// (the whole file is rewritten to a temporary file and renamed over the old one).
-    public func updateMetadata(_ metadata: CachedResponseMetadata, forKey key: String) {
+    package func updateMetadata(_ metadata: CachedResponseMetadata, forKey key: String) {
         withState { updateMetadataOrQueue(metadata, key: key, ifBody: nil, in: &$0) }
     }
 
-    /// ``updateMetadata(_:forKey:)`` with the state's lock held; with `ifBody`, the file's
+    /// `updateMetadata(_:forKey:)` with the state's lock held; with `ifBody`, the file's
     /// rewrite is skipped unless the file still holds those bytes (another process may have
     /// stored a newer response meanwhile).
     private func updateMetadataOrQueue(_ metadata: CachedResponseMetadata, key: String, ifBody: Data?, in state: inout State) {
@@ -66,13 +66,13 @@ extension DiskCache {
         }, in: &state)
     }
 
-    /// Replaces the metadata of `entry` (as ``entry(forKey:)`` returned it), keeping its bytes,
+    /// Replaces the metadata of `entry` (as `entry(forKey:)` returned it), keeping its bytes,
     /// only if it is still what is stored under its key: same bytes, same metadata. For example
     /// after a `304 Not Modified` that confirmed `entry`: when a newer response was stored (or
     /// the entry was refreshed, replaced or removed) while the request was on its way, the
     /// older 304's validators and lifetime are not written over it.
     ///
-    /// Visible at once when applied, like ``updateMetadata(_:forKey:)``. Compares the stored
+    /// Visible at once when applied, like `updateMetadata(_:forKey:)`. Compares the stored
     /// entry's bytes, which may mean reading its file.
     ///
     /// - Returns: `true` if the update was applied, `false` if the stored entry is not `entry`.
@@ -148,7 +148,7 @@ extension DiskCache {
         return Entry(key: key, data: body, metadata: metadataOverride ?? metadata)
     }
 
-    /// ``updateMetadata(_:forKey:)`` with the lock held (with `ifBody`: only over those bytes).
+    /// `updateMetadata(_:forKey:)` with the lock held (with `ifBody`: only over those bytes).
     func updateMetadataLocked(
         _ metadata: CachedResponseMetadata, key: String, name: DiskCacheEntryName, ifBody: Data? = nil, in state: inout State
     ) {

@@ -4,15 +4,15 @@ import Foundation
 /// A persistent, size-bounded cache of original image bytes on disk.
 ///
 /// Each entry is one file in ``directory``, named by a stable 128-bit hash of its key and holding
-/// a small header (the full key, the byte count, checksums and the ``CachedResponseMetadata``)
+/// a small header (the full key, the byte count, checksums and the `CachedResponseMetadata`)
 /// followed by the bytes exactly as downloaded. Reads verify everything: a truncated, corrupt or
 /// foreign file, or one that belongs to a different key, is a miss (and corrupt files are
 /// deleted), never wrong bytes.
 ///
-/// - Reads (``entry(forKey:)``) are synchronous and mark the entry as recently used. The order is
+/// - Reads (`entry(forKey:)`) are synchronous and mark the entry as recently used. The order is
 ///   persisted through the files' modification dates and the index snapshot, so it survives a
 ///   relaunch.
-/// - Writes (``store(_:metadata:forKey:)``, ``updateMetadata(_:forKey:)``) return immediately and
+/// - Writes (`store(_:metadata:forKey:)`, `updateMetadata(_:forKey:)`) return immediately and
 ///   happen on a private serial queue; until then the data is served from memory. Each write goes
 ///   to a temporary file that is renamed over the entry, so a crash never leaves a half-written
 ///   entry that reads back as valid.
@@ -32,7 +32,7 @@ import Foundation
 /// }
 /// ```
 ///
-/// In a process, ``shared(directory:sizeLimit:clock:errorHandler:)`` (what every
+/// In a process, `shared(directory:sizeLimit:clock:errorHandler:)` (what every
 /// ``ImagePipeline`` uses) hands out the same instance for the same directory. Several processes
 /// (an app and its widget or share extension in an App Group container) can each open a cache
 /// on one directory: every file operation takes the directory's advisory lock for its own
@@ -41,7 +41,7 @@ import Foundation
 /// <doc:SharingACacheBetweenProcesses>.
 public final class DiskCache: Sendable {
     /// A cached response: the original bytes and what was known about them.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The key the entry was stored under.
         public let key: String
         /// The bytes exactly as stored.
@@ -57,8 +57,8 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// A description of a stored entry without its bytes, from ``allEntries()``.
-    public struct EntryInfo: Sendable, Hashable {
+    /// A description of a stored entry without its bytes, from `allEntries()`.
+    package struct EntryInfo: Sendable, Hashable {
         /// The key the entry was stored under.
         public let key: String
         /// The number of stored bytes (the body, without the file's header).
@@ -151,7 +151,7 @@ public final class DiskCache: Sendable {
     ///     fails. Do not call ``flush()`` from it.
     /// - Throws: ``DiskCache/Error`` if the directory cannot be found or created (something
     ///   other than a directory is in the way, a component of its path cannot be searched).
-    public convenience init(
+    package convenience init(
         directory: URL,
         sizeLimit: Int = DiskCache.defaultSizeLimit,
         clock: any CacheClock = SystemClock(),

@@ -24,7 +24,7 @@ extension DiskCache {
             case open
             /// Writing a new entry.
             case write
-            /// Rewriting an entry's header after ``DiskCache/updateMetadata(_:forKey:)``.
+            /// Rewriting an entry's header after `DiskCache.updateMetadata(_:forKey:)`.
             case updateMetadata
             /// Deleting an entry file (removal, eviction or a corrupt file).
             case remove

@@ -5,7 +5,7 @@ import Foundation
 /// it instead of the original.
 ///
 /// The default on Apple platforms is `ImageIOEncoder` (JPEG for opaque images, PNG for images
-/// with transparency). Where no encoder exists (``HeaderImageDecoder`` keeps no bitmap) the
+/// with transparency). Where no encoder exists (`HeaderImageDecoder` keeps no bitmap) the
 /// configuration's ``ImagePipeline/Configuration/encoder`` is `nil` and only originals are stored.
 public protocol ImageEncoding: Sendable {
     /// The encoded bytes of `image`, in a format the pipeline's decoder reads.

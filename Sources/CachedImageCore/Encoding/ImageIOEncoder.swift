@@ -8,7 +8,7 @@ import ImageIO
 /// where it matters.
 public struct ImageIOEncoder: ImageEncoding {
     /// Why ImageIO could not encode.
-    public enum Failure: Error, Sendable, Hashable {
+    package enum Failure: Error, Sendable, Hashable {
         /// The image has no bitmap (a decoder that keeps only bytes).
         case noBitmap
         /// ImageIO refused to write the image.

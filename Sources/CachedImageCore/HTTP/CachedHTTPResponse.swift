@@ -17,21 +17,21 @@ import FoundationNetworking
 /// Fields a cache does not store (RFC 9111 3.1) are left out: `Connection` and the fields it
 /// names, `Keep-Alive`, `Proxy-Connection`, `Proxy-Authenticate`, `Proxy-Authentication-Info`,
 /// `Proxy-Authorization`, `TE`, `Transfer-Encoding` and `Upgrade`.
-public struct CachedHTTPResponse: Sendable, Hashable, Codable {
+package struct CachedHTTPResponse: Sendable, Hashable, Codable {
     /// The status code of the response the image's bytes came with.
-    public var statusCode: Int
+    package var statusCode: Int
     /// The header fields, keyed by name as the server spelled it (the loader may have
     /// combined repeated fields with `", "`).
-    public var headerFields: [String: String]
+    package var headerFields: [String: String]
 
     /// A response with the given status and fields.
-    public init(statusCode: Int, headerFields: [String: String]) {
+    package init(statusCode: Int, headerFields: [String: String]) {
         self.statusCode = statusCode
         self.headerFields = headerFields
     }
 
     /// The value of the field `name`, in any case; `nil` when absent.
-    public func value(forHTTPHeaderField name: String) -> String? {
+    package func value(forHTTPHeaderField name: String) -> String? {
         if let value = headerFields[name] { return value }
         return headerFields.first { Self.isSameFieldName($0.key, name) }?.value
     }

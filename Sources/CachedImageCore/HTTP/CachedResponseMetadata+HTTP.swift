@@ -59,7 +59,7 @@ extension CachedResponseMetadata {
 
     /// The age of the stored response at `now` (RFC 9111 4.2.3):
     /// `initialAge + (now - storedAt)`, where a clock that went backwards counts as no time.
-    public func currentAge(at now: Date) -> TimeInterval {
+    package func currentAge(at now: Date) -> TimeInterval {
         Self.sanitized(initialAge) + Self.sanitized(now.timeIntervalSince(storedAt))
     }
 
@@ -69,13 +69,13 @@ extension CachedResponseMetadata {
     ///
     /// The flat heuristic, kept for source compatibility; equivalent to
     /// `isFresh(at: now, heuristic: .fixed(heuristicLifetime))`.
-    public func isFresh(at now: Date, heuristicLifetime: TimeInterval) -> Bool {
+    package func isFresh(at now: Date, heuristicLifetime: TimeInterval) -> Bool {
         isFresh(at: now, heuristic: .fixed(heuristicLifetime))
     }
 
     /// The freshness lifetime in seconds (RFC 9111 4.2.1): the explicit one, or `heuristic`'s
     /// lifetime for this response's ``lastModifiedAge`` when the server gave none.
-    public func lifetime(heuristic: HeuristicFreshness) -> TimeInterval {
+    package func lifetime(heuristic: HeuristicFreshness) -> TimeInterval {
         if let freshnessLifetime { return Self.sanitized(freshnessLifetime) }
         return heuristic.lifetime(lastModifiedAge: lastModifiedAge)
     }
@@ -83,13 +83,13 @@ extension CachedResponseMetadata {
     /// Whether the response may be used at `now` without revalidation (RFC 9111 4.2): its
     /// ``lifetime(heuristic:)`` is greater than its current age. A lifetime of `0`
     /// (`no-cache`, invalid `Expires`, a 302 without freshness) is never fresh.
-    public func isFresh(at now: Date, heuristic: HeuristicFreshness) -> Bool {
+    package func isFresh(at now: Date, heuristic: HeuristicFreshness) -> Bool {
         lifetime(heuristic: heuristic) > currentAge(at: now)
     }
 
     /// How long the response has been stale at `now`, in seconds: `currentAge - lifetime`,
     /// `0` while fresh.
-    public func staleness(at now: Date, heuristic: HeuristicFreshness) -> TimeInterval {
+    package func staleness(at now: Date, heuristic: HeuristicFreshness) -> TimeInterval {
         Self.sanitized(currentAge(at: now) - lifetime(heuristic: heuristic))
     }
 

@@ -10,7 +10,7 @@ extension CachedResponseMetadata {
     /// Other fields `URLSession` adds (`Accept-Encoding`, `User-Agent`, `Accept-Language`)
     /// have the same value on every request of a process, so a response varying on them is
     /// matched on the value the pipeline saw (usually absent both times) and stays reusable.
-    public static let unobservableRequestHeaders: Set<String> = ["cookie", "cookie2"]
+    package static let unobservableRequestHeaders: Set<String> = ["cookie", "cookie2"]
 
     /// The `VaryField`s to store for a response with `responseHeaders` fetched with
     /// `requestHeaders`, or `nil` when the response must not be reused at all: `Vary: *`, or a
@@ -45,7 +45,7 @@ extension CachedResponseMetadata {
 
     /// Whether this stored response may answer a request with these header fields (a request's
     /// `allHTTPHeaderFields`, as sent): every field named by `Vary` carries the stored value.
-    public func matches(requestHeaders: [String: String]) -> Bool {
+    package func matches(requestHeaders: [String: String]) -> Bool {
         matches(requestHeaders: HTTPHeaders(requestHeaders))
     }
 }

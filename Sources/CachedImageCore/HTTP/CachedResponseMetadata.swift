@@ -8,48 +8,48 @@ import Foundation
 /// age at that moment, and `freshnessLifetime` what the server allowed (`nil` when it said
 /// nothing, so a ``HeuristicFreshness`` applies when the entry is read). Everything a disk hit
 /// needs is stored already parsed, so reading an entry never parses an HTTP header.
-public struct CachedResponseMetadata: Sendable, Hashable, Codable {
+package struct CachedResponseMetadata: Sendable, Hashable, Codable {
     /// The `Content-Type` the server sent, if any.
-    public var contentType: String?
+    package var contentType: String?
     /// The `ETag` validator, if any.
-    public var etag: String?
+    package var etag: String?
     /// The `Last-Modified` validator, verbatim, if any.
-    public var lastModified: String?
+    package var lastModified: String?
     /// When the response was received (or last revalidated).
-    public var storedAt: Date
+    package var storedAt: Date
     /// How old the response already was when it was received, in seconds.
-    public var initialAge: TimeInterval
+    package var initialAge: TimeInterval
     /// How long the response stays fresh, in seconds; `nil` when the server gave no explicit
     /// lifetime. `0` for `no-cache` responses, which must be revalidated before every use, and
     /// for responses whose status is not heuristically cacheable (RFC 9111 4.2.2).
-    public var freshnessLifetime: TimeInterval?
+    package var freshnessLifetime: TimeInterval?
     /// `must-revalidate`: once stale, never serve without a successful revalidation.
-    public var mustRevalidate: Bool
+    package var mustRevalidate: Bool
     /// `immutable`: fresh responses are never revalidated.
-    public var isImmutable: Bool
+    package var isImmutable: Bool
     /// `no-cache` (or `Pragma: no-cache` without `Cache-Control`): never served without a
     /// successful revalidation, not even stale after an error (RFC 9111 5.2.2.4).
-    public var noCache: Bool
+    package var noCache: Bool
     /// `stale-if-error` (RFC 5861), in seconds: how long after becoming stale the response may
     /// stand in for a server error.
-    public var staleIfError: TimeInterval?
+    package var staleIfError: TimeInterval?
     /// `stale-while-revalidate` (RFC 5861), in seconds: how long after becoming stale the
     /// response may be served while a background revalidation runs.
-    public var staleWhileRevalidate: TimeInterval?
+    package var staleWhileRevalidate: TimeInterval?
     /// `Date - Last-Modified` of the response, in seconds (never negative): the basis of the
     /// heuristic lifetime (RFC 9111 4.2.2). `nil` without a parseable `Last-Modified`.
-    public var lastModifiedAge: TimeInterval?
+    package var lastModifiedAge: TimeInterval?
     /// The `Vary` field names of the response (lowercased, sorted, unique) with the values the
     /// request that fetched it had for them (RFC 9111 4.1). Empty when the response has no
     /// `Vary`.
     package var vary: [VaryField]
     /// The response's status and storable header fields, as a cache presents them (a `304`'s
     /// updates applied); `nil` for entries stored before CachedImage kept them.
-    public var response: CachedHTTPResponse?
+    package var response: CachedHTTPResponse?
 
     /// Metadata with the given values; every field but `storedAt` defaults to "not stated". No
     /// `Vary` fields: the pipeline records those itself.
-    public init(
+    package init(
         contentType: String? = nil,
         etag: String? = nil,
         lastModified: String? = nil,

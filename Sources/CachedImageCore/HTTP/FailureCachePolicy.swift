@@ -6,18 +6,18 @@ import Foundation
 ///
 /// Defaults: a `404`/`410` (gone, and likely to stay so) is remembered 60 s, any other 4xx or
 /// 5xx 10 s; whatever the server says, at most ``maximum`` (10 minutes).
-public struct FailureCachePolicy: Sendable, Hashable {
+package struct FailureCachePolicy: Sendable, Hashable {
     /// Seconds to remember a `404 Not Found` or `410 Gone` that says nothing itself.
-    public var notFound: TimeInterval
+    package var notFound: TimeInterval
     /// Seconds to remember any other 4xx that says nothing itself.
-    public var clientError: TimeInterval
+    package var clientError: TimeInterval
     /// Seconds to remember a 5xx that says nothing itself.
-    public var serverError: TimeInterval
+    package var serverError: TimeInterval
     /// The upper bound of any failure lifetime, including server-given ones.
-    public var maximum: TimeInterval
+    package var maximum: TimeInterval
 
     /// A policy with the given lifetimes in seconds (defaults: 60, 10, 10, at most 600).
-    public init(
+    package init(
         notFound: TimeInterval = 60,
         clientError: TimeInterval = 10,
         serverError: TimeInterval = 10,
@@ -30,9 +30,9 @@ public struct FailureCachePolicy: Sendable, Hashable {
     }
 
     /// The defaults.
-    public static let `default` = FailureCachePolicy()
+    package static let `default` = FailureCachePolicy()
     /// Never remember failures.
-    public static let disabled = FailureCachePolicy(notFound: 0, clientError: 0, serverError: 0, maximum: 0)
+    package static let disabled = FailureCachePolicy(notFound: 0, clientError: 0, serverError: 0, maximum: 0)
 
     /// How long, in seconds from `responseTime`, a failed response with `statusCode` and
     /// `headers` may be remembered as a failure (`0`: not at all).

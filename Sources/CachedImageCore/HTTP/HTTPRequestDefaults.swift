@@ -8,16 +8,16 @@ import Foundation
 /// given. The value lists only formats the decoders of every supported OS version understand
 /// (AVIF, which iOS 15 cannot decode, is deliberately not named; a server may still choose it
 /// for `image/*`, and the decoder then reports it clearly).
-public enum HTTPRequestDefaults {
+package enum HTTPRequestDefaults {
     /// The `Accept` field name.
-    public static let acceptFieldName = "Accept"
+    package static let acceptFieldName = "Accept"
     /// The `Accept` value the pipeline sends when the request has none.
-    public static let accept = "image/webp,image/heic,image/png,image/jpeg,image/gif,image/*;q=0.8,*/*;q=0.5"
+    package static let accept = "image/webp,image/heic,image/png,image/jpeg,image/gif,image/*;q=0.8,*/*;q=0.5"
 
     /// `fields` (a request's `allHTTPHeaderFields`) with ``accept`` added when no `Accept`
     /// field (in any case) is present. Use the result both for the request that is sent and for
     /// the `Vary` bookkeeping, so stored and matched values agree.
-    public static func headers(applyingDefaultsTo fields: [String: String]) -> [String: String] {
+    package static func headers(applyingDefaultsTo fields: [String: String]) -> [String: String] {
         var fields = fields
         if !fields.keys.contains(where: { CachedHTTPResponse.isSameFieldName($0, acceptFieldName) }) {
             fields[acceptFieldName] = accept

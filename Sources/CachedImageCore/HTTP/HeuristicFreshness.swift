@@ -27,7 +27,7 @@ public enum HeuristicFreshness: Sendable, Hashable {
     public static let `default` = HeuristicFreshness.lastModifiedFraction(0.1, cap: defaultCap)
 
     /// The heuristic lifetime, in seconds, of a response whose `Date - Last-Modified` is
-    /// `lastModifiedAge` (``CachedResponseMetadata/lastModifiedAge``). Never negative, NaN or
+    /// `lastModifiedAge` (`CachedResponseMetadata.lastModifiedAge`). Never negative, NaN or
     /// above 2^31 seconds.
     public func lifetime(lastModifiedAge: TimeInterval?) -> TimeInterval {
         let seconds: TimeInterval

@@ -14,7 +14,7 @@ package enum MemoryCacheLifetime: Sendable, Hashable {
     /// The memory lifetime of an image decoded at `now` from a response with `metadata`.
     ///
     /// - Parameters:
-    ///   - metadata: the response's metadata; `nil` when ``CachedResponseMetadata`` refused the
+    ///   - metadata: the response's metadata; `nil` when `CachedResponseMetadata` refused the
     ///     response (`no-store`, `Vary: *`, `Vary: Cookie`), which gives ``doNotKeep``.
     ///   - honorsHTTPFreshness: `false` when the pipeline ignores freshness headers
     ///     (`FreshnessPolicy.ignoreHTTPHeaders`): anything storable is ``unlimited``.

@@ -45,7 +45,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     ///   - entryLifetime: How long an entry stays valid after it was stored; `nil` (the default)
     ///     keeps entries until they are evicted. The clock is read only when this is set.
     ///   - clock: The source of the current time, injectable for tests.
-    public convenience init(
+    package convenience init(
         costLimit: Int,
         countLimit: Int = .max,
         entryLifetime: TimeInterval? = nil,

@@ -1,19 +1,19 @@
 /// Limits a loader enforces while a response arrives, so that an oversized body is refused as
 /// early as possible instead of being held in memory.
-public struct DataLoadLimits: Sendable, Equatable {
+package struct DataLoadLimits: Sendable, Equatable {
     /// The most body bytes accepted; a response announcing or delivering more fails with
     /// ``ImagePipeline/Error/responseTooLarge(url:limit:)``. `nil`: no limit.
-    public var maxResponseBytes: Int?
+    package var maxResponseBytes: Int?
     /// Images whose header (read from the first bytes received) declares more pixels fail with
     /// ``ImagePipeline/Error/imageTooLarge(url:size:maxPixelCount:)`` before the body finishes.
     /// `nil`: not checked while loading.
-    public var maxPixelCount: Int?
+    package var maxPixelCount: Int?
     /// The most redirects followed; one more fails with
     /// ``ImagePipeline/Error/tooManyRedirects(url:count:)``. Default: 10.
-    public var maxRedirects: Int
+    package var maxRedirects: Int
 
     /// Creates limits; the defaults check nothing but the redirect count.
-    public init(maxResponseBytes: Int? = nil, maxPixelCount: Int? = nil, maxRedirects: Int = 10) {
+    package init(maxResponseBytes: Int? = nil, maxPixelCount: Int? = nil, maxRedirects: Int = 10) {
         self.maxResponseBytes = maxResponseBytes
         self.maxPixelCount = maxPixelCount
         self.maxRedirects = maxRedirects

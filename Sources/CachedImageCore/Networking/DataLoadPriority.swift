@@ -14,7 +14,7 @@ import FoundationNetworking
 /// ```swift
 /// priority.observe { task.priority = $0.urlSessionTaskPriority }
 /// ```
-public final class DataLoadPriority: Sendable {
+package final class DataLoadPriority: Sendable {
     private struct State {
         var value: ImageRequest.Priority
         var observers: [@Sendable (ImageRequest.Priority) -> Void] = []
@@ -23,12 +23,12 @@ public final class DataLoadPriority: Sendable {
     private let state: Locked<State>
 
     /// Creates a priority handle starting at `priority`.
-    public init(_ priority: ImageRequest.Priority = .normal) {
+    package init(_ priority: ImageRequest.Priority = .normal) {
         state = Locked(State(value: priority))
     }
 
     /// The priority right now.
-    public var value: ImageRequest.Priority {
+    package var value: ImageRequest.Priority {
         state.withLock { $0.value }
     }
 
@@ -37,7 +37,7 @@ public final class DataLoadPriority: Sendable {
     /// Registering and the first call happen together, so no change in between is missed.
     /// Observers run synchronously, one at a time, on the thread that changes the priority:
     /// keep them short (set a property), and do not change the priority from inside one.
-    public func observe(_ observer: @escaping @Sendable (ImageRequest.Priority) -> Void) {
+    package func observe(_ observer: @escaping @Sendable (ImageRequest.Priority) -> Void) {
         state.withLock { state in
             state.observers.append(observer)
             observer(state.value)
@@ -46,7 +46,7 @@ public final class DataLoadPriority: Sendable {
 
     /// Changes the priority and tells every observer. Setting the current value again does
     /// nothing. The pipeline calls this; loaders only observe.
-    public func update(_ priority: ImageRequest.Priority) {
+    package func update(_ priority: ImageRequest.Priority) {
         state.withLock { state in
             guard state.value != priority else { return }
             state.value = priority

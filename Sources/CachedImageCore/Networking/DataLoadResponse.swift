@@ -5,18 +5,18 @@ import FoundationNetworking
 
 /// What ``DataLoading/load(_:limits:progress:)`` returns: the body, the final response and every
 /// redirect the request followed on the way, in order.
-public struct DataLoadResponse: Sendable {
+package struct DataLoadResponse: Sendable {
     /// The complete body of the final response.
-    public var data: Data
+    package var data: Data
     /// The final response (after any redirects).
-    public var response: URLResponse
+    package var response: URLResponse
     /// The redirect responses (3xx, with their status, headers and URL) the request went
     /// through before `response`, first hop first. Empty when there was no redirect, or when the
     /// loader cannot observe redirects.
-    public var redirects: [HTTPURLResponse]
+    package var redirects: [HTTPURLResponse]
 
     /// Creates a response.
-    public init(data: Data, response: URLResponse, redirects: [HTTPURLResponse] = []) {
+    package init(data: Data, response: URLResponse, redirects: [HTTPURLResponse] = []) {
         self.data = data
         self.response = response
         self.redirects = redirects

@@ -11,19 +11,12 @@ import FoundationNetworking
 /// cancelled. They return every response, including non-2xx ones: the pipeline checks status,
 /// length and content itself.
 ///
-/// Only ``loadData(for:progress:)`` is required. Implement ``load(_:limits:progress:)`` too to
-/// report redirect hops and enforce ``DataLoadLimits`` while the body streams; the default
-/// implementation calls `loadData` and checks the body size once the load has finished.
-/// Implement ``load(_:limits:priority:progress:)`` to follow priority changes while a transfer
-/// runs; the default implementation ignores them and calls `load(_:limits:progress:)`.
-/// Implement ``load(_:limits:priority:progress:received:)`` to hand the pipeline the body's
-/// chunks as they arrive (progressive JPEG previews need them); the default implementation
-/// hands none, and requests through such a loader get no previews.
-/// Implement ``load(_:limits:priority:progress:received:head:interrupted:)`` to report the final
-/// response's head before its body and hand over the bytes of a body that stopped before its end
-/// (cancelled, connection lost): the pipeline keeps them and resumes the download with a byte
-/// range next time (``ImagePipeline/Configuration/resumableDownloadBudget``). The default
-/// implementation reports neither, and downloads through such a loader start again from zero.
+/// ``URLSessionDataLoader`` does more than this one requirement asks: it enforces the pipeline's
+/// size, pixel and redirect limits while the body streams, follows priority changes, hands the
+/// body's chunks over as they arrive (progressive JPEG previews) and keeps the bytes of an
+/// interrupted body so the next load resumes with a byte range. A loader of your own returns whole
+/// bodies: the pipeline checks the body size once the load has finished, shows no progressive
+/// previews for it and starts interrupted downloads again from zero.
 public protocol DataLoading: Sendable {
     /// Loads the response body for `request`.
     ///
@@ -36,7 +29,14 @@ public protocol DataLoading: Sendable {
         for request: URLRequest,
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
     ) async throws -> (Data, URLResponse)
+}
 
+/// A ``DataLoading`` that streams: it enforces `limits` while the body arrives, records redirect
+/// hops, follows priority changes, hands over the body's chunks and reports the head and the bytes
+/// of an interrupted body. ``URLSessionDataLoader`` is one; the pipeline calls the last
+/// requirement, on a loader that is not one through `WholeBodyDataLoader` (the defaults below
+/// around its `loadData`).
+package protocol StreamingDataLoading: DataLoading {
     /// Loads the response body for `request`, enforcing `limits` and recording redirects.
     ///
     /// - Parameters:
@@ -60,7 +60,7 @@ public protocol DataLoading: Sendable {
     /// - Parameters:
     ///   - request: The request to send, including any conditional headers the pipeline added.
     ///   - limits: Size, pixel and redirect limits to enforce as early as the loader can.
-    ///   - priority: The load's priority now and as it changes (``DataLoadPriority/observe(_:)``):
+    ///   - priority: The load's priority now and as it changes (`DataLoadPriority.observe(_:)`):
     ///     the highest priority among the requests waiting for these bytes.
     ///   - progress: Called as bytes arrive with the bytes received so far and the expected total.
     /// - Returns: The body, the final response and the redirect hops.
@@ -118,10 +118,10 @@ public protocol DataLoading: Sendable {
     ) async throws -> DataLoadResponse
 }
 
-extension DataLoading {
+extension StreamingDataLoading {
     /// Calls ``loadData(for:progress:)`` and checks `limits.maxResponseBytes` after the load
     /// (a loader without streaming support cannot stop earlier). Reports no redirects.
-    public func load(
+    package func load(
         _ request: URLRequest,
         limits: DataLoadLimits,
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
@@ -136,7 +136,7 @@ extension DataLoading {
 
     /// Ignores `priority` (a loader without reprioritisation) and calls
     /// ``load(_:limits:progress:)``.
-    public func load(
+    package func load(
         _ request: URLRequest,
         limits: DataLoadLimits,
         priority: DataLoadPriority,
@@ -147,7 +147,7 @@ extension DataLoading {
 
     /// Hands no chunks (a loader that only returns whole bodies) and calls
     /// ``load(_:limits:priority:progress:)``.
-    public func load(
+    package func load(
         _ request: URLRequest,
         limits: DataLoadLimits,
         priority: DataLoadPriority,
@@ -159,7 +159,7 @@ extension DataLoading {
 
     /// Reports no head and no interrupted bytes (downloads through this loader are never
     /// resumed) and calls ``load(_:limits:priority:progress:received:)``.
-    public func load(
+    package func load(
         _ request: URLRequest,
         limits: DataLoadLimits,
         priority: DataLoadPriority,
@@ -169,5 +169,19 @@ extension DataLoading {
         interrupted: @escaping @Sendable (_ received: Data) -> Void
     ) async throws -> DataLoadResponse {
         try await load(request, limits: limits, priority: priority, progress: progress, received: received)
+    }
+}
+
+/// An app's ``DataLoading`` as the pipeline calls it: the streaming requirements' defaults
+/// around its `loadData` (the body size checked once the load has finished; no redirects,
+/// chunks, head or interrupted bytes reported).
+struct WholeBodyDataLoader: StreamingDataLoading {
+    let base: any DataLoading
+
+    func loadData(
+        for request: URLRequest,
+        progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
+    ) async throws -> (Data, URLResponse) {
+        try await base.loadData(for: request, progress: progress)
     }
 }

@@ -88,7 +88,7 @@ public final class NetworkMonitor: Sendable {
     }
 
     /// Calls `observer` (on the thread that reports it) every time the network becomes
-    /// reachable after it was not (``FailureRecovery`` asks failed images again then).
+    /// reachable after it was not (`FailureRecovery` asks failed images again then).
     public func onReachabilityRestored(_ observer: @escaping @Sendable () -> Void) {
         reachabilityObservers.withLock { $0.append(observer) }
     }

@@ -18,7 +18,7 @@ import FoundationNetworking
 /// ```
 ///
 /// Non-2xx responses are returned, not thrown; transport failures throw the session's `URLError`.
-public final class URLSessionDataLoader: DataLoading {
+public final class URLSessionDataLoader: StreamingDataLoading {
     /// The session used for every request, made on first use: creating a `URLSession` costs
     /// about 100 µs, which a pipeline that answers from its caches (a relaunch showing what is on
     /// disk) never needs to pay. It is invalidated when the loader is released.
@@ -110,7 +110,7 @@ public final class URLSessionDataLoader: DataLoading {
     /// - Throws: `CancellationError` when the calling task is cancelled; the typed
     ///   ``ImagePipeline/Error`` for a limit, a redirect loop or too many redirects; otherwise the
     ///   session's error (usually a `URLError`) when the transfer fails.
-    public func load(
+    package func load(
         _ request: URLRequest,
         limits: DataLoadLimits,
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
@@ -122,7 +122,7 @@ public final class URLSessionDataLoader: DataLoading {
     /// `priority` from before the task starts until it ends (``ImageRequest/Priority/urlSessionTaskPriority``).
     ///
     /// - Throws: The same errors as ``load(_:limits:progress:)``.
-    public func load(
+    package func load(
         _ request: URLRequest,
         limits: DataLoadLimits,
         priority: DataLoadPriority,
@@ -135,7 +135,7 @@ public final class URLSessionDataLoader: DataLoading {
     /// `received` as the session delivers it.
     ///
     /// - Throws: The same errors as ``load(_:limits:progress:)``.
-    public func load(
+    package func load(
         _ request: URLRequest,
         limits: DataLoadLimits,
         priority: DataLoadPriority,
@@ -153,7 +153,7 @@ public final class URLSessionDataLoader: DataLoading {
     /// after the head, `interrupted` with the body bytes received, before throwing.
     ///
     /// - Throws: The same errors as ``load(_:limits:progress:)``.
-    public func load(
+    package func load(
         _ request: URLRequest,
         limits: DataLoadLimits,
         priority: DataLoadPriority,

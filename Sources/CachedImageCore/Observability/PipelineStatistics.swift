@@ -5,47 +5,47 @@
 /// let stats = pipeline.statistics
 /// print("memory hit ratio:", stats.memoryHitRatio, "network:", stats.networkRequests)
 /// ```
-public struct PipelineStatistics: Sendable, Hashable, Codable {
+package struct PipelineStatistics: Sendable, Hashable, Codable {
     /// Image lookups answered by the memory cache.
-    public var memoryHits = 0
+    package var memoryHits = 0
     /// Image lookups the memory cache could not answer.
-    public var memoryMisses = 0
+    package var memoryMisses = 0
     /// Data lookups answered by the disk cache (fresh, allowed stale, or revalidated).
-    public var diskHits = 0
+    package var diskHits = 0
     /// Data lookups the disk cache could not answer.
-    public var diskMisses = 0
+    package var diskMisses = 0
     /// Requests sent to the network (full and conditional).
-    public var networkRequests = 0
+    package var networkRequests = 0
     /// Of those, conditional requests revalidating a stale entry.
-    public var revalidations = 0
+    package var revalidations = 0
     /// Revalidations the server answered with `304 Not Modified`.
-    public var notModifiedResponses = 0
+    package var notModifiedResponses = 0
     /// Body bytes received from the network.
-    public var bytesDownloaded = 0
+    package var bytesDownloaded = 0
     /// Requests that joined a download or decode already in flight instead of starting one.
-    public var coalescedRequests = 0
+    package var coalescedRequests = 0
     /// Stale entries served because revalidation failed (offline, 5xx) and the entry allowed it,
     /// or while a background revalidation ran (`stale-while-revalidate`).
-    public var staleResponsesServed = 0
+    package var staleResponsesServed = 0
     /// Requests that failed with an error.
-    public var failures = 0
+    package var failures = 0
     /// Requests cancelled by their caller.
-    public var cancellations = 0
+    package var cancellations = 0
     /// Disk cache operations that failed: the cache could not open (the pipeline then runs
     /// without one), or a write or removal failed (disk full, permissions). Each is also an
     /// ``ImagePipeline/Event/diskCacheFailed(_:)`` event.
-    public var diskCacheFailures = 0
+    package var diskCacheFailures = 0
 
     /// Statistics with every count at zero.
-    public init() {}
+    package init() {}
 
     /// Memory hits over memory lookups, 0 when there were none.
-    public var memoryHitRatio: Double {
+    package var memoryHitRatio: Double {
         Self.ratio(memoryHits, memoryHits + memoryMisses)
     }
 
     /// Disk hits over disk lookups, 0 when there were none.
-    public var diskHitRatio: Double {
+    package var diskHitRatio: Double {
         Self.ratio(diskHits, diskHits + diskMisses)
     }
 

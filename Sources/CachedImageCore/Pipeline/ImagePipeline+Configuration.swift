@@ -19,8 +19,8 @@ extension ImagePipeline {
         public var dataLoader: any DataLoading
 
         /// Decodes validated bytes. Default: `ImageIODecoder` on Apple platforms (decoded off the
-        /// main thread, downsampled to the request's target size); ``HeaderImageDecoder`` where
-        /// ImageIO does not exist.
+        /// main thread, downsampled to the request's target size); where ImageIO does not exist, a
+        /// decoder that reads only the header (it keeps the bytes and reports the decoded size).
         public var decoder: any ImageDecoding
 
         /// Total cost (decoded bytes) the memory cache may hold; `0` disables it.
@@ -54,8 +54,8 @@ extension ImagePipeline {
         /// Which disk entries a view's first frame reads and decodes synchronously on a memory
         /// miss (``ImagePipeline/firstFrameImage(for:)``, used by `ImageLoader`): small fresh
         /// ones, within a time budget per frame. `nil`: first frames read memory only.
-        /// Default: ``SynchronousDiskRead/default``.
-        public var synchronousDiskRead: SynchronousDiskRead? = .default
+        /// Default: `SynchronousDiskRead.default`.
+        package var synchronousDiskRead: SynchronousDiskRead? = .default
 
         /// Where original bytes are kept across launches; `nil` disables the disk cache.
         /// Default: `Caches/CachedImage`.
@@ -109,9 +109,8 @@ extension ImagePipeline {
         /// written to the disk cache. The least recently used are dropped first when the budget
         /// is full; a download larger than the budget is not kept. Revalidations of a stale
         /// cached entry (conditional requests) and ``ImageRequest/Options/reloadIgnoringLocalCacheData``
-        /// do not resume. A custom ``DataLoading`` takes part when it implements
-        /// ``DataLoading/load(_:limits:priority:progress:received:head:interrupted:)``
-        /// (``URLSessionDataLoader`` does).
+        /// do not resume. Downloads through ``URLSessionDataLoader`` resume; those through a
+        /// custom ``DataLoading`` start again from zero.
         public var resumableDownloadBudget: Int = 16 * 1024 * 1024
 
         /// Images that would decode to more pixels are refused before decoding (decompression
@@ -125,8 +124,8 @@ extension ImagePipeline {
 
         /// The most body bytes a response may have. A larger `Content-Length` is refused before
         /// the body arrives, and a body that grows past it is cancelled at once, failing with
-        /// ``ImagePipeline/Error/responseTooLarge(url:limit:)``. Custom loaders that do not
-        /// implement ``DataLoading/load(_:limits:progress:)`` are checked after the load.
+        /// ``ImagePipeline/Error/responseTooLarge(url:limit:)``. A custom ``DataLoading`` is checked
+        /// after its load.
         /// Default: 50 MB.
         public var maxResponseBytes: Int = 50 * 1024 * 1024
 
@@ -185,9 +184,9 @@ extension ImagePipeline {
         /// Only answers the server gave count: an error status (honouring its `Retry-After` and
         /// `Cache-Control`), or a body that is not a usable image (remembered as long as a
         /// client error). Requests with ``ImageRequest/Options/retryingFailure`` (what
-        /// ``ImageLoader/retry()`` sends) or a reload option always ask again.
-        /// Default: ``FailureCachePolicy/default``; ``FailureCachePolicy/disabled`` turns it off.
-        public var failureCachePolicy: FailureCachePolicy = .default
+        /// `ImageLoader.retry()` sends) or a reload option always ask again.
+        /// Default: `FailureCachePolicy.default`; `FailureCachePolicy.disabled` turns it off.
+        package var failureCachePolicy: FailureCachePolicy = .default
 
         /// Whether the network is constrained right now (Low Data Mode), consulted for requests
         /// with a ``ImageRequest/ConstrainedNetworkPolicy``. Default: ``NetworkMonitor/shared``,
@@ -197,11 +196,11 @@ extension ImagePipeline {
 
         /// When requests with ``ImageRequest/Options/progressivePreviews`` get a preview of a
         /// progressive JPEG still downloading: at most 3 per image, 0.2 s apart at least, by
-        /// default (``clock`` keeps the time).
-        public var progressivePreviewPolicy = ProgressivePreviewPolicy()
+        /// default (`clock` keeps the time).
+        package var progressivePreviewPolicy = ProgressivePreviewPolicy()
 
         /// The clock used for HTTP freshness, memory lifetimes and disk access order.
-        public var clock: any CacheClock = SystemClock()
+        package var clock: any CacheClock = SystemClock()
 
         /// Stage timestamps for the benchmark's disk-hit breakdown; `nil` (no cost) otherwise.
         package var stageTrace: StageTrace?

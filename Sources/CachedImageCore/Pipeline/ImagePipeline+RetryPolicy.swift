@@ -13,7 +13,7 @@ extension ImagePipeline {
     /// Retries are off by default (``disabled``): a retry multiplies load on a server that is
     /// already failing, an image view asks again for a transient failure when it returns after
     /// its grace period, when the app comes to the foreground and when the network comes back
-    /// (``FailureRecovery``), and a stale cached image is already served when revalidation fails. Turn them on for flaky networks:
+    /// (`FailureRecovery`), and a stale cached image is already served when revalidation fails. Turn them on for flaky networks:
     ///
     /// ```swift
     /// var configuration = ImagePipeline.Configuration()

@@ -18,19 +18,19 @@ extension ImagePipeline {
     /// configuration.synchronousDiskRead = nil          // first frames read memory only
     /// configuration.synchronousDiskRead?.maximumEntryBytes = 32 * 1024
     /// ```
-    public struct SynchronousDiskRead: Sendable, Hashable {
+    package struct SynchronousDiskRead: Sendable, Hashable {
         /// The largest entry file read synchronously, header included. Default: 64 KB.
-        public var maximumEntryBytes: Int
+        package var maximumEntryBytes: Int
         /// The largest decoded image produced synchronously. Default: 1 MB (512x512 pixels).
-        public var maximumDecodedBytes: Int
+        package var maximumDecodedBytes: Int
         /// The time synchronous reads may take in one frame. Default: 4 ms (a quarter of a
         /// 60 Hz frame); ``default`` follows the screen (2 ms at 120 Hz).
-        public var timePerFrame: TimeInterval
+        package var timePerFrame: TimeInterval
         /// The length of a frame. Default: 1/60 s; ``default`` follows the screen (1/120 s on ProMotion).
-        public var frameInterval: TimeInterval
+        package var frameInterval: TimeInterval
 
         /// Limits with the given values; each defaults to the value its property states.
-        public init(
+        package init(
             maximumEntryBytes: Int = 64 * 1024,
             maximumDecodedBytes: Int = 1024 * 1024,
             timePerFrame: TimeInterval = 0.004,
@@ -44,14 +44,14 @@ extension ImagePipeline {
 
         /// The defaults above, with the frame of the main screen's refresh rate
         /// (``forDisplay(framesPerSecond:)``): 120 Hz on ProMotion, 60 Hz where unknown.
-        public static var `default`: SynchronousDiskRead {
+        package static var `default`: SynchronousDiskRead {
             forDisplay(framesPerSecond: MainScreen.maximumFramesPerSecond ?? 60)
         }
 
         /// The budget for a display refreshing `framesPerSecond` times a second: frames of
         /// `1 / framesPerSecond`, of which synchronous reads take the same share as 4 ms of a
         /// 60 Hz frame (2 ms at 120 Hz), so the first frame never misses a faster display's deadline.
-        public static func forDisplay(framesPerSecond: Int) -> SynchronousDiskRead {
+        package static func forDisplay(framesPerSecond: Int) -> SynchronousDiskRead {
             let rate = Double(min(max(framesPerSecond, 1), 1_000))
             return SynchronousDiskRead(timePerFrame: 0.004 * (60 / rate), frameInterval: 1.0 / rate)
         }
@@ -60,7 +60,7 @@ extension ImagePipeline {
     /// The image for `request` for a view's first frame, without waiting: the memory cache's
     /// (source `.memory`), else the image a view showed for it since launch (source `.memory`),
     /// else a small disk entry read and decoded here (source `.disk`) within
-    /// ``Configuration/synchronousDiskRead``; `nil` otherwise (load it with
+    /// the pipeline's synchronous disk-read budget; `nil` otherwise (load it with
     /// ``image(for:)-(ImageRequest)``). The image read from disk is kept in the memory cache as
     /// its response allows. Never touches the network.
     ///

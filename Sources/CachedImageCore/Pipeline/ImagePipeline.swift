@@ -20,7 +20,7 @@ import FoundationNetworking
 public final class ImagePipeline: Sendable {
     /// The pipeline the whole app shares: what `CachedAsyncImage` (through the `imagePipeline`
     /// environment value), `CachedImageViewLoader`, `UIImageView.cachedImage`, ``ImagePrefetcher``
-    /// and ``ImageLoader`` use when given none. A pipeline with the default configuration until
+    /// and `ImageLoader` use when given none. A pipeline with the default configuration until
     /// the app replaces it.
     ///
     /// Replace it once, at launch, before the first image loads (in the `App`'s initialiser or
@@ -57,7 +57,7 @@ public final class ImagePipeline: Sendable {
 
     /// Why the configured disk cache could not be opened (its directory could not be found or
     /// created), if it could not: the pipeline then works from memory and the network. Also
-    /// counted in ``PipelineStatistics/diskCacheFailures``.
+    /// counted in `PipelineStatistics.diskCacheFailures`.
     public let diskCacheOpenError: DiskCache.Error?
 
     let jobs: ImageJobs
@@ -165,7 +165,7 @@ public final class ImagePipeline: Sendable {
     /// decoding or touching the memory cache (prefetching into the disk cache uses this).
     ///
     /// - Throws: ``ImagePipeline/Error``, or `CancellationError`.
-    public func data(for request: ImageRequest) async throws -> ImageDataResponse {
+    package func data(for request: ImageRequest) async throws -> ImageDataResponse {
         try await dataSubscription(for: request).value()
     }
 
@@ -214,7 +214,7 @@ public final class ImagePipeline: Sendable {
     // MARK: Observability
 
     /// A snapshot of the pipeline's counters.
-    public var statistics: PipelineStatistics {
+    package var statistics: PipelineStatistics {
         instrumentation.statistics
     }
 

@@ -9,14 +9,14 @@ public struct ImageResponse: Sendable {
     /// Where the image came from.
     public var source: Source
     /// Timings and counts for this request.
-    public var metrics: TaskMetrics
+    package var metrics: TaskMetrics
     /// The HTTP response the image came from, as a cache presents it: the status and header
     /// fields received (``Source/network``), the stored ones with their current `Age`
     /// (``Source/disk``, ``Source/memory``), or the stored ones updated by the `304`
     /// (``Source/revalidated``; RFC 9111 4.3.4). `nil` for file URLs, loaders that return no
     /// `HTTPURLResponse`, entries stored by versions that did not keep the response, and memory
     /// hits whose response record was dropped (the memory cache keeps a bounded number).
-    public var httpResponse: CachedHTTPResponse? = nil
+    package var httpResponse: CachedHTTPResponse? = nil
     /// When a view showing this image keeps it available for display whatever its freshness
     /// (the memory cache will not serve it once stale; `no-store` responses never are).
     var displayRetention = DisplayRetention.never
@@ -33,7 +33,7 @@ public struct ImageResponse: Sendable {
     public var isStale = false
     /// Why the stale image (``isStale``) could not be revalidated: the network is unreachable,
     /// the connection dropped, the server failed (`5xx`). The image stays on screen; the view
-    /// asks again when the network comes back (``FailureRecovery``). `nil` otherwise.
+    /// asks again when the network comes back (`FailureRecovery`). `nil` otherwise.
     public var revalidationError: ImagePipeline.Error?
 
     /// Where a response's bytes came from.
@@ -66,18 +66,18 @@ extension ImageResponse {
 }
 
 /// Per-request measurements.
-public struct TaskMetrics: Sendable, Hashable {
+package struct TaskMetrics: Sendable, Hashable {
     /// When the request started (pipeline clock).
-    public var startDate: Date
+    package var startDate: Date
     /// Wall time from start to result, in seconds (monotonic).
-    public var duration: TimeInterval
+    package var duration: TimeInterval
     /// `true` when the request joined a download or decode another request had already started.
-    public var isCoalesced: Bool
+    package var isCoalesced: Bool
     /// Body bytes received from the network for this image (shared with coalesced requests).
-    public var bytesDownloaded: Int
+    package var bytesDownloaded: Int
 
     /// Metrics with the given values.
-    public init(startDate: Date, duration: TimeInterval, isCoalesced: Bool, bytesDownloaded: Int) {
+    package init(startDate: Date, duration: TimeInterval, isCoalesced: Bool, bytesDownloaded: Int) {
         self.startDate = startDate
         self.duration = duration
         self.isCoalesced = isCoalesced
@@ -86,18 +86,18 @@ public struct TaskMetrics: Sendable, Hashable {
 }
 
 /// Original bytes loaded through the pipeline's disk cache and network, without decoding.
-public struct ImageDataResponse: Sendable {
+package struct ImageDataResponse: Sendable {
     /// The image's encoded bytes.
-    public var data: Data
+    package var data: Data
     /// The format and size read from the bytes' header.
-    public var info: ImageInfo
+    package var info: ImageInfo
     /// Where the bytes came from (never `.memory`).
-    public var source: ImageResponse.Source
+    package var source: ImageResponse.Source
     /// Body bytes received from the network to produce this response.
-    public var bytesDownloaded: Int
+    package var bytesDownloaded: Int
     /// The HTTP response the bytes came with, as a cache presents it (see
     /// ``ImageResponse/httpResponse``).
-    public var httpResponse: CachedHTTPResponse?
+    package var httpResponse: CachedHTTPResponse?
     /// How long an image decoded from these bytes may stay in the memory cache.
     var memoryLifetime: MemoryCacheLifetime = .unlimited
     /// What is (or would be) stored about the response: its `Vary` keys the memory entry.

@@ -13,13 +13,13 @@ import Foundation
 /// Decode small (32x32 is plenty) and let the view stretch it. The decoder follows the format's
 /// reference implementation (Wolt's): its pixels match the reference within 1 per channel.
 /// Malformed strings are refused with a ``PlaceholderHashError`` when the value is made.
-public struct BlurHash: Sendable, Hashable {
+package struct BlurHash: Sendable, Hashable {
     /// The hash as given.
-    public let string: String
+    package let string: String
     /// The number of cosine components across (1...9).
-    public let componentsX: Int
+    package let componentsX: Int
     /// The number of cosine components down (1...9).
-    public let componentsY: Int
+    package let componentsY: Int
     /// Each component's linear-light red, green and blue, row by row (`componentsX` across),
     /// the AC components not yet scaled by the punch.
     private let components: [SIMD3<Double>]
@@ -30,7 +30,7 @@ public struct BlurHash: Sendable, Hashable {
     ///   ``PlaceholderHashError/invalidCharacter(_:offset:)``,
     ///   ``PlaceholderHashError/invalidComponentCount`` or
     ///   ``PlaceholderHashError/lengthMismatch(length:expected:)``.
-    public init(_ string: String) throws {
+    package init(_ string: String) throws {
         let length = string.count
         guard length >= 6 else { throw PlaceholderHashError.tooShort(length: length, minimum: 6) }
         var digits = [Int]()
@@ -67,7 +67,7 @@ public struct BlurHash: Sendable, Hashable {
     }
 
     /// The image's average colour (the hash's DC component; opaque).
-    public var averageColor: PlaceholderColor {
+    package var averageColor: PlaceholderColor {
         let dc = components[0]
         return PlaceholderColor(red: Double(Self.sRGB(dc.x)) / 255, green: Double(Self.sRGB(dc.y)) / 255, blue: Double(Self.sRGB(dc.z)) / 255)
     }
@@ -79,7 +79,7 @@ public struct BlurHash: Sendable, Hashable {
     ///   - height: The height in pixels.
     ///   - punch: Scales the contrast of the components (the reference's parameter); 1 decodes
     ///     the hash as encoded.
-    public func image(width: Int = 32, height: Int = 32, punch: Double = 1) -> PlaceholderImage {
+    package func image(width: Int = 32, height: Int = 32, punch: Double = 1) -> PlaceholderImage {
         let width = max(0, width), height = max(0, height)
         let nx = componentsX, ny = componentsY
         let punch = max(1, punch)
@@ -121,8 +121,8 @@ public struct BlurHash: Sendable, Hashable {
         return PlaceholderImage(width: width, height: height, rgba: rgba)
     }
 
-    public static func == (lhs: BlurHash, rhs: BlurHash) -> Bool { lhs.string == rhs.string }
-    public func hash(into hasher: inout Hasher) { hasher.combine(string) }
+    package static func == (lhs: BlurHash, rhs: BlurHash) -> Bool { lhs.string == rhs.string }
+    package func hash(into hasher: inout Hasher) { hasher.combine(string) }
 
     // MARK: - The format's arithmetic
 

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// It is shown only while the view would show its placeholder: never for a memory hit (the
 /// first frame is the image), and no longer once the image or its first progressive preview
-/// arrives. ``image`` decodes once per hash and keeps the result in a small shared cache, so a
+/// arrives. `image` decodes once per hash and keeps the result in a small shared cache, so a
 /// view that renders often decodes nothing twice. A malformed hash decodes to `nil`: the view
 /// shows its usual placeholder instead.
 public enum HashPlaceholder: Sendable, Hashable {
@@ -16,7 +16,7 @@ public enum HashPlaceholder: Sendable, Hashable {
     case blurHash(String)
 
     /// The decoded placeholder, or `nil` for a malformed hash.
-    public var image: PlaceholderImage? {
+    package var image: PlaceholderImage? {
         if let cached = Self.cache.value(forKey: self) { return cached.image }
         let decoded = decode()
         Self.cache.setValue(Decoded(image: decoded), forKey: self, cost: decoded.map { $0.rgba.count } ?? 1)

@@ -1,6 +1,6 @@
 /// Why a ThumbHash or BlurHash string was refused. Thrown by ``ThumbHash`` and ``BlurHash``'s
 /// initialisers, before anything is decoded: a malformed hash never produces an image.
-public enum PlaceholderHashError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum PlaceholderHashError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A ThumbHash string is not Base64 (standard or URL-safe alphabet, padding optional).
     case invalidBase64
     /// A BlurHash contains a character outside its Base83 alphabet, at `offset` (in characters).
@@ -15,7 +15,7 @@ public enum PlaceholderHashError: Error, Sendable, Hashable, CustomStringConvert
     /// components along a side, a BlurHash with more than 9 along one).
     case invalidComponentCount
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidBase64:
             "The ThumbHash is not Base64."

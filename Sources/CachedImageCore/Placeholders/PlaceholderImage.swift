@@ -4,16 +4,16 @@
 /// It is meant to be stretched (with smoothing) over the view the image will fill: a
 /// ThumbHash decodes to at most 32 pixels on its longer side, a BlurHash to the size asked.
 /// On Apple platforms the `CachedImage` module turns it into a `CGImage`.
-public struct PlaceholderImage: Sendable, Hashable {
+package struct PlaceholderImage: Sendable, Hashable {
     /// Width in pixels.
-    public let width: Int
+    package let width: Int
     /// Height in pixels.
-    public let height: Int
+    package let height: Int
     /// `width * height * 4` bytes: red, green, blue and alpha of each pixel, row by row.
-    public let rgba: [UInt8]
+    package let rgba: [UInt8]
 
     /// Wraps `rgba`, which must hold `width * height * 4` bytes.
-    public init(width: Int, height: Int, rgba: [UInt8]) {
+    package init(width: Int, height: Int, rgba: [UInt8]) {
         precondition(width >= 0 && height >= 0 && rgba.count == width * height * 4, "rgba must hold width * height * 4 bytes")
         self.width = width
         self.height = height
@@ -21,10 +21,10 @@ public struct PlaceholderImage: Sendable, Hashable {
     }
 
     /// The size in pixels.
-    public var pixelSize: PixelSize { PixelSize(width: width, height: height) }
+    package var pixelSize: PixelSize { PixelSize(width: width, height: height) }
 
     /// The pixel at (`x`, `y`), from the top left.
-    public func pixel(x: Int, y: Int) -> PlaceholderColor {
+    package func pixel(x: Int, y: Int) -> PlaceholderColor {
         let index = (y * width + x) * 4
         return PlaceholderColor(
             red: Double(rgba[index]) / 255, green: Double(rgba[index + 1]) / 255,
@@ -33,24 +33,24 @@ public struct PlaceholderImage: Sendable, Hashable {
     }
 
     /// Whether any pixel is not fully opaque.
-    public var hasAlpha: Bool {
+    package var hasAlpha: Bool {
         stride(from: 3, to: rgba.count, by: 4).contains { rgba[$0] != 255 }
     }
 }
 
 /// A colour with red, green, blue and alpha components from 0 to 1, not premultiplied.
-public struct PlaceholderColor: Sendable, Hashable {
+package struct PlaceholderColor: Sendable, Hashable {
     /// Red, 0 to 1.
-    public var red: Double
+    package var red: Double
     /// Green, 0 to 1.
-    public var green: Double
+    package var green: Double
     /// Blue, 0 to 1.
-    public var blue: Double
+    package var blue: Double
     /// Opacity, 0 (transparent) to 1.
-    public var alpha: Double
+    package var alpha: Double
 
     /// A colour of the given components, opaque by default.
-    public init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
+    package init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
         self.red = red
         self.green = green
         self.blue = blue

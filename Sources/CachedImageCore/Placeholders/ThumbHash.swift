@@ -14,9 +14,9 @@ import Foundation
 /// The decoder follows the format's reference implementation (Evan Wallace's): its pixels match
 /// the reference within 1 per channel. Malformed hashes are refused with a
 /// ``PlaceholderHashError`` when the value is made, so ``image()`` cannot fail.
-public struct ThumbHash: Sendable, Hashable {
+package struct ThumbHash: Sendable, Hashable {
     /// The hash's bytes.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     private let header: Header
 
     /// Reads a hash from its bytes.
@@ -24,7 +24,7 @@ public struct ThumbHash: Sendable, Hashable {
     /// - Throws: ``PlaceholderHashError/tooShort(length:minimum:)``,
     ///   ``PlaceholderHashError/lengthMismatch(length:expected:)`` or
     ///   ``PlaceholderHashError/invalidComponentCount``.
-    public init(bytes: some Sequence<UInt8>) throws {
+    package init(bytes: some Sequence<UInt8>) throws {
         let bytes = Array(bytes)
         self.header = try Header(bytes)
         self.bytes = bytes
@@ -34,7 +34,7 @@ public struct ThumbHash: Sendable, Hashable {
     /// padding).
     ///
     /// - Throws: ``PlaceholderHashError/invalidBase64``, or what ``init(bytes:)`` throws.
-    public init(base64 string: String) throws {
+    package init(base64 string: String) throws {
         var normalized = String(string.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
         let remainder = normalized.utf8.count % 4
         if remainder == 1 { throw PlaceholderHashError.invalidBase64 }
@@ -44,13 +44,13 @@ public struct ThumbHash: Sendable, Hashable {
     }
 
     /// The original image's approximate aspect ratio (width / height), from the hash's header.
-    public var aspectRatio: Double { Double(header.ratioX) / Double(header.ratioY) }
+    package var aspectRatio: Double { Double(header.ratioX) / Double(header.ratioY) }
 
     /// Whether the original image has transparency.
-    public var hasAlpha: Bool { header.hasAlpha }
+    package var hasAlpha: Bool { header.hasAlpha }
 
     /// The original image's average colour (not premultiplied).
-    public var averageColor: PlaceholderColor {
+    package var averageColor: PlaceholderColor {
         let rgb = Self.rgb(l: header.lDC, p: header.pDC, q: header.qDC)
         return PlaceholderColor(
             red: max(0, min(1, rgb.r)), green: max(0, min(1, rgb.g)), blue: max(0, min(1, rgb.b)),
@@ -60,7 +60,7 @@ public struct ThumbHash: Sendable, Hashable {
 
     /// The size ``image()`` decodes to: 32 pixels on the longer side, the other from
     /// ``aspectRatio``.
-    public var imageSize: PixelSize {
+    package var imageSize: PixelSize {
         let ratio = aspectRatio
         return PixelSize(
             width: Int((ratio > 1 ? 32 : 32 * ratio).rounded()),
@@ -69,7 +69,7 @@ public struct ThumbHash: Sendable, Hashable {
     }
 
     /// Decodes the blurred preview: ``imageSize``, RGBA, not premultiplied.
-    public func image() -> PlaceholderImage {
+    package func image() -> PlaceholderImage {
         let header = header
         var nibbles = NibbleReader(bytes: bytes, start: header.hasAlpha ? 6 : 5)
         let lAC = nibbles.channel(nx: header.lx, ny: header.ly, scale: header.lScale)
@@ -148,8 +148,8 @@ public struct ThumbHash: Sendable, Hashable {
         UInt8(max(0, 255 * min(1, value)))
     }
 
-    public static func == (lhs: ThumbHash, rhs: ThumbHash) -> Bool { lhs.bytes == rhs.bytes }
-    public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
+    package static func == (lhs: ThumbHash, rhs: ThumbHash) -> Bool { lhs.bytes == rhs.bytes }
+    package func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
 }
 
 extension ThumbHash {

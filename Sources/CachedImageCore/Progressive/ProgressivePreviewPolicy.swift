@@ -7,17 +7,17 @@ import Foundation
 /// per image, no sooner than ``minimumInterval`` after the previous one, and never once the
 /// whole image has arrived (the final image follows at once). Set it with
 /// ``ImagePipeline/Configuration/progressivePreviewPolicy``.
-public struct ProgressivePreviewPolicy: Sendable, Hashable {
+package struct ProgressivePreviewPolicy: Sendable, Hashable {
     /// Previews decoded per image at most; `0` turns previews off for the whole pipeline.
-    public var maximumPreviewCount: Int
+    package var maximumPreviewCount: Int
     /// The least time between two previews of one image, in seconds (the pipeline's clock).
-    public var minimumInterval: TimeInterval
+    package var minimumInterval: TimeInterval
 
     /// - Parameters:
     ///   - maximumPreviewCount: Previews per image at most (3 by default: a first recognisable
     ///     scan, then two refinements).
     ///   - minimumInterval: Seconds between two previews at least (0.2 by default).
-    public init(maximumPreviewCount: Int = 3, minimumInterval: TimeInterval = 0.2) {
+    package init(maximumPreviewCount: Int = 3, minimumInterval: TimeInterval = 0.2) {
         self.maximumPreviewCount = max(0, maximumPreviewCount)
         self.minimumInterval = max(0, minimumInterval)
     }

@@ -232,12 +232,12 @@ extension ImageRequest {
 
         /// Ask the network even when this image failed moments ago: an explicit retry (the
         /// pipeline otherwise answers a recently failed URL with the same error for a short
-        /// while; see ``ImagePipeline/Configuration/failureCachePolicy``).
+        /// while; see `ImagePipeline.Configuration.failureCachePolicy`).
         public static let retryingFailure = Options(rawValue: 1 << 5)
 
         /// Show a progressive JPEG scan by scan while it downloads: the task's observers get
         /// previews (``ImageResponse/isPreview``) decoded at the request's target size with its
-        /// processors, when ``ImagePipeline/Configuration/progressivePreviewPolicy`` says, then
+        /// processors, when `ImagePipeline.Configuration.progressivePreviewPolicy` says, then
         /// the final image. Baseline JPEGs and other formats get none; previews are never
         /// cached. Off by default; set it for a screen with ``ImageRequestDefaults/options``.
         /// Requests with and without it share the download, not the decode; a request that

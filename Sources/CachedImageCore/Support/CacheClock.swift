@@ -10,15 +10,19 @@ import Foundation
 ///     var now = Date(timeIntervalSince1970: 0)
 /// }
 /// ```
-public protocol CacheClock: Sendable {
+@usableFromInline
+package protocol CacheClock: Sendable {
     /// The current date.
     var now: Date { get }
 }
 
 /// The real clock: `Date()`.
-public struct SystemClock: CacheClock {
+@usableFromInline
+package struct SystemClock: CacheClock {
     /// The system clock.
-    public init() {}
+    @usableFromInline
+    package init() {}
 
-    public var now: Date { Date() }
+    @usableFromInline
+    package var now: Date { Date() }
 }

@@ -18,9 +18,9 @@ import Foundation
 /// `CachedImage` reports the foreground to ``shared``, which follows ``NetworkMonitor/shared``
 /// for connectivity. Report your own events to it, or give a loader a recovery of its own.
 @MainActor
-public final class FailureRecovery {
+package final class FailureRecovery {
     /// The recovery every loader uses unless given another.
-    public static let shared: FailureRecovery = {
+    package static let shared: FailureRecovery = {
         let recovery = FailureRecovery()
         recovery.follow(.shared)
         return recovery
@@ -35,21 +35,21 @@ public final class FailureRecovery {
     private var followed: [NetworkMonitor] = []
 
     /// A recovery of its own, for loaders that should not follow ``shared``.
-    public init() {}
+    package init() {}
 
     /// The app returned to the foreground: every transient failure becomes stale.
-    public func appDidEnterForeground() {
+    package func appDidEnterForeground() {
         makeFailuresStale()
     }
 
     /// The network is reachable again after it was not: every transient failure becomes stale.
-    public func networkDidBecomeAvailable() {
+    package func networkDidBecomeAvailable() {
         makeFailuresStale()
     }
 
     /// Calls ``networkDidBecomeAvailable()`` whenever `monitor` reports the network reachable
     /// after it was not. Following the same monitor twice does nothing.
-    public func follow(_ monitor: NetworkMonitor) {
+    package func follow(_ monitor: NetworkMonitor) {
         guard !followed.contains(where: { $0 === monitor }) else { return }
         followed.append(monitor)
         monitor.onReachabilityRestored { [weak self] in

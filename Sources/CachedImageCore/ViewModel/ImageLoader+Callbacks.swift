@@ -7,20 +7,20 @@ extension ImageLoader {
     /// ```swift
     /// loader.callbacks.onSuccess = { response in log(response.source) }
     /// ```
-    public struct Callbacks {
+    package struct Callbacks {
         /// A load from disk or network starts (not for memory hits): the request as sent.
-        public var onStart: (@MainActor (ImageRequest) -> Void)?
+        package var onStart: (@MainActor (ImageRequest) -> Void)?
         /// The image is shown: once per request (again after ``ImageLoader/retry()``), including
         /// memory hits, but not when an image let go off screen comes back.
-        public var onSuccess: (@MainActor (ImageResponse) -> Void)?
+        package var onSuccess: (@MainActor (ImageResponse) -> Void)?
         /// The load failed (a cancellation is not a failure).
-        public var onFailure: (@MainActor (any Error) -> Void)?
+        package var onFailure: (@MainActor (any Error) -> Void)?
         /// Download progress, as published (at most 30 times a second). Setting it makes the
         /// loader report progress whatever ``ImageLoader/reportsProgress`` says.
-        public var onProgress: (@MainActor (Progress) -> Void)?
+        package var onProgress: (@MainActor (Progress) -> Void)?
 
         /// Callbacks for the events given; the others do nothing.
-        public init(
+        package init(
             onStart: (@MainActor (ImageRequest) -> Void)? = nil,
             onSuccess: (@MainActor (ImageResponse) -> Void)? = nil,
             onFailure: (@MainActor (any Error) -> Void)? = nil,
@@ -35,7 +35,7 @@ extension ImageLoader {
 
     /// Whether a view should animate into `phase`: an image that arrived from disk or the
     /// network fades in; a memory hit (the first frame, a reused row) appears at once.
-    public static func fadesIn(to phase: Phase) -> Bool {
+    package static func fadesIn(to phase: Phase) -> Bool {
         guard case .success(let response) = phase else { return false }
         return response.source != .memory
     }

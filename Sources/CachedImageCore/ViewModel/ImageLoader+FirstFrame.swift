@@ -10,7 +10,7 @@ extension ImageLoader {
     /// else, while the view is on screen, the same image at the size a view last showed it, if
     /// it is in memory (a view's first `body` before its layout gives it a size, a view asking
     /// for a larger size), so no placeholder shows while `request`'s own image comes.
-    public func previousResponse(for request: ImageRequest) -> ImageResponse? {
+    package func previousResponse(for request: ImageRequest) -> ImageResponse? {
         // Kept by this load (keepsPreviousImage, or an image replaced through another size's
         // revalidation), or the success of the request that `request` is replacing.
         if isCurrent(request), let previousResponse { return previousResponse }

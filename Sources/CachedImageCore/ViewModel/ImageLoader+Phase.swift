@@ -2,7 +2,7 @@ import Foundation
 
 extension ImageLoader {
     /// What the loader shows.
-    public enum Phase: Sendable {
+    package enum Phase: Sendable {
         /// Nothing requested (a `nil` URL), the load was cancelled, or the view left the screen
         /// and its load or image was let go (it comes back when the view does).
         case empty
@@ -17,14 +17,14 @@ extension ImageLoader {
         case failure(any Error)
 
         /// The response when the phase is `.success`.
-        public var response: ImageResponse? {
+        package var response: ImageResponse? {
             if case .success(let response) = self { return response }
             return nil
         }
 
         /// The error when the phase is `.failure`, or, for a stale image kept on screen, why its
         /// revalidation failed (``ImageResponse/revalidationError``: offline, a `5xx`).
-        public var error: (any Error)? {
+        package var error: (any Error)? {
             switch self {
             case .failure(let error): error
             case .success(let response): response.revalidationError
@@ -33,7 +33,7 @@ extension ImageLoader {
         }
 
         /// The progress when the phase is `.loading`.
-        public var progress: Progress? {
+        package var progress: Progress? {
             if case .loading(let progress) = self { return progress }
             return nil
         }
@@ -41,42 +41,8 @@ extension ImageLoader {
         var isLoading: Bool { progress != nil }
     }
 
-    /// Bytes received so far for the current request's download.
-    public struct Progress: Sendable, Hashable {
-        /// Body bytes received.
-        public var completed: Int64
-        /// Body bytes expected, when the server said (`Content-Length`).
-        public var total: Int64?
-
-        /// `completed` bytes of `total` (`nil`: the size is not known).
-        public init(completed: Int64, total: Int64?) {
-            self.completed = completed
-            self.total = total
-        }
-
-        /// `completed / total` in `0...1`, or `nil` when the total is unknown.
-        public var fraction: Double? {
-            guard let total, total > 0 else { return nil }
-            return min(1, max(0, Double(completed) / Double(total)))
-        }
-    }
-
-    /// The old name of ``OffscreenBehavior``.
-    @available(*, deprecated, renamed: "OffscreenBehavior")
-    public typealias DisappearBehavior = OffscreenBehavior
-
-    /// The old name of ``offscreenBehavior``.
-    @available(*, deprecated, renamed: "offscreenBehavior")
-    public var disappearBehavior: OffscreenBehavior {
-        get { offscreenBehavior }
-        set { offscreenBehavior = newValue }
-    }
-
-    /// The old spelling of ``init(pipeline:keepsPreviousImage:offscreenBehavior:)``.
-    @available(*, deprecated, renamed: "init(pipeline:keepsPreviousImage:offscreenBehavior:)")
-    nonisolated public convenience init(pipeline: ImagePipeline = .shared, keepsPreviousImage: Bool = false, disappearBehavior: OffscreenBehavior) {
-        self.init(pipeline: pipeline, keepsPreviousImage: keepsPreviousImage, offscreenBehavior: disappearBehavior)
-    }
+    /// The download's progress (``ImageLoadingProgress``).
+    package typealias Progress = ImageLoadingProgress
 
     /// Why the phase is `.empty` while the current request is set: what brings the image back.
     enum Pause: Sendable, Hashable {
@@ -87,5 +53,26 @@ extension ImageLoader {
         /// The view left the screen and its image was let go: its next appearance takes it back
         /// from the memory cache (or loads it again).
         case released
+    }
+}
+
+/// Bytes received so far for an image's download: what `CachedImagePhase.progress` and the
+/// views' `onProgress` report.
+public struct ImageLoadingProgress: Sendable, Hashable {
+    /// Body bytes received.
+    public var completed: Int64
+    /// Body bytes expected, when the server said (`Content-Length`).
+    public var total: Int64?
+
+    /// `completed` bytes of `total` (`nil`: the size is not known).
+    public init(completed: Int64, total: Int64?) {
+        self.completed = completed
+        self.total = total
+    }
+
+    /// `completed / total` in `0...1`, or `nil` when the total is unknown.
+    public var fraction: Double? {
+        guard let total, total > 0 else { return nil }
+        return min(1, max(0, Double(completed) / Double(total)))
     }
 }

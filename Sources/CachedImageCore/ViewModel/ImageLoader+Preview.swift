@@ -7,14 +7,14 @@ import Foundation
 /// preview arriving after any of these is ignored.
 extension ImageLoader {
     /// The latest preview of the current load (``ImageResponse/isPreview``), while it loads.
-    public var preview: ImageResponse? {
+    package var preview: ImageResponse? {
         guard case .loading = phase else { return nil }
         return previewState?.response
     }
 
     /// What a view shows for `phase` (``phase`` or ``phase(for:)``'s answer): a `.loading`
     /// phase with a preview becomes `.success` with the preview; anything else is shown as is.
-    public func shownPhase(_ phase: Phase) -> Phase {
+    package func shownPhase(_ phase: Phase) -> Phase {
         guard case .loading = phase, let preview else { return phase }
         return .success(preview)
     }

@@ -8,7 +8,7 @@ import Foundation
 /// that will repeat (`404`, not an image) replaces it.
 extension ImageLoader {
     /// Whether the image on screen is a stale one whose revalidation is in flight.
-    public var isRevalidating: Bool { revalidation != nil }
+    package var isRevalidating: Bool { revalidation != nil }
 
     /// Asks the pipeline for the current request behind the image on screen (the disk's stale
     /// entry revalidated, or a download), at the off-screen priority while the view is away.

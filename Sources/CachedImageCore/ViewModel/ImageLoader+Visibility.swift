@@ -3,14 +3,14 @@ import Foundation
 extension ImageLoader {
     /// Whether the view counts as on screen: no ``didDisappear()`` yet, or more appearances
     /// than disappearances.
-    public var isOnScreen: Bool { visibility.isOnScreen }
+    package var isOnScreen: Bool { visibility.isOnScreen }
 
     /// The view (or one of its branches) appeared. The load gets its own priority back; a load
     /// cancelled off screen starts again, an image let go off screen comes back (from the
     /// memory cache synchronously when it is there), and a transient failure is asked again
     /// if the view was away past its grace period (or the app or the network came back since:
     /// ``FailureRecovery``). Calls are counted against ``didDisappear()``.
-    public func didAppear() {
+    package func didAppear() {
         if !visibility.isOnScreen || !visibility.isReported { appearedAt = scheduler.clock.now }
         var isNewAppearance = false
         if !visibility.isOnScreen, let left = disappearedAt,
@@ -49,7 +49,7 @@ extension ImageLoader {
     /// the view has not come back) the load is cancelled and the image let go. A view flung past
     /// (on screen a few frames, nothing shown) gets no grace period (`OffscreenGrace`).
     /// A disappearance without a matching appearance is absorbed: it never makes the count negative.
-    public func didDisappear() {
+    package func didDisappear() {
         let wasOnScreen = visibility.isOnScreen
         visibility.disappear()
         guard wasOnScreen, !visibility.isOnScreen else { return }

@@ -44,42 +44,42 @@ import Foundation
 ///   always last (``reportsProgress`` turns it off).
 /// - Cancellation is not a failure: ``cancel()`` returns the phase to `.empty`.
 @MainActor
-public final class ImageLoader {
+package final class ImageLoader {
     /// The pipeline that loads images. Changing it affects the next ``load(_:)``.
-    public var pipeline: ImagePipeline
+    package var pipeline: ImagePipeline
 
     /// When `true`, the last image stays available in ``previousResponse`` while a different
     /// request loads, so a view can keep showing it instead of a placeholder. Default `false`.
-    public var keepsPreviousImage: Bool
+    package var keepsPreviousImage: Bool
 
     /// What happens when the view leaves the screen. Default ``OffscreenBehavior/automatic``:
     /// lower the priority at once, cancel the load and let go of the image after half a second.
-    public var offscreenBehavior: OffscreenBehavior
+    package var offscreenBehavior: OffscreenBehavior
 
     /// Whether download progress is published as `.loading` phases. Default `true`; turn it off
     /// for a view that cannot show progress, so that a download re-renders nothing until it ends.
     /// Applies to loads started afterwards.
-    public var reportsProgress = true
+    package var reportsProgress = true
 
     /// Called on the main actor after every change of ``phase`` (and of ``previousResponse``).
-    public var onChange: (@MainActor (Phase) -> Void)?
+    package var onChange: (@MainActor (Phase) -> Void)?
 
     /// Start, success, failure and progress callbacks, each fired once per event.
-    public var callbacks = Callbacks()
+    package var callbacks = Callbacks()
 
     /// What asks a transient failure again (the app returning to the foreground, the network
     /// coming back). `nil`, the default: ``FailureRecovery/shared``.
-    public var failureRecovery: FailureRecovery?
+    package var failureRecovery: FailureRecovery?
 
     /// What to show now.
-    public internal(set) var phase: Phase = .empty
+    package internal(set) var phase: Phase = .empty
 
     /// The request the phase is about (the last one passed to ``load(_:)``).
-    public internal(set) var request: ImageRequest?
+    package internal(set) var request: ImageRequest?
 
     /// While a new request loads and ``keepsPreviousImage`` is on: the last successful response
     /// of an earlier request. `nil` otherwise.
-    public internal(set) var previousResponse: ImageResponse?
+    package internal(set) var previousResponse: ImageResponse?
 
     /// Identifies the current load; results of older loads are dropped.
     var generation = 0
@@ -138,7 +138,7 @@ public final class ImageLoader {
 
     /// Creates a loader; it can be created anywhere (a SwiftUI `@StateObject`'s initialiser is
     /// not main-actor isolated on older SDKs) and is used on the main actor.
-    nonisolated public convenience init(
+    nonisolated package convenience init(
         pipeline: ImagePipeline = .shared,
         keepsPreviousImage: Bool = false,
         offscreenBehavior: OffscreenBehavior = .automatic
@@ -174,7 +174,7 @@ public final class ImageLoader {
     /// view is on screen, it was cancelled or let go off screen): a `.failure` is not retried and a
     /// `.success` not reloaded, so calling this on every appearance or branch change is free.
     /// Any other request replaces the current one.
-    public func load(_ request: ImageRequest) {
+    package func load(_ request: ImageRequest) {
         guard isCurrent(request), case .empty = phase else {
             if !isCurrent(request) { start(request) }
             return
@@ -191,7 +191,7 @@ public final class ImageLoader {
 
     /// Loads the current request again (after a failure, typically), asking the server even if
     /// the image failed moments ago. Does nothing while it loads, or for a request with no URL.
-    public func retry() {
+    package func retry() {
         guard let request, request.url != nil else { return }
         if case .loading = phase { return }
         if let shown = phase.response, shown.isStale {
@@ -205,7 +205,7 @@ public final class ImageLoader {
 
     /// Stops loading: the phase goes back to `.empty` (a success stays). Shared work continues
     /// while other requests want it. ``load(_:)`` or ``retry()`` starts again.
-    public func cancel() {
+    package func cancel() {
         guard case .loading = phase else { return }
         stopCurrentTask()
         previousResponse = nil
@@ -214,7 +214,7 @@ public final class ImageLoader {
     }
 
     /// Forgets the request and shows `.empty`.
-    public func reset() {
+    package func reset() {
         releaseShownImage()
         stopCurrentTask()
         leaveFailure()
@@ -234,7 +234,7 @@ public final class ImageLoader {
     /// becomes the loader's state immediately (without calling ``onChange``: the caller is
     /// rendering it already) so the first frame shows the image; a miss is `.empty` and changes
     /// nothing (call ``load(_:)`` to start).
-    public func phase(for request: ImageRequest) -> Phase {
+    package func phase(for request: ImageRequest) -> Phase {
         if isCurrent(request) {
             // On screen, `body` takes back an image let go off screen (a return's `onAppear`
             // does too). Off screen it does not: a hidden view whose `body` still runs (a tab,
@@ -425,9 +425,9 @@ public final class ImageLoader {
     }
 
     /// Waits until every load this loader started has delivered (or dropped) its result.
-    /// For tests (`@_spi(Testing) import CachedImageCore`): after it returns, no late result
+    /// For tests: after it returns, no late result
     /// can still change the phase.
-    @_spi(Testing) public func settle() async {
+    package func settle() async {
         while let next = work.first {
             await next.value.value
             work[next.key] = nil

@@ -162,7 +162,7 @@ struct URLSessionDataLoaderRedirectAndLimitTests {
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
     @Test func aLoaderWithoutStreamingSupportIsCheckedAfterTheLoad() async throws {
-        struct Plain: DataLoading {
+        struct Plain: StreamingDataLoading {
             func loadData(
                 for request: URLRequest,
                 progress: @escaping @Sendable (Int64, Int64?) -> Void

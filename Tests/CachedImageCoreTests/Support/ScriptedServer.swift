@@ -63,7 +63,7 @@ struct ScriptedRequest: Sendable {
 /// routes in process, records every request, and counts body bytes, with the surface of the
 /// loopback server (`serve`, `requestCount(for:)`, `requests(for:)`, `bytesSent`...). No
 /// sockets, no server start, nothing to shut down.
-final class ScriptedServer: DataLoading {
+final class ScriptedServer: StreamingDataLoading {
     typealias Handler = @Sendable (ScriptedRequest) async -> ScriptedResponse
 
     /// A base URL no real network answers.

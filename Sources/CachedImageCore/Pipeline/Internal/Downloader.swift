@@ -42,7 +42,7 @@ final class Downloader: Sendable {
 
     /// Downloads waiting for a slot.
     var queuedCount: Int { queue.pendingCount }
-    private let loader: any DataLoading
+    private let loader: any StreamingDataLoading
     private let clock: any CacheClock
     private let instrumentation: PipelineInstrumentation
     private let limits: DataLoadLimits
@@ -67,7 +67,7 @@ final class Downloader: Sendable {
         self.requestModifier = requestModifier
         self.queue = WorkQueue(maxConcurrentCount: maxConcurrentDownloads)
         self.maxConcurrentDownloads = maxConcurrentDownloads
-        self.loader = loader
+        self.loader = (loader as? any StreamingDataLoading) ?? WholeBodyDataLoader(base: loader)
         self.clock = clock
         self.instrumentation = instrumentation
     }
