@@ -32,13 +32,6 @@ final class Downloader: Sendable {
     }
 
     private let queue: WorkQueue
-    /// What the transfers say about the link: how many downloads run at once (``LinkEstimate``).
-    private let link = Locked(LinkEstimate())
-    private let maxConcurrentDownloads: Int
-    private let nextTransferID = Locked(0)
-    /// Monotonic seconds for the link's estimate (not ``clock``, the cache's dates, which a test
-    /// or the demo may hold still or move by days).
-    private let uptime: @Sendable () -> TimeInterval
 
     /// Downloads waiting for a slot.
     var queuedCount: Int { queue.pendingCount }
@@ -58,15 +51,12 @@ final class Downloader: Sendable {
         instrumentation: PipelineInstrumentation,
         limits: DataLoadLimits = DataLoadLimits(),
         requestModifier: (@Sendable (URLRequest) async throws -> URLRequest)? = nil,
-        resumableDownloadBudget: Int = 0,
-        uptime: @escaping @Sendable () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }
+        resumableDownloadBudget: Int = 0
     ) {
-        self.uptime = uptime
         self.partials = PartialDownloadStore(budget: resumableDownloadBudget)
         self.limits = limits
         self.requestModifier = requestModifier
         self.queue = WorkQueue(maxConcurrentCount: maxConcurrentDownloads)
-        self.maxConcurrentDownloads = maxConcurrentDownloads
         self.loader = (loader as? any StreamingDataLoading) ?? WholeBodyDataLoader(base: loader)
         self.clock = clock
         self.instrumentation = instrumentation
@@ -152,39 +142,18 @@ final class Downloader: Sendable {
         let urlRequest = try await modified(urlRequest, url: url)
         instrumentation.record(.networkRequest(url: url, isConditional: isConditional))
         let requestTime = clock.now
-        let (loader, limits, uptime, link) = (loader, limits, uptime, link)
-        let sentAt = uptime()
-        // This transfer in the link's estimate: whether its first body bytes arrived.
-        let id = nextTransferID.withLock { id in
-            defer { id += 1 }
-            return id
-        }
-        let hasBody = Locked(false)
-        link.withLock { $0.sent(id) }
-        adaptConcurrency(at: sentAt)
+        let (loader, limits) = (loader, limits)
         // The transfer runs in a task of its own, so that a preemption stops it without
         // cancelling the job.
         let running = Task {
             try await loader.load(
                 urlRequest, limits: limits, priority: priority,
                 progress: { received, expected in
-                    if let expected, let length = Int(exactly: expected) { link.withLock { $0.expect(length, of: id) } }
                     // A resumed body counts from the kept bytes on: the view's progress goes on.
                     let offset = Int64(transfer?.offset ?? 0)
                     context.reportProgress(received + offset, expected.map { $0 + offset })
                 },
                 received: { chunk in
-                    let now = uptime()
-                    let isFirst = hasBody.withLock { started in
-                        defer { started = true }
-                        return !started
-                    }
-                    link.withLock { estimate in
-                        if isFirst { estimate.bodyStarted(id, sentAt: sentAt, at: now) }
-                        estimate.received(chunk.count, of: id, at: now)
-                    }
-                    // Each chunk brings the running downloads nearer their end: the next may start.
-                    self.adaptConcurrency(at: now)
                     reportedBytes.withLock { $0 += chunk.count }
                     context.report(.bytes(chunk))
                 },
@@ -203,15 +172,12 @@ final class Downloader: Sendable {
             )
         }
         preemption.onPreempt { running.cancel() }
-        var completed = false
-        defer { transferDidEnd(id, complete: completed) }
         do {
             let loaded = try await withTaskCancellationHandler {
                 try await running.value
             } onCancel: {
                 running.cancel()
             }
-            completed = true
             instrumentation.record(.bytesReceived(loaded.data.count))
             let outcome = transfer?.finish(loaded) ?? .response(data: loaded.data, response: loaded.response, resumedFrom: 0)
             guard case .response(let data, let response, let resumedFrom) = outcome else { return nil }
@@ -236,25 +202,6 @@ final class Downloader: Sendable {
             throw ImagePipeline.Error.transport(url: url, underlying: error)
         }
     }
-
-    /// Transfer `id` ended: the link's estimate learns its size, and the queue its concurrency.
-    private func transferDidEnd(_ id: Int, complete: Bool) {
-        let now = uptime()
-        link.withLock { $0.ended(id, complete: complete, at: now) }
-        adaptConcurrency(at: now)
-    }
-
-    /// Runs as many downloads at once as the link needs (``LinkEstimate/concurrency(maximum:at:)``):
-    /// on a slow link the next starts only as the running ones near their end, so images
-    /// complete one after another, in the order they were asked for (visible first), instead of
-    /// all together at the end.
-    private func adaptConcurrency(at now: TimeInterval) {
-        let limit = link.withLock { $0.concurrency(maximum: maxConcurrentDownloads, at: now) }
-        queue.setConcurrencyLimit(limit)
-    }
-
-    /// The downloads the queue runs at once now.
-    var concurrencyLimit: Int { queue.currentConcurrencyLimit }
 
     /// `urlRequest` as the request modifier returns it (unchanged without one). Runs in the
     /// download slot, just before sending, so a token it adds is as fresh as it can be.

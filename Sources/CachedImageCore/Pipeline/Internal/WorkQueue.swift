@@ -17,10 +17,7 @@ final class WorkQueue: @unchecked Sendable {
     static let preemptingPriority = Priority.normal
 
     private let lock = Lock()
-    /// The most operations the queue may run at once.
     private let maxConcurrentCount: Int
-    /// The most it runs at once now (``setConcurrencyLimit(_:)``): at most ``maxConcurrentCount``.
-    private var concurrencyLimit: Int
     private var runningCount = 0
     /// Running tickets that may be preempted, by ID: their priority and start order.
     private var running: [Int: Runner] = [:]
@@ -35,21 +32,7 @@ final class WorkQueue: @unchecked Sendable {
     init(maxConcurrentCount: Int) {
         precondition(maxConcurrentCount > 0, "maxConcurrentCount must be positive")
         self.maxConcurrentCount = maxConcurrentCount
-        self.concurrencyLimit = maxConcurrentCount
     }
-
-    /// Runs at most `limit` operations at once from now on (between 1 and the queue's maximum):
-    /// a higher limit starts waiting operations at once; a lower one lets running operations
-    /// finish and starts no more until fewer run.
-    func setConcurrencyLimit(_ limit: Int) {
-        lock.withLock {
-            concurrencyLimit = min(max(1, limit), maxConcurrentCount)
-            _ = startNextIfPossible()
-        }
-    }
-
-    /// The most operations the queue runs at once now.
-    var currentConcurrencyLimit: Int { lock.withLock { concurrencyLimit } }
 
     /// Operations currently running.
     var activeCount: Int { lock.withLock { runningCount } }
@@ -98,7 +81,7 @@ final class WorkQueue: @unchecked Sendable {
     /// for `ownID` when it is started, so its caller resumes it outside the lock.
     private func startNextIfPossible(resuming ownID: Int? = nil) -> Result<Void, any Error>? {
         var ownOutcome: Result<Void, any Error>?
-        while runningCount < concurrencyLimit, let id = popHighest() {
+        while runningCount < maxConcurrentCount, let id = popHighest() {
             guard let waiter = waiting.removeValue(forKey: id), let continuation = waiter.continuation else { continue }
             runningCount += 1
             startCount += 1
@@ -142,7 +125,7 @@ final class WorkQueue: @unchecked Sendable {
     /// it and below that priority, not already preempted. The runner leaves the table at once,
     /// so one waiter preempts one runner.
     private func victimForWaiters() -> Preemption? {
-        guard runningCount >= concurrencyLimit, let waiter = highestWaitingPriority(),
+        guard runningCount >= maxConcurrentCount, let waiter = highestWaitingPriority(),
               waiter >= Self.preemptingPriority else { return nil }
         let candidates = running.filter { $0.value.priority < Self.preemptingPriority && $0.value.priority < waiter }
         guard let victim = candidates.min(by: { a, b in
