@@ -35,8 +35,22 @@ package enum BackgroundCoverage {
     /// simulators alike). Only there does a lock held across suspension get the process killed,
     /// and only there does the disk cache install assertions by itself.
     package static func isSharedContainer(_ path: String) -> Bool {
-        path.contains("/Containers/Shared/AppGroup/")
+        // A byte scan: every disk cache opening (a relaunch's first image) asks, and the string
+        // algorithms' `contains` costs thousands of instructions more.
+        var path = path
+        return path.withUTF8 { bytes in
+            let needle = sharedContainerMarker
+            guard bytes.count >= needle.count else { return false }
+            for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
+                var index = 1
+                while index < needle.count, bytes[start + index] == needle[index] { index += 1 }
+                if index == needle.count { return true }
+            }
+            return false
+        }
     }
+
+    private static let sharedContainerMarker = Array("/Containers/Shared/AppGroup/".utf8)
 
     /// The default provider ``BackgroundExecutionGate/coverSharedDirectory()`` installs:
     /// `performExpiringActivity` where the system suspends processes (iOS, tvOS, watchOS,

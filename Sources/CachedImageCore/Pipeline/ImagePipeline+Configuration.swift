@@ -229,10 +229,9 @@ extension ImagePipeline {
         /// watch screen's 502 pixels, room to zoom); `nil` (no cap) elsewhere (Linux). In an app
         /// extension (a widget, a share extension), a square of the screen's shorter side.
         public static var defaultMaximumDecodedPixelSize: PixelSize? {
-            defaults(
-                for: .current, physicalMemory: ProcessInfo.processInfo.physicalMemory, screen: MainScreen.pixelSize,
-                hasScreen: MainScreen.platformHasScreen, screenlessCap: MainScreen.screenlessCap
-            ).maximumDecodedPixelSize
+            // The physical memory is not read here: every `Configuration()` (a relaunch's first
+            // image) would pay its system call.
+            decodeCap(for: .current, screen: MainScreen.pixelSize, hasScreen: MainScreen.platformHasScreen, screenlessCap: MainScreen.screenlessCap)
         }
 
         /// The rule behind ``defaultMaximumDecodedPixelSize``.
@@ -264,15 +263,19 @@ extension ImagePipeline {
             hasScreen: Bool,
             screenlessCap: PixelSize? = nil
         ) -> (memoryCacheCostLimit: Int, decodingMemoryBudget: Int, maximumDecodedPixelSize: PixelSize?) {
-            let appCap = decodeCap(screen: screen, hasScreen: hasScreen, screenlessCap: screenlessCap)
+            let cap = decodeCap(for: kind, screen: screen, hasScreen: hasScreen, screenlessCap: screenlessCap)
             switch kind {
-            case .app:
-                return (Int(min(physicalMemory / 10, 256 * 1024 * 1024)), 64 * 1024 * 1024, appCap)
-            case .appExtension:
-                let side = screen.map { min($0.width, $0.height) }.flatMap { $0 > 0 ? $0 : nil }
-                let cap = side.map { PixelSize(width: $0, height: $0) } ?? appCap.map { PixelSize(width: min($0.width, 2048), height: min($0.height, 2048)) }
-                return (Int(min(physicalMemory / 10, 16 * 1024 * 1024)), 16 * 1024 * 1024, cap)
+            case .app: return (Int(min(physicalMemory / 10, 256 * 1024 * 1024)), 64 * 1024 * 1024, cap)
+            case .appExtension: return (Int(min(physicalMemory / 10, 16 * 1024 * 1024)), 16 * 1024 * 1024, cap)
             }
+        }
+
+        /// The decode cap of a process of `kind` (see ``defaults(for:physicalMemory:screen:hasScreen:screenlessCap:)``).
+        package static func decodeCap(for kind: ProcessKind, screen: PixelSize?, hasScreen: Bool, screenlessCap: PixelSize?) -> PixelSize? {
+            let appCap = decodeCap(screen: screen, hasScreen: hasScreen, screenlessCap: screenlessCap)
+            guard kind == .appExtension else { return appCap }
+            let side = screen.map { min($0.width, $0.height) }.flatMap { $0 > 0 ? $0 : nil }
+            return side.map { PixelSize(width: $0, height: $0) } ?? appCap.map { PixelSize(width: min($0.width, 2048), height: min($0.height, 2048)) }
         }
 
         /// `<Caches>/CachedImage` (on Linux, `~/.cache/CachedImage`).
