@@ -17,6 +17,20 @@ struct ImageLoaderOffscreenTests {
         return (ImageLoader(pipeline: pipeline, scheduler: scheduler), scheduler)
     }
 
+    /// A view that shows `request`'s image (from the network, or from disk in its first frame)
+    /// and then leaves the screen.
+    private func shownThenGone(
+        _ request: ImageRequest, _ pipeline: ImagePipeline, _ fixture: ScriptedFixture
+    ) async -> (loader: ImageLoader, view: SwiftUIDriver, scheduler: ManualScheduler, recorder: PhaseRecorder) {
+        let (loader, scheduler) = makeLoader(pipeline, fixture)
+        let recorder = PhaseRecorder(loader)
+        let view = SwiftUIDriver(loader: loader, request: request)
+        view.appear()
+        if loader.phase.response == nil { await recorder.wait { $0.successPath != nil } }
+        loader.didDisappear()
+        return (loader, view, scheduler, recorder)
+    }
+
     @Test("the default is .automatic: lower the priority at once, cancel and let go after half a second")
     func defaultBehavior() {
         #expect(ImageLoader().offscreenBehavior == .automatic)
@@ -135,30 +149,20 @@ struct ImageLoaderOffscreenTests {
             for index in 0..<8 { fixture.servePNG("/\(index).png", width: 100, height: 100) }
             // Room for two images of 40 KB: a fling through eight leaves six evicted.
             let pipeline = fixture.makePipeline { $0.memoryCacheCostLimit = 100_000; $0.memoryCacheMaximumEntryShare = 1 }
-            var rows: [(ImageLoader, SwiftUIDriver, ManualScheduler)] = []
+            var rows: [(loader: ImageLoader, view: SwiftUIDriver, scheduler: ManualScheduler, recorder: PhaseRecorder)] = []
             for index in 0..<8 {
-                let (loader, scheduler) = makeLoader(pipeline, fixture)
-                let recorder = PhaseRecorder(loader)
-                let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/\(index).png")))
-                view.appear()
-                await recorder.wait { $0.successPath != nil }
-                loader.didDisappear()
-                rows.append((loader, view, scheduler))
+                rows.append(await shownThenGone(ImageRequest(url: fixture.url("/\(index).png")), pipeline, fixture))
                 // The next row appears within the same grace period; the turn ends.
-                for (_, _, scheduler) in rows { scheduler.advance(by: 0) }
-                let held = rows.reduce(0) { $0 + ($1.0.phase.response?.image.cost ?? 0) }
+                for row in rows { row.scheduler.advance(by: 0) }
+                let held = rows.reduce(0) { $0 + ($1.loader.phase.response?.image.cost ?? 0) }
                 let cached = pipeline.memoryCache?.totalCost ?? 0
                 #expect(held == 0, "rows in their grace period hold nothing the budget does not count (\(held) bytes)")
                 #expect(cached <= 100_000)
             }
             // An image the memory cache does not keep (skipMemoryCache) stays for the grace period.
-            let (loader, scheduler) = makeLoader(pipeline, fixture)
-            let recorder = PhaseRecorder(loader)
-            let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/0.png"), options: [.skipMemoryCache]))
-            view.appear()
-            // From disk, in the first frame or just after.
-            if loader.phase.response == nil { await recorder.wait { $0.successPath != nil } }
-            loader.didDisappear()
+            let (loader, _, scheduler, _) = await shownThenGone(
+                ImageRequest(url: fixture.url("/0.png"), options: [.skipMemoryCache]), pipeline, fixture
+            )
             scheduler.advance(by: 0.3)
             #expect(loader.phase.response != nil, "kept during the grace period: a return would load it again")
             scheduler.advance(by: 0.3)
@@ -171,12 +175,7 @@ struct ImageLoaderOffscreenTests {
         try await withScriptedFixture { fixture throws in
             fixture.servePNG("/a.png")
             let pipeline = fixture.makePipeline()
-            let (loader, scheduler) = makeLoader(pipeline, fixture)
-            let recorder = PhaseRecorder(loader)
-            let view = SwiftUIDriver(loader: loader, request: ImageRequest(url: fixture.url("/a.png")))
-            view.appear()
-            await recorder.wait { $0.successPath != nil }
-            loader.didDisappear()
+            let (loader, view, scheduler, recorder) = await shownThenGone(ImageRequest(url: fixture.url("/a.png")), pipeline, fixture)
             scheduler.advance(by: 1)
             pipeline.memoryCache?.removeAll()
 
