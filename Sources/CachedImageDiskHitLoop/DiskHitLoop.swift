@@ -50,13 +50,13 @@ struct DiskHitLoop: Sendable {
         switch operation {
         case "hit", "task":
             guard let pipeline else { preconditionFailure("\(operation) reads through one pipeline") }
-            let request = ImageRequest(url: photos[index % photos.count], targetSize: Self.targetSize)
+            let request = ImageRequest(url: photos[index % photos.count], targetPixelSize: Self.targetSize)
             let response = operation == "task" ? try await pipeline.imageTask(with: request).response : try await pipeline.image(for: request)
             precondition(response.source == .disk, "expected a disk hit, got \(response.source)")
             return response.image.pixelSize.width
         case "relaunch":
             let fresh = makePipeline(keepsImages: false)
-            let response = try await fresh.image(for: ImageRequest(url: photos[(index * 7) % photos.count], targetSize: Self.targetSize))
+            let response = try await fresh.image(for: ImageRequest(url: photos[(index * 7) % photos.count], targetPixelSize: Self.targetSize))
             precondition(response.source == .disk, "expected a disk hit, got \(response.source)")
             return response.image.pixelSize.width
         case "firstframe":
@@ -70,7 +70,7 @@ struct DiskHitLoop: Sendable {
                 for cell in screen(index) {
                     group.addTask {
                         guard let fresh else { return try documentsHit(cell).pixelSize.width }
-                        let response = try await fresh.image(for: ImageRequest(url: cell, targetSize: Self.targetSize))
+                        let response = try await fresh.image(for: ImageRequest(url: cell, targetPixelSize: Self.targetSize))
                         precondition(response.source == .disk, "expected a disk hit, got \(response.source)")
                         return response.image.pixelSize.width
                     }

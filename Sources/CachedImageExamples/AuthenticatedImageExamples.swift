@@ -10,7 +10,7 @@ public enum AuthenticatedImageExamples {
     public static func avatarRequest(url: URL, token: String) -> ImageRequest {
         var urlRequest = URLRequest(url: url)
         urlRequest.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        return ImageRequest(urlRequest: urlRequest, targetSize: PixelSize(width: 120, height: 120))
+        return ImageRequest(urlRequest: urlRequest, targetSize: CGSize(width: 40, height: 40))  // points
     }
 
     /// A pipeline for an app whose image server also varies on an account header, and whose

@@ -29,7 +29,7 @@ public struct CallSiteExamples: View {
                 .frame(height: 120)
 
             // ... reading phase.error too.
-            CachedAsyncImage(request: ImageRequest(url: url, targetSizeInPoints: CGSize(width: 100, height: 100))) { phase in
+            CachedAsyncImage(request: ImageRequest(url: url, targetSize: CGSize(width: 100, height: 100))) { phase in
                 if let image = phase.image {
                     image.resizable().scaledToFit()
                 } else if phase.error != nil {
@@ -55,7 +55,7 @@ public struct CallSiteExamples: View {
             }
 
             // A request alone: the image as loaded, decoded at display size (here in pixels).
-            CachedAsyncImage(request: ImageRequest(url: url, targetSize: PixelSize(width: 600, height: 600)))
+            CachedAsyncImage(request: ImageRequest(url: url, targetPixelSize: PixelSize(width: 600, height: 600)))
 
             // A request with content and placeholder.
             CachedAsyncImage(request: ImageRequest(url: url)) { image in
@@ -73,7 +73,7 @@ public struct CallSiteExamples: View {
             })
         }
         // Every CachedAsyncImage(url:) above decodes at most 1200x1200 pixels, app-wide.
-        .imageRequestDefaults(ImageRequestDefaults(maximumPixelSize: PixelSize(width: 1200, height: 1200)))
+        .imageRequestDefaults(ImageRequestDefaults(maximumDecodedPixelSize: PixelSize(width: 1200, height: 1200)))
     }
 }
 #endif

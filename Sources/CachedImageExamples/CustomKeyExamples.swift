@@ -11,9 +11,10 @@ public enum CustomKeyExamples {
         try pipeline.storeImageData(jpegData, forKey: "avatar-\(userID)")
     }
 
-    /// Reads it back (memory, else disk; never the network), decoded for a 120x120 pixel slot.
+    /// Reads it back (memory, else disk; never the network), decoded for a 40x40 point slot
+    /// (120x120 pixels on a 3x screen).
     public static func avatar(userID: String, pipeline: ImagePipeline = .shared) async throws -> DecodedImage {
-        try await pipeline.image(forKey: "avatar-\(userID)", targetSize: PixelSize(width: 120, height: 120))
+        try await pipeline.image(forKey: "avatar-\(userID)", targetSize: CGSize(width: 40, height: 40))
     }
 
     /// A pipeline that also saves cellular data: requests with a constrained-network policy use

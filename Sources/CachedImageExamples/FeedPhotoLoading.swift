@@ -7,7 +7,7 @@ extension CachedImageViewLoader {
     /// the progressive JPEG scan by scan, then the photo.
     public func showFeedPhoto(_ url: URL?, blurHash: String?) {
         placeholderHash = blurHash.map(HashPlaceholder.blurHash) // before load(_:)
-        load(ImageRequest(url: url, options: [.progressivePreviews]))
+        load(ImageRequest(url: url, options: [.showProgressivePreviews]))
     }
 }
 #endif

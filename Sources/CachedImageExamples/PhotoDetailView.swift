@@ -34,7 +34,7 @@ public struct PhotoDetailView: View {
     /// The photo, decoded to fit the view (its size in points; the display's scale is applied
     /// for you), before the rows' thumbnails.
     private func request(fitting size: CGSize) -> ImageRequest {
-        ImageRequest(url: photo.url, priority: .high, targetSizeInPoints: size, contentMode: .aspectFit)
+        ImageRequest(url: photo.url, priority: .high, targetSize: size, contentMode: .aspectFit)
     }
 }
 #endif

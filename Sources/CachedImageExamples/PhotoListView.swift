@@ -55,6 +55,6 @@ struct PhotoRow: View {
 /// The same request for a row and its prefetch, so they share one download and one cache entry:
 /// 64x64 points (192x192 pixels at 3x; the display's scale is applied for you).
 func thumbnail(_ photo: Photo) -> ImageRequest {
-    ImageRequest(url: photo.url, targetSizeInPoints: CGSize(width: 64, height: 64))
+    ImageRequest(url: photo.url, targetSize: CGSize(width: 64, height: 64))
 }
 #endif

@@ -41,7 +41,7 @@ public struct PhotoTimelineProvider: TimelineProvider {
     private func load(in context: Context, completion: @escaping (DecodedImage?) -> Void) {
         // Decoded at the widget's size in pixels (3x, the largest screen scale), not the
         // photo's: an extension has a small memory budget.
-        let request = ImageRequest(url: url, targetSize: PixelSize(
+        let request = ImageRequest(url: url, targetPixelSize: PixelSize(
             width: Int(context.displaySize.width * 3),
             height: Int(context.displaySize.height * 3)
         ))

@@ -41,7 +41,7 @@ public struct PlaceholderExamples: View {
             .clipped()
 
             // The CachedImagePhase form says whether the image is a preview.
-            CachedAsyncImage(request: ImageRequest(url: photo.url, options: [.progressivePreviews])) { phase in
+            CachedAsyncImage(request: ImageRequest(url: photo.url, options: [.showProgressivePreviews])) { phase in
                 if let image = phase.image {
                     image.resizable().scaledToFit().overlay(alignment: .bottomTrailing) {
                         if phase.isPreview { ProgressView().padding(4) }
@@ -57,7 +57,7 @@ public struct PlaceholderExamples: View {
             CachedAsyncImage(key: "avatar") { image in image.resizable() }.placeholder(thumbHash: photo.thumbHash)
         }
         // Previews for a whole screen: a subtree default.
-        .imageRequestDefaults(ImageRequestDefaults(options: [.progressivePreviews]))
+        .imageRequestDefaults(ImageRequestDefaults(options: [.showProgressivePreviews]))
     }
 }
 #endif

@@ -2,13 +2,14 @@
 import CachedImage
 import SwiftUI
 
-/// A round avatar: resized and cut to a circle once, off the main actor. The memory cache keeps
-/// the small round image (keyed by URL, size and processors), so scrolling back costs nothing.
+/// A round avatar: resized and cut to a circle once, off the main actor. Sizes are in points,
+/// as the frame's: the view applies its display's scale (48 points are 144 pixels at 3x). The
+/// memory cache keeps the small round image (keyed by URL, size and processors), so scrolling
+/// back costs nothing.
 @MainActor
 public struct RoundAvatar: View {
     let url: URL?
     let side: CGFloat
-    @Environment(\.displayScale) private var displayScale
 
     public init(url: URL?, side: CGFloat = 48) {
         self.url = url
@@ -16,12 +17,11 @@ public struct RoundAvatar: View {
     }
 
     public var body: some View {
-        let pixels = Int((side * displayScale).rounded())
         let request = ImageRequest(url: url, processors: [
-            ImageProcessors.Resize(size: PixelSize(width: pixels, height: pixels), contentMode: .aspectFill, crop: true),
+            ImageProcessors.Resize(size: CGSize(width: side, height: side), crop: true),
             ImageProcessors.Circle(),
         ])
-        CachedAsyncImage(request: request, scale: displayScale) { image in
+        CachedAsyncImage(request: request) { image in
             image.resizable()
         } placeholder: {
             Circle().fill(Color.gray.opacity(0.3))
@@ -31,8 +31,9 @@ public struct RoundAvatar: View {
 }
 
 #if canImport(CoreImage)
-/// A blurred backdrop behind the sharp photo: the blur runs on a small decode (a 200-pixel
-/// target size), so it is cheap, and both versions share one download.
+/// A blurred backdrop behind the sharp photo: the blur runs on a small decode (64 points, 192
+/// pixels at 3x), so it is cheap, and both versions share one download. The blur's radius is in
+/// points too (4 points, 12 pixels at 3x).
 @MainActor
 public struct BlurredBackdrop: View {
     let url: URL?
@@ -45,8 +46,8 @@ public struct BlurredBackdrop: View {
         ZStack {
             CachedAsyncImage(request: ImageRequest(
                 url: url,
-                targetSize: PixelSize(width: 200, height: 200),
-                processors: [ImageProcessors.GaussianBlur(radius: 12)]
+                targetSize: CGSize(width: 64, height: 64),
+                processors: [ImageProcessors.GaussianBlur(radius: 4)]
             )) { image in
                 image.resizable().scaledToFill()
             } placeholder: {

@@ -22,7 +22,7 @@ public struct WebImageMigratedRow: View {
     private var request: ImageRequest {
         ImageRequest(
             url: url,
-            targetSizeInPoints: CGSize(width: 80, height: 80),
+            targetSize: CGSize(width: 80, height: 80),
             options: pullToRefresh ? [.reloadRevalidatingCacheData] : []
         )
     }

@@ -132,7 +132,7 @@ struct ImageInfoTests {
             let data = Data([0xFF, 0xD8] + app0 + stray + sof0 + scan)
             #expect(ImageInfo(data: data) == ImageInfo(format: .jpeg, pixelSize: PixelSize(width: 20_000, height: 20_000)))
             #expect(throws: ImagePipeline.Error.self) {
-                _ = try ResponseValidator(maxPixelCount: 1_000_000).validate(
+                _ = try ResponseValidator(maximumPixelCount: 1_000_000).validate(
                     data, url: URL(string: "https://example.com/bomb.jpg")!, contentType: "image/jpeg", expectedLength: nil, transfer: .complete
                 )
             }

@@ -11,20 +11,20 @@ struct ImageRequestDefaultsTests {
 
     @Test("empty defaults change nothing")
     func identity() {
-        let request = ImageRequest(url: url, priority: .high, targetSize: PixelSize(width: 10, height: 20), options: [.skipDiskCache])
+        let request = ImageRequest(url: url, priority: .high, targetPixelSize: PixelSize(width: 10, height: 20), options: [.skipDiskCache])
         #expect(ImageRequestDefaults().applied(to: request) == request)
     }
 
     @Test("a maximum pixel size downsamples plain URL requests and caps larger fit targets; a fill target (the view's size) is kept")
     func maximum() {
-        let defaults = ImageRequestDefaults(maximumPixelSize: PixelSize(width: 1200, height: 900))
-        #expect(defaults.applied(to: ImageRequest(url: url)).targetSize == PixelSize(width: 1200, height: 900))
-        var fit = ImageRequest(url: url, targetSize: PixelSize(width: 4000, height: 300))
+        let defaults = ImageRequestDefaults(maximumDecodedPixelSize: PixelSize(width: 1200, height: 900))
+        #expect(defaults.applied(to: ImageRequest(url: url)).targetPixelSize == PixelSize(width: 1200, height: 900))
+        var fit = ImageRequest(url: url, targetPixelSize: PixelSize(width: 4000, height: 300))
         fit.contentMode = .aspectFit
-        #expect(defaults.applied(to: fit).targetSize == PixelSize(width: 1200, height: 300))
-        #expect(defaults.applied(to: ImageRequest(url: url, targetSize: PixelSize(width: 4000, height: 300))).targetSize
+        #expect(defaults.applied(to: fit).targetPixelSize == PixelSize(width: 1200, height: 300))
+        #expect(defaults.applied(to: ImageRequest(url: url, targetPixelSize: PixelSize(width: 4000, height: 300))).targetPixelSize
             == PixelSize(width: 4000, height: 300))
-        #expect(defaults.applied(to: ImageRequest(url: url, targetSize: PixelSize(width: 100, height: 100))).targetSize
+        #expect(defaults.applied(to: ImageRequest(url: url, targetPixelSize: PixelSize(width: 100, height: 100))).targetPixelSize
             == PixelSize(width: 100, height: 100))
     }
 
@@ -34,7 +34,7 @@ struct ImageRequestDefaultsTests {
             fixture.servePNG("/photo.png", width: 800, height: 600)
             let pipeline = fixture.makePipeline { $0.maximumDecodedPixelSize = nil }
             // A portrait screen's size in pixels, as the detail example sets it.
-            let defaults = ImageRequestDefaults(maximumPixelSize: PixelSize(width: 234, height: 506))
+            let defaults = ImageRequestDefaults(maximumDecodedPixelSize: PixelSize(width: 234, height: 506))
             let request = defaults.applied(to: ImageRequest(url: fixture.url("/photo.png")))
             #expect(request.contentMode == .aspectFit)
             let image = try await pipeline.image(for: request).image
@@ -48,9 +48,9 @@ struct ImageRequestDefaultsTests {
             fixture.servePNG("/photo.png", width: 400, height: 300)
             // The cap: the screen's longer side squared; the view: a full-screen portrait one.
             let pipeline = fixture.makePipeline { $0.maximumDecodedPixelSize = PixelSize(width: 250, height: 250) }
-            let defaults = ImageRequestDefaults(maximumPixelSize: PixelSize(width: 200, height: 200))
-            let request = defaults.applied(to: ImageRequest(url: fixture.url("/photo.png"), targetSize: PixelSize(width: 117, height: 250)))
-            #expect(request.targetSize == PixelSize(width: 117, height: 250), "the view's size, not cut to 117x200")
+            let defaults = ImageRequestDefaults(maximumDecodedPixelSize: PixelSize(width: 200, height: 200))
+            let request = defaults.applied(to: ImageRequest(url: fixture.url("/photo.png"), targetPixelSize: PixelSize(width: 117, height: 250)))
+            #expect(request.targetPixelSize == PixelSize(width: 117, height: 250), "the view's size, not cut to 117x200")
             let image = try await pipeline.image(for: request).image
             // The fill of the 117x250 view (333x250), its overflow bounded to 1.5x the view's
             // pixels (DecodingTarget.fillOverflowLimit): not cut to the 200x200 default (150x113).
@@ -62,20 +62,20 @@ struct ImageRequestDefaultsTests {
     func fillsUnset() {
         let fallback = URL(string: "https://example.com/small.jpg")!
         let defaults = ImageRequestDefaults(
-            targetSize: PixelSize(width: 300, height: 300),
+            targetSize: CGSize(width: 300, height: 300),
             options: [.skipMemoryCache],
             priority: .low,
             constrainedNetworkPolicy: .fallback(fallback)
         )
         let plain = defaults.applied(to: ImageRequest(url: url, options: [.skipDiskCache]))
-        #expect(plain.targetSize == PixelSize(width: 300, height: 300))
+        #expect(plain.targetPixelSize == PixelSize(width: 300, height: 300))
         #expect(plain.options == [.skipDiskCache, .skipMemoryCache])
         #expect(plain.priority == .low)
         #expect(plain.constrainedNetworkPolicy == .fallback(fallback))
         #expect(plain.cacheKey == url?.absoluteString)
 
-        let explicit = defaults.applied(to: ImageRequest(url: url, priority: .high, targetSize: PixelSize(width: 50, height: 50), constrainedNetworkPolicy: .cacheOnly))
-        #expect(explicit.targetSize == PixelSize(width: 50, height: 50))
+        let explicit = defaults.applied(to: ImageRequest(url: url, priority: .high, targetPixelSize: PixelSize(width: 50, height: 50), constrainedNetworkPolicy: .cacheOnly))
+        #expect(explicit.targetPixelSize == PixelSize(width: 50, height: 50))
         #expect(explicit.priority == .high)
         #expect(explicit.constrainedNetworkPolicy == .cacheOnly)
     }

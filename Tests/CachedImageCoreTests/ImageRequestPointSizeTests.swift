@@ -33,33 +33,34 @@ struct ImageRequestPointSizeTests {
     @Test("outside a view the main screen's scale applies (1 where there is none); a view applies its own")
     func resolvedByTheDisplay() throws {
         let url = try #require(URL(string: "https://example.com/a.jpg"))
-        let request = ImageRequest(url: url, targetSizeInPoints: CGSize(width: 100, height: 80), contentMode: .aspectFit)
-        #expect(request.targetSizeInPoints == CGSize(width: 100, height: 80))
-        #expect(request.targetSize == PixelSize(width: 100, height: 80), "no screen on Linux: 1 pixel per point")
+        let request = ImageRequest(url: url, targetSize: CGSize(width: 100, height: 80), contentMode: .aspectFit)
+        #expect(request.targetSize == CGSize(width: 100, height: 80))
+        #expect(request.targetPixelSize == PixelSize(width: 100, height: 80), "no screen on Linux: 1 pixel per point")
         #expect(request.contentMode == .aspectFit)
 
         let onRetina = request.resolvingPointSize(displayScale: 3)
-        #expect(onRetina.targetSize == PixelSize(width: 300, height: 240))
-        #expect(onRetina.targetSizeInPoints == CGSize(width: 100, height: 80), "still in points: another display resolves it again")
-        #expect(onRetina.resolvingPointSize(displayScale: 2).targetSize == PixelSize(width: 200, height: 160))
+        #expect(onRetina.targetPixelSize == PixelSize(width: 300, height: 240))
+        #expect(onRetina.targetSize == CGSize(width: 100, height: 80), "still in points: another display resolves it again")
+        #expect(onRetina.resolvingPointSize(displayScale: 2).targetPixelSize == PixelSize(width: 200, height: 160))
         #expect(onRetina.resolvingPointSize(displayScale: 3) == onRetina, "idempotent: the same request for the same display")
     }
 
     @Test("a size in pixels is never rescaled, and setting one clears the size in points")
     func pixelsWin() throws {
         let url = try #require(URL(string: "https://example.com/a.jpg"))
-        let pixels = ImageRequest(url: url, targetSize: PixelSize(width: 600, height: 600))
-        #expect(pixels.targetSizeInPoints == nil)
+        let pixels = ImageRequest(url: url, targetPixelSize: PixelSize(width: 600, height: 600))
+        #expect(pixels.targetSize == nil)
         #expect(pixels.resolvingPointSize(displayScale: 3) == pixels)
 
-        var request = ImageRequest(url: url, targetSizeInPoints: CGSize(width: 100, height: 100))
-        request.targetSize = PixelSize(width: 50, height: 50)
-        #expect(request.targetSizeInPoints == nil)
-        #expect(request.resolvingPointSize(displayScale: 3).targetSize == PixelSize(width: 50, height: 50))
-
-        request.targetSizeInPoints = nil
+        var request = ImageRequest(url: url, targetSize: CGSize(width: 100, height: 100))
+        request.targetPixelSize = PixelSize(width: 50, height: 50)
         #expect(request.targetSize == nil)
-        #expect(ImageRequest(url: url).resolvingPointSize(displayScale: 3).targetSize == nil)
+        #expect(request.resolvingPointSize(displayScale: 3).targetPixelSize == PixelSize(width: 50, height: 50))
+
+        request.targetSize = nil
+        #expect(request.targetSize == nil)
+        #expect(request.targetPixelSize == nil)
+        #expect(ImageRequest(url: url).resolvingPointSize(displayScale: 3).targetPixelSize == nil)
     }
 
     @Test("an image view decodes a request in points at its own scale, and again when the scale changes")
@@ -68,13 +69,13 @@ struct ImageRequestPointSizeTests {
         try await withScriptedFixture { fixture throws in
             fixture.servePNG("/a.png", width: 640, height: 480)
             let controller = ImageViewLoadingController(pipeline: fixture.makePipeline())
-            let request = ImageRequest(url: fixture.url("/a.png"), targetSizeInPoints: CGSize(width: 50, height: 40))
+            let request = ImageRequest(url: fixture.url("/a.png"), targetSize: CGSize(width: 50, height: 40))
             // The view's bounds do not matter: the request says how large it is shown.
             controller.setRequest(request, fittingWidth: 0, height: 0, scale: 2)
-            #expect(controller.request?.targetSize == PixelSize(width: 100, height: 80))
+            #expect(controller.request?.targetPixelSize == PixelSize(width: 100, height: 80))
             // The view joins a window on a 3x screen.
             controller.viewDidLayout(width: 320, height: 200, scale: 3)
-            #expect(controller.request?.targetSize == PixelSize(width: 150, height: 120))
+            #expect(controller.request?.targetPixelSize == PixelSize(width: 150, height: 120))
         }
     }
 }

@@ -54,8 +54,8 @@ struct ImageRequestTests {
     @Test("the target size keys the decoded image, not the bytes")
     func targetSizeKeys() {
         let url = URL(string: "https://example.com/a.png")!
-        let small = ImageRequest(url: url, targetSize: PixelSize(width: 10, height: 10))
-        let large = ImageRequest(url: url, targetSize: PixelSize(width: 500, height: 500))
+        let small = ImageRequest(url: url, targetPixelSize: PixelSize(width: 10, height: 10))
+        let large = ImageRequest(url: url, targetPixelSize: PixelSize(width: 500, height: 500))
         #expect(ImageCacheKey(small) != ImageCacheKey(large))
         #expect(DataTaskKey(small) == DataTaskKey(large))
         #expect(ImageTaskKey(small) != ImageTaskKey(large))

@@ -106,8 +106,8 @@ struct ReadmeExampleTests {
 
     @Test("importing CachedImage alone gives the engine (it re-exports CachedImageCore)")
     func reexportsCore() {
-        let request = ImageRequest(url: URL(string: "https://example.com/a.png"), targetSize: PixelSize(width: 10, height: 10))
+        let request = ImageRequest(url: URL(string: "https://example.com/a.png"), targetPixelSize: PixelSize(width: 10, height: 10))
         #expect(request.cacheKey == "https://example.com/a.png")
-        #expect(ImagePipeline.Configuration().maxConcurrentDownloads == 12)
+        #expect(ImagePipeline.Configuration().maximumConcurrentDownloads == 12)
     }
 }

@@ -83,7 +83,7 @@ public struct CachedAnimatedImage<Content: View>: View {
     /// placeholder initialisers' content mode when it has no target size.
     private var ownRequest: ImageRequest {
         var own = request.resolvingPointSize(displayScale: Double(displayScale))
-        if own.targetSize == nil, let drawnContentMode {
+        if own.targetPixelSize == nil, let drawnContentMode {
             own.contentMode = drawnContentMode == .fit ? .aspectFit : .aspectFill
         }
         return own
@@ -97,14 +97,14 @@ public struct CachedAnimatedImage<Content: View>: View {
 
     public var body: some View {
         let own = ownRequestForBody()
-        let defaults = requestDefaults
+        let defaults = requestDefaults.resolvingPointSize(displayScale: Double(displayScale))
         // The player's frame only for the request it shows: a row rendered with a new request
         // before `onChange` hands it over never draws the previous image (AnimationPlayer.drawsFrame).
         let isPlayers = player.core.drawsFrame(for: own)
         // Before the player has a frame, the memory cache's first frame (at the laid-out size),
         // looked up synchronously so a memory hit never shows the placeholder.
         let cached = isPlayers && player.frame != nil
-            ? nil : player.core.sizedRequest(for: own, defaults: defaults).flatMap { pipeline.cachedImage(for: $0) }
+            ? nil : player.core.sizedRequest(for: own, defaults: defaults).flatMap { pipeline.memoryCachedImage(for: $0) }
         let frame = (isPlayers ? player.frame : nil) ?? cached?.cgImage
         let source = (isPlayers ? player.sourcePixelSize : nil) ?? cached?.sourcePixelSize
         // A ZStack keeps one identity whatever `content` returns, so a phase change never

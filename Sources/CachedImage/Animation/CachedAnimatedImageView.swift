@@ -135,7 +135,8 @@ public final class CachedAnimatedImageView: UIImageView {
         var request = scale > 0 ? request?.resolvingPointSize(displayScale: scale) : request
         // Fill or fit as the view draws its image; drawn unscaled (`.center`...): as is, within the cap.
         let mode = ImageContentMode(viewContentMode: contentMode.rawValue)
-        if request?.targetSize == nil, let mode { request?.contentMode = mode }
+        if request?.targetPixelSize == nil, let mode { request?.contentMode = mode }
+        let requestDefaults = scale > 0 ? self.requestDefaults.resolvingPointSize(displayScale: scale) : self.requestDefaults
         let sizing = player.core.sizing
         guard request != sizing.own || requestDefaults != sizing.defaults || pipeline !== self.pipeline else { return }
         ownRequest = request

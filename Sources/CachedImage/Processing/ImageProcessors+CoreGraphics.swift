@@ -4,43 +4,69 @@ import CoreGraphics
 import Foundation
 
 extension ImageProcessors {
-    /// Resizes to a size in pixels: fill it (the default, as ``ImageRequest``'s
-    /// ``ImageRequest/contentMode``: the image covers the size, optionally cropped to it) or fit
-    /// inside it, never enlarging unless `upscale` is set.
+    /// Resizes to a size in points, as views are laid out (the display's scale applied for you:
+    /// a view's own display's, elsewhere the main screen's): fill it (the default, as
+    /// ``ImageRequest``'s ``ImageRequest/contentMode``: the image covers the size, optionally
+    /// cropped to it) or fit inside it, never enlarging unless `upscale` is set.
     ///
     /// Prefer ``ImageRequest/targetSize`` for plain downsampling (the decoder then never holds
-    /// the full bitmap); use `Resize` for exact thumbnails (`.aspectFill` with `crop`).
+    /// the full bitmap); use `Resize` for exact thumbnails (`.aspectFill` with `crop`). As a
+    /// request's first processor it decodes straight to its size.
     ///
     /// ```swift
-    /// ImageProcessors.Resize(size: PixelSize(width: 192, height: 192), contentMode: .aspectFill, crop: true)
+    /// ImageProcessors.Resize(size: CGSize(width: 64, height: 64), crop: true)  // 192x192 pixels at 3x
+    /// ImageProcessors.Resize(pixelSize: PixelSize(width: 512, height: 512))    // 512x512 on any screen
     /// ```
-    public struct Resize: ImageResizing {
-        /// The size to fit or fill, in pixels.
-        public var size: PixelSize
-        /// Fill ``size`` (the default), or fit inside it.
+    public struct Resize: ImageResizing, DisplayScaledProcessing {
+        /// The size to fit or fill, in pixels: the points given times the display's scale, or
+        /// the pixels given.
+        public var pixelSize: PixelSize { pixels }
+        /// Fill ``pixelSize`` (the default), or fit inside it.
         public var contentMode: ImageContentMode
         /// Whether smaller images are enlarged.
         public var upscale: Bool
-        /// With `.aspectFill`, whether the output is cropped to ``size`` (centred).
+        /// With `.aspectFill`, whether the output is cropped to ``pixelSize`` (centred).
         public var crop: Bool
+        /// The size in points, `nil` for the pixel form.
+        private let points: CGSize?
+        private var pixels: PixelSize
 
-        /// Resizes to `size` in pixels, filled as `contentMode` (by default `.aspectFill`, as
-        /// ``ImageRequest/contentMode``), never enlarged unless `upscale`, cropped to `size` if `crop`.
-        public init(size: PixelSize, contentMode: ImageContentMode = .aspectFill, upscale: Bool = false, crop: Bool = false) {
-            self.size = size
+        /// Resizes to `size` in points (what a view is laid out at), filled as `contentMode`
+        /// (by default `.aspectFill`, as ``ImageRequest/contentMode``), never enlarged unless
+        /// `upscale`, cropped to `size` if `crop`.
+        public init(size: CGSize, contentMode: ImageContentMode = .aspectFill, upscale: Bool = false, crop: Bool = false) {
+            self.points = size
+            self.pixels = .processing(points: size)
+            self.contentMode = contentMode
+            self.upscale = upscale
+            self.crop = crop
+        }
+
+        /// Resizes to `pixelSize` pixels whatever the screen: the pixel form of
+        /// ``init(size:contentMode:upscale:crop:)``.
+        public init(pixelSize: PixelSize, contentMode: ImageContentMode = .aspectFill, upscale: Bool = false, crop: Bool = false) {
+            self.points = nil
+            self.pixels = pixelSize
             self.contentMode = contentMode
             self.upscale = upscale
             self.crop = crop
         }
 
         public var identifier: String {
-            "cachedimage.resize(\(size),\(contentMode.rawValue)\(upscale ? ",upscale" : "")\(crop ? ",crop" : ""))"
+            "cachedimage.resize(\(pixels),\(contentMode.rawValue)\(upscale ? ",upscale" : "")\(crop ? ",crop" : ""))"
+        }
+
+        package func resolved(displayScale: Double) -> Resize {
+            guard let points, displayScale > 0, displayScale.isFinite else { return self }
+            var resolved = self
+            resolved.pixels = .processing(points: points, scale: displayScale)
+            return resolved
         }
 
         public func process(_ image: DecodedImage) throws -> DecodedImage {
             let input = try ProcessingCanvas.cgImage(of: image, processor: identifier)
             let source = PixelSize(width: input.width, height: input.height)
-            let geometry = ImageResizeGeometry(source: source, target: size, contentMode: contentMode, upscale: upscale, crop: crop)
+            let geometry = ImageResizeGeometry(source: source, target: pixels, contentMode: contentMode, upscale: upscale, crop: crop)
             if geometry.canvas == source, geometry.drawX == 0, geometry.drawY == 0 {
                 return image
             }
@@ -52,24 +78,25 @@ extension ImageProcessors {
         }
     }
 
-    /// Crops to a rectangle in pixels (origin top-left), clamped to the image.
+    /// Crops to a rectangle of the image's own pixels (origin top-left), clamped to the image:
+    /// pixels, since the rectangle is a part of the image, not of the screen.
     public struct Crop: ImageProcessing {
-        /// The rectangle kept, in pixels, origin at the top-left corner.
-        public var rect: CGRect
+        /// The rectangle kept, in the image's pixels, origin at the top-left corner.
+        public var pixelRect: CGRect
 
-        /// Crops to `rect`, in the image's pixels.
-        public init(rect: CGRect) {
-            self.rect = rect.integral
+        /// Crops to `pixelRect`, in the image's pixels.
+        public init(pixelRect: CGRect) {
+            self.pixelRect = pixelRect.integral
         }
 
         public var identifier: String {
-            "cachedimage.crop(\(Int(rect.minX)),\(Int(rect.minY)),\(Int(rect.width))x\(Int(rect.height)))"
+            "cachedimage.crop(\(Int(pixelRect.minX)),\(Int(pixelRect.minY)),\(Int(pixelRect.width))x\(Int(pixelRect.height)))"
         }
 
         public func process(_ image: DecodedImage) throws -> DecodedImage {
             let input = try ProcessingCanvas.cgImage(of: image, processor: identifier)
             let bounds = CGRect(x: 0, y: 0, width: input.width, height: input.height)
-            let clamped = rect.intersection(bounds)
+            let clamped = pixelRect.intersection(bounds)
             guard !clamped.isNull, clamped.width >= 1, clamped.height >= 1, let output = input.cropping(to: clamped) else {
                 throw ImageProcessingError(processor: identifier, reason: "the crop rectangle is outside the \(input.width)x\(input.height) image")
             }
@@ -77,23 +104,42 @@ extension ImageProcessors {
         }
     }
 
-    /// Rounds the corners with a radius in pixels (the corners become transparent).
-    public struct RoundedCorners: ImageProcessing {
-        /// The corner radius, in pixels.
-        public var radius: Double
+    /// Rounds the corners (they become transparent) with a radius in points, as SwiftUI's
+    /// `cornerRadius` and Nuke's `.roundedCorners(radius:)`: the display's scale is applied for
+    /// you (8 points are 24 pixels on a 3x screen).
+    ///
+    /// ```swift
+    /// ImageProcessors.RoundedCorners(radius: 8)               // 24 pixels at 3x
+    /// ImageProcessors.RoundedCorners(radiusInPixels: 8)       // 8 pixels on any screen
+    /// ```
+    public struct RoundedCorners: ImageProcessing, DisplayScaledProcessing {
+        /// The corner radius drawn, in pixels.
+        public var radiusInPixels: Double { radius.pixels }
+        private var radius: ProcessingLength
 
-        /// Rounds the corners with `radius`, in the image's pixels.
+        /// Rounds the corners with `radius` points.
         public init(radius: Double) {
-            self.radius = radius
+            self.radius = ProcessingLength(points: radius)
         }
 
-        public var identifier: String { "cachedimage.roundedCorners(\(radius))" }
+        /// Rounds the corners with `radiusInPixels` of the image's pixels, whatever the screen.
+        public init(radiusInPixels: Double) {
+            self.radius = ProcessingLength(pixels: radiusInPixels)
+        }
+
+        public var identifier: String { "cachedimage.roundedCorners(\(radius.pixels))" }
+
+        package func resolved(displayScale: Double) -> RoundedCorners {
+            var resolved = self
+            resolved.radius = radius.resolved(displayScale: displayScale)
+            return resolved
+        }
 
         public func process(_ image: DecodedImage) throws -> DecodedImage {
             let input = try ProcessingCanvas.cgImage(of: image, processor: identifier)
             let size = PixelSize(width: input.width, height: input.height)
             let output = try ProcessingCanvas.draw(size: size, opaque: false, colorSpace: ProcessingCanvas.colorSpace(for: input), processor: identifier) { context, bounds in
-                let radius = min(CGFloat(self.radius), bounds.width / 2, bounds.height / 2)
+                let radius = min(CGFloat(self.radius.pixels), bounds.width / 2, bounds.height / 2)
                 context.addPath(CGPath(roundedRect: bounds, cornerWidth: radius, cornerHeight: radius, transform: nil))
                 context.clip()
                 ProcessingCanvas.drawUpright(input, in: bounds, context: context)

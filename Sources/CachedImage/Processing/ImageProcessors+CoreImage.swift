@@ -4,20 +4,38 @@ import CachedImageCore
 import Foundation
 
 extension ImageProcessors {
-    /// A Gaussian blur with a radius in pixels (edges are not darkened): blurred backdrops.
-    public struct GaussianBlur: ImageProcessing {
-        /// The blur radius, in pixels.
-        public var radius: Double
+    /// A Gaussian blur (edges are not darkened): blurred backdrops. The radius is in points,
+    /// the display's scale applied for you, so the blur looks the same on every screen.
+    ///
+    /// ```swift
+    /// ImageProcessors.GaussianBlur(radius: 12)          // 36 pixels at 3x
+    /// ImageProcessors.GaussianBlur(radiusInPixels: 12)  // 12 pixels on any screen
+    /// ```
+    public struct GaussianBlur: ImageProcessing, DisplayScaledProcessing {
+        /// The blur radius applied, in pixels.
+        public var radiusInPixels: Double { radius.pixels }
+        private var radius: ProcessingLength
 
-        /// Blurs with `radius`, in the image's pixels.
+        /// Blurs with `radius` points.
         public init(radius: Double = 8) {
-            self.radius = radius
+            self.radius = ProcessingLength(points: radius)
         }
 
-        public var identifier: String { "cachedimage.gaussianBlur(\(radius))" }
+        /// Blurs with `radiusInPixels` of the image's pixels, whatever the screen.
+        public init(radiusInPixels: Double) {
+            self.radius = ProcessingLength(pixels: radiusInPixels)
+        }
+
+        public var identifier: String { "cachedimage.gaussianBlur(\(radius.pixels))" }
+
+        package func resolved(displayScale: Double) -> GaussianBlur {
+            var resolved = self
+            resolved.radius = radius.resolved(displayScale: displayScale)
+            return resolved
+        }
 
         public func process(_ image: DecodedImage) throws -> DecodedImage {
-            try CoreImageFilter(name: "CIGaussianBlur", parameters: [kCIInputRadiusKey: radius], identifier: identifier)
+            try CoreImageFilter(name: "CIGaussianBlur", parameters: [kCIInputRadiusKey: radius.pixels], identifier: identifier)
                 .process(image)
         }
     }

@@ -19,7 +19,7 @@ struct CachedAsyncImageOptions {
         if let priority { request.priority = priority }
         if let processors { request.processors = processors }
         if let progressivePreviews {
-            if progressivePreviews { request.options.insert(.progressivePreviews) } else { request.options.remove(.progressivePreviews) }
+            if progressivePreviews { request.options.insert(.showProgressivePreviews) } else { request.options.remove(.showProgressivePreviews) }
         }
         return request
     }

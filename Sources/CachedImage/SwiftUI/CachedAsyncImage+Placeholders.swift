@@ -32,7 +32,7 @@ extension CachedAsyncImage {
         return copy
     }
 
-    /// Shows a progressive JPEG scan by scan while it downloads (``ImageRequest/Options/progressivePreviews``):
+    /// Shows a progressive JPEG scan by scan while it downloads (``ImageRequest/Options/showProgressivePreviews``):
     /// the `AsyncImagePhase` forms get each preview as `.success`, the ``CachedImagePhase`` form
     /// flags it (``CachedImagePhase/isPreview``), and the final image replaces the last preview
     /// with no placeholder in between. For a whole screen, add the option to the

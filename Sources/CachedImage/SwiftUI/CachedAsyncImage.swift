@@ -100,7 +100,7 @@ public struct CachedAsyncImage<Content: View>: View {
     /// placeholder until then (and on failure).
     ///
     /// ```swift
-    /// CachedAsyncImage(request: ImageRequest(url: url, targetSize: PixelSize(width: 600, height: 600)))
+    /// CachedAsyncImage(request: ImageRequest(url: url, targetPixelSize: PixelSize(width: 600, height: 600)))
     /// ```
     ///
     /// With a `targetSize` and no `scale`, the image lays out in points at the screen's scale
@@ -156,7 +156,7 @@ public struct CachedAsyncImage<Content: View>: View {
     /// `targetSize` to decode downsampled, its `priority`, or cache `options`.
     ///
     /// ```swift
-    /// CachedAsyncImage(request: ImageRequest(url: url, targetSize: PixelSize(width: 300, height: 300))) { phase in
+    /// CachedAsyncImage(request: ImageRequest(url: url, targetPixelSize: PixelSize(width: 300, height: 300))) { phase in
     ///     switch phase {
     ///     case .success(let image): image.resizable()
     ///     default: Color.gray
@@ -265,6 +265,7 @@ public struct CachedAsyncImage<Content: View>: View {
         let model = self.model
         // A size in points becomes pixels at this view's display scale.
         let ownRequest = options.applied(to: self.request).resolvingPointSize(displayScale: Double(displayScale))
+        let requestDefaults = self.requestDefaults.resolvingPointSize(displayScale: Double(displayScale))
         let layoutSizing = self.layoutSizing
         // The laid-out size decides; the subtree's defaults cap it (LayoutDecodeSize, in core).
         let request = layoutSizing.request(for: ownRequest, defaults: requestDefaults)

@@ -56,6 +56,7 @@ private struct ModelLoadingModifier: ViewModifier {
         model.attach(to: pipeline, displayScale: displayScale)
         // A size in points becomes pixels at this view's display scale.
         let ownRequest = self.request.resolvingPointSize(displayScale: Double(displayScale))
+        let requestDefaults = self.requestDefaults.resolvingPointSize(displayScale: Double(displayScale))
         let layoutSizing = self.layoutSizing
         layoutSizing.configure(
             for: model, request: ownRequest, displayScale: Double(displayScale), cap: pipeline.configuration.maximumDecodedPixelSize

@@ -23,7 +23,7 @@ extension View {
     ///
     /// ```swift
     /// ContentView()
-    ///     .imageRequestDefaults(ImageRequestDefaults(maximumPixelSize: PixelSize(width: 1200, height: 1200)))
+    ///     .imageRequestDefaults(ImageRequestDefaults(maximumDecodedPixelSize: PixelSize(width: 1200, height: 1200)))
     /// ```
     public func imageRequestDefaults(_ defaults: ImageRequestDefaults) -> some View {
         environment(\.imageRequestDefaults, defaults)

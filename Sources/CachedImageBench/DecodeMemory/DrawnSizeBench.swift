@@ -30,11 +30,11 @@ struct DrawnSizeBench {
         let entryLimit = Int(Double(256 * 1024 * 1024) * ImagePipeline.Configuration().memoryCacheMaximumEntryShare)
         let photo = PixelSize(width: 4000, height: 3000)
         var capped = ImageRequestDefaults()
-        capped.maximumPixelSize = PixelSize(width: 1200, height: 1200)
+        capped.maximumDecodedPixelSize = PixelSize(width: 1200, height: 1200)
         // A 64 pt frame measured whole (`.loadImage` after `.frame`): drawn at its own size.
         let avatar = LayoutDecodeSize.drawnProposal(proposed: (393, 852), smallest: (64, 64), largest: (64, 64))
         let cases = [
-            Case(name: "64 pt avatar under `maximumPixelSize: 1200x1200`", source: photo, proposal: avatar,
+            Case(name: "64 pt avatar under `maximumDecodedPixelSize: 1200x1200`", source: photo, proposal: avatar,
                  drawn: PixelSize(width: 192, height: 192), defaults: capped, before: "1179x884 (28x)"),
             Case(name: "3-column grid, 110 pt cells, fill", source: photo, proposal: (110, 110),
                  drawn: PixelSize(width: 330, height: 330), before: "440x330 (1.3x)"),
@@ -62,7 +62,7 @@ struct DrawnSizeBench {
                 contentMode: .aspectFill, shown: nil, cap: cap
             )
             let request = sizing.request(for: ImageRequest(url: URL(string: "https://example.com/photo.jpg")), defaults: item.defaults)
-            let target = DecodingTarget(size: request.targetSize, contentMode: request.contentMode, maximumSize: cap)
+            let target = DecodingTarget(size: request.targetPixelSize, contentMode: request.contentMode, maximumSize: cap)
             let header = DecodeMemoryBench.jpegHeader(item.source)
             guard let info = ImageInfo(data: header) else { continue }
             let decoded = try HeaderImageDecoder().decode(header, info: info, target: target).pixelSize
@@ -76,7 +76,7 @@ struct DrawnSizeBench {
         }
         if let request = sticker.request {
             let source = PixelSize(width: 1920, height: 1080)
-            let target = DecodingTarget(size: request.targetSize, contentMode: request.contentMode, maximumSize: cap)
+            let target = DecodingTarget(size: request.targetPixelSize, contentMode: request.contentMode, maximumSize: cap)
             let frame = target.decodedSize(of: source), drawn = PixelSize(width: 360, height: 360)
             let bytes = DecodedImage.bitmapCost(of: frame), buffer = 16 * 1024 * 1024
             table.add([

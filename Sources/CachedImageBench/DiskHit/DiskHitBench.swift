@@ -54,12 +54,12 @@ struct DiskHitBench {
         do {
         let pipeline = makePipeline()
         for url in urls.prefix(10) { // warm-up
-            _ = try await pipeline.image(for: ImageRequest(url: url, targetSize: targetSize))
+            _ = try await pipeline.image(for: ImageRequest(url: url, targetPixelSize: targetSize))
             try documentsHit(url)
         }
         for round in 0..<rounds {
             for (index, url) in urls.enumerated() {
-                let request = ImageRequest(url: url, targetSize: targetSize)
+                let request = ImageRequest(url: url, targetPixelSize: targetSize)
                 func measurePipeline() async throws {
                     var start = Stopwatch.nanos()
                     let response = try await pipeline.image(for: request)
@@ -109,7 +109,7 @@ struct DiskHitBench {
             let fresh = makePipeline()
             let created = Stopwatch.nanos()
             previousCache = fresh.diskCache
-            let response = try await fresh.image(for: ImageRequest(url: url, targetSize: targetSize))
+            let response = try await fresh.image(for: ImageRequest(url: url, targetPixelSize: targetSize))
             let end = Stopwatch.nanos()
             precondition(response.source == .disk, "expected a disk hit, got \(response.source)")
             relaunch.add(Double(end - start) / 1e3)
@@ -162,7 +162,7 @@ struct DiskHitBench {
                 let start = Stopwatch.nanos()
                 let fresh = makePipeline(keepsImages: true)
                 try await loadScreen(screen, since: start, first: &screenFirst, cells: &screenCell) { url in
-                    _ = try await fresh.image(for: ImageRequest(url: url, targetSize: targetSize))
+                    _ = try await fresh.image(for: ImageRequest(url: url, targetPixelSize: targetSize))
                 }
             }
             func documentsScreen() async throws {
@@ -198,7 +198,7 @@ struct DiskHitBench {
         for _ in 0..<rounds {
             for url in urls {
                 trace.reset()
-                _ = try await traced.image(for: ImageRequest(url: url, targetSize: targetSize))
+                _ = try await traced.image(for: ImageRequest(url: url, targetPixelSize: targetSize))
                 let end = Stopwatch.nanos()
                 guard let start = trace.time(of: .started) else { continue }
                 for stage in StageTrace.Stage.allCases {

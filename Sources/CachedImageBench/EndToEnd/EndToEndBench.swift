@@ -5,7 +5,7 @@ import LoopbackServer
 
 /// Table 5: a feed of 200 images scrolled down, up, down, up, down (1,000 appearances) with 8
 /// views loading at once, against a loopback server that answers after 20 ms. The pipeline
-/// (first-frame `cachedImage(for:)`, then `image(for:)`) versus an AsyncImage-style
+/// (first-frame `memoryCachedImage(for:)`, then `image(for:)`) versus an AsyncImage-style
 /// URLSession + URLCache loader, each from empty caches.
 struct EndToEndBench {
     let options: BenchOptions
@@ -62,8 +62,8 @@ struct EndToEndBench {
             let pipeline = ImagePipeline(configuration: configuration)
             server.resetCounters()
             try await measure(trace: trace, into: &pipelineRun, server: server) { url in
-                let request = ImageRequest(url: url, targetSize: targetSize)
-                if pipeline.cachedImage(for: request) != nil { return "memory (sync first frame)" }
+                let request = ImageRequest(url: url, targetPixelSize: targetSize)
+                if pipeline.memoryCachedImage(for: request) != nil { return "memory (sync first frame)" }
                 return try await pipeline.image(for: request).source.rawValue
             }
             pipeline.diskCache?.flush()

@@ -1,7 +1,7 @@
 import CachedImageCore
 import Foundation
 
-/// Table 2: the synchronous first-frame lookup, `pipeline.cachedImage(for:)`, with a realistic
+/// Table 2: the synchronous first-frame lookup, `pipeline.memoryCachedImage(for:)`, with a realistic
 /// request (a 70-character CDN URL and a target size), against the same lookup in `NSCache`.
 struct FirstFrameBench {
     let options: BenchOptions
@@ -21,7 +21,7 @@ struct FirstFrameBench {
         let requests = (0..<imageCount).map { index in
             ImageRequest(
                 url: URL(string: "https://cdn.example.com/photos/2026/11/feed-\(100_000 + index).jpg?w=900&q=80"),
-                targetSize: targetSize
+                targetPixelSize: targetSize
             )
         }
         let image = DecodedImage(image: nil, data: nil, format: .jpeg, pixelSize: targetSize, cost: 1)
@@ -33,7 +33,7 @@ struct FirstFrameBench {
         }
         let foundationKeys = requests.map { $0.cacheKey as NSString }
         let missRequests = (0..<imageCount).map { index in
-            ImageRequest(url: URL(string: "https://cdn.example.com/photos/2026/11/miss-\(100_000 + index).jpg?w=900&q=80"), targetSize: targetSize)
+            ImageRequest(url: URL(string: "https://cdn.example.com/photos/2026/11/miss-\(100_000 + index).jpg?w=900&q=80"), targetPixelSize: targetSize)
         }
         let urls = requests.map { $0.url! }
 
@@ -46,18 +46,18 @@ struct FirstFrameBench {
             var sink = 0
             hit.add(Stopwatch.time {
                 for index in 0..<iterations {
-                    sink &+= pipeline.cachedImage(for: requests[index % imageCount])?.cost ?? 0
+                    sink &+= pipeline.memoryCachedImage(for: requests[index % imageCount])?.cost ?? 0
                 }
             } / Double(iterations))
             miss.add(Stopwatch.time {
                 for index in 0..<iterations {
-                    sink &+= pipeline.cachedImage(for: missRequests[index % imageCount])?.cost ?? 0
+                    sink &+= pipeline.memoryCachedImage(for: missRequests[index % imageCount])?.cost ?? 0
                 }
             } / Double(iterations))
             building.add(Stopwatch.time {
                 for index in 0..<iterations {
-                    let request = ImageRequest(url: urls[index % imageCount], targetSize: targetSize)
-                    sink &+= pipeline.cachedImage(for: request)?.cost ?? 0
+                    let request = ImageRequest(url: urls[index % imageCount], targetPixelSize: targetSize)
+                    sink &+= pipeline.memoryCachedImage(for: request)?.cost ?? 0
                 }
             } / Double(iterations))
             nsCache.add(Stopwatch.time {
@@ -72,10 +72,10 @@ struct FirstFrameBench {
             columns: ["lookup", "ns/call", "vs NSCache object(forKey:)", "target"]
         )
         let target = "< 1,000 ns median"
-        table.add(["`pipeline.cachedImage(for:)` hit", hit.summary(), Format.ratio(hit.median, to: nsCache.median),
+        table.add(["`pipeline.memoryCachedImage(for:)` hit", hit.summary(), Format.ratio(hit.median, to: nsCache.median),
                    "\(target): \(hit.median < 1_000 ? "met" : "MISSED")"])
-        table.add(["`pipeline.cachedImage(for:)` miss", miss.summary(), Format.ratio(miss.median, to: nsCache.median), ""])
-        table.add(["build `ImageRequest(url:targetSize:)` + hit", building.summary(), Format.ratio(building.median, to: nsCache.median), ""])
+        table.add(["`pipeline.memoryCachedImage(for:)` miss", miss.summary(), Format.ratio(miss.median, to: nsCache.median), ""])
+        table.add(["build `ImageRequest(url:targetPixelSize:)` + hit", building.summary(), Format.ratio(building.median, to: nsCache.median), ""])
         table.add(["NSCache `object(forKey:)` hit, same URL as NSString (baseline)", nsCache.summary(), "1.00x", ""])
         table.print(note: """
         1,000 cached images; requests like `https://cdn.example.com/photos/2026/11/feed-100000.jpg?w=900&q=80` \

@@ -49,7 +49,7 @@ struct ProcessedDeliveryBench {
                 // A processor new to the disk each round: nothing derived is found; the original is.
                 let processor = ImageProcessors.Custom(id: "bench.identity.\(side).\(round)") { $0 }
                 let request = ImageRequest(
-                    url: url, targetSize: PixelSize(width: side, height: side), contentMode: .aspectFit, processors: [processor]
+                    url: url, targetPixelSize: PixelSize(width: side, height: side), contentMode: .aspectFit, processors: [processor]
                 )
                 let automatic = makePipeline(directory, policy: .automatic, encoder: encoder)
                 var start = Stopwatch.nanos()

@@ -4,7 +4,7 @@ import LoopbackServer
 
 /// Table 13: time to the first progressive preview against time to the full image (issue 38),
 /// for the checked-in progressive JPEG (Tests/Fixtures/Progressive) sent by the loopback server
-/// over a throttled link, with and without `.progressivePreviews`.
+/// over a throttled link, with and without `.showProgressivePreviews`.
 struct ProgressivePreviewBench {
     let options: BenchOptions
     let root: URL
@@ -41,7 +41,7 @@ struct ProgressivePreviewBench {
             var first = Samples(), full = Samples(), plain = Samples(), bytes = Samples(), counts = Samples()
             for round in 0..<rounds {
                 let pipeline = makePipeline(round: round)
-                let request = ImageRequest(url: server.url("/photo.jpg"), options: [.progressivePreviews])
+                let request = ImageRequest(url: server.url("/photo.jpg"), options: [.showProgressivePreviews])
                 let start = Stopwatch.nanos()
                 let firstPreview = Locked<(nanos: UInt64, bytes: Int)?>(nil)
                 let previewCount = Locked(0)

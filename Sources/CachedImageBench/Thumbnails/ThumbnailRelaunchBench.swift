@@ -46,7 +46,7 @@ struct ThumbnailRelaunchBench {
                 configuration.diskCachePolicy = policy
                 return ImagePipeline(configuration: configuration)
             }
-            let requests = urls.map { ImageRequest(url: $0, targetSize: cellSize) }
+            let requests = urls.map { ImageRequest(url: $0, targetPixelSize: cellSize) }
             func showGrid(_ pipeline: ImagePipeline) async throws -> [ImageResponse] {
                 try await withThrowingTaskGroup(of: ImageResponse.self) { group in
                     for request in requests { group.addTask { try await pipeline.image(for: request) } }

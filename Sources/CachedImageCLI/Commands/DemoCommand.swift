@@ -90,7 +90,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: .customLong("fling-rows"), help: ArgumentHelp("Rows the fling moves down, one per 16 ms frame; 0 skips the fling.", valueName: "count"))
     var flingRows = 60
 
-    @Option(name: .customLong("download-slots"), help: ArgumentHelp("CachedImage's maxConcurrentDownloads and connections per host. (default: the pipeline's)", valueName: "count"))
+    @Option(name: .customLong("download-slots"), help: ArgumentHelp("CachedImage's maximumConcurrentDownloads and connections per host. (default: the pipeline's)", valueName: "count"))
     var downloadSlots: Int?
 
     @Flag(name: .customLong("fling-only"), help: "Run only the flings (no launches, offline phases or week).")

@@ -43,7 +43,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         }
         let pipeline = try ToolPipeline.make(
             cacheDirectory: try cache.directory(), diskLimit: diskLimitMB * 1_000_000, timeout: timeout,
-            maxConcurrentDownloads: concurrency
+            maximumConcurrentDownloads: concurrency
         )
         let bar = ProgressBar(label: "prefetch", total: list.urls.count)
         let summary = await CachePrefetcher(pipeline: pipeline, concurrency: concurrency).prefetch(list.urls) { done, summary in

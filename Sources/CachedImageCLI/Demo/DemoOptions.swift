@@ -62,7 +62,7 @@ public struct DemoOptions: Sendable, Hashable, Codable {
     /// Links the fling runs on again, after the fling on ``link``, each from empty caches with
     /// no server latency but the link's. Default LTE and 3G; empty: none.
     public var flingLinks: [LinkProfile] = [.lte, .threeG]
-    /// CachedImage's ``ImagePipeline/Configuration/maxConcurrentDownloads`` (and its session's
+    /// CachedImage's ``ImagePipeline/Configuration/maximumConcurrentDownloads`` (and its session's
     /// connections per host); `nil`: the pipeline's default. For measuring the slot count.
     public var downloadSlots: Int?
     /// Run only the flings (no launches, no offline phases, no week). Default `false`.

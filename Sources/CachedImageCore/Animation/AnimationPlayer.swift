@@ -150,7 +150,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         self.pipeline = pipeline
         defer { onChange?() }
         guard let request else { return }
-        if let first = pipeline.cachedImage(for: request) {
+        if let first = pipeline.memoryCachedImage(for: request) {
             // A memory hit: the first frame before this method returns.
             phase = .firstFrame(first)
         } else if let kept, case .firstFrame = kept.0 {
@@ -169,7 +169,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         self.request = request
         self.pipeline = pipeline
         var insisting = request
-        insisting.options.insert(.retryingFailure)
+        insisting.options.insert(.skipFailureCache)
         startLoad(insisting, pipeline: pipeline)
     }
 

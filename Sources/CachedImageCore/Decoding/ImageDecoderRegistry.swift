@@ -20,8 +20,8 @@ import Foundation
 ///
 /// The header does not give such an image's size, so the pixel limit is applied to what the
 /// decoder produces: it is asked for at most the request's target size, and without one for
-/// at most the largest square within ``ImagePipeline/Configuration/maxPixelCount``; a result
-/// over the limit fails with ``ImagePipeline/Error/imageTooLarge(url:size:maxPixelCount:)``.
+/// at most the largest square within ``ImagePipeline/Configuration/maximumPixelCount``; a result
+/// over the limit fails with ``ImagePipeline/Error/imageTooLarge(url:size:maximumPixelCount:)``.
 /// A decoder that throws fails the request with
 /// ``ImagePipeline/Error/decodingFailed(url:underlying:)``.
 public struct ImageDecoderRegistry: Sendable {

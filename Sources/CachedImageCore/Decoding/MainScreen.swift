@@ -18,7 +18,7 @@ enum MainScreen {
 
     /// The main screen's pixels per point (3 on most iPhones), or `nil` where there is none
     /// (Linux) or not yet known. Read like ``pixelSize``. Views use their own display's scale;
-    /// this is for a points-based size outside a view (``ImageRequest/targetSizeInPoints``).
+    /// this is for a points-based size outside a view (``ImageRequest/targetSize``).
     static var scale: Double? {
         #if os(iOS) || os(tvOS)
         return recordedOnMainThread(recordedScale, readUIKitScale)

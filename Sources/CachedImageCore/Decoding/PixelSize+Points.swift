@@ -4,7 +4,7 @@ extension PixelSize {
     /// The pixels a size in points covers on a display of `scale` pixels per point (3 on most
     /// iPhones): each side times the scale, rounded up, since a fraction of a pixel is still
     /// drawn and a decode smaller than the view would be blurred. The one rule behind every
-    /// points-based size (``ImageRequest/targetSizeInPoints``, the views' automatic sizing).
+    /// points-based size (``ImageRequest/targetSize``, the views' automatic sizing).
     ///
     /// A scale that is not positive or not finite counts as 1. `nil` when a side is not
     /// positive, not finite, or beyond any real bitmap.

@@ -3,19 +3,19 @@
 package struct DataLoadLimits: Sendable, Equatable {
     /// The most body bytes accepted; a response announcing or delivering more fails with
     /// ``ImagePipeline/Error/responseTooLarge(url:limit:)``. `nil`: no limit.
-    package var maxResponseBytes: Int?
+    package var maximumResponseBytes: Int?
     /// Images whose header (read from the first bytes received) declares more pixels fail with
-    /// ``ImagePipeline/Error/imageTooLarge(url:size:maxPixelCount:)`` before the body finishes.
+    /// ``ImagePipeline/Error/imageTooLarge(url:size:maximumPixelCount:)`` before the body finishes.
     /// `nil`: not checked while loading.
-    package var maxPixelCount: Int?
+    package var maximumPixelCount: Int?
     /// The most redirects followed; one more fails with
     /// ``ImagePipeline/Error/tooManyRedirects(url:count:)``. Default: 10.
     package var maxRedirects: Int
 
     /// Creates limits; the defaults check nothing but the redirect count.
-    package init(maxResponseBytes: Int? = nil, maxPixelCount: Int? = nil, maxRedirects: Int = 10) {
-        self.maxResponseBytes = maxResponseBytes
-        self.maxPixelCount = maxPixelCount
+    package init(maximumResponseBytes: Int? = nil, maximumPixelCount: Int? = nil, maxRedirects: Int = 10) {
+        self.maximumResponseBytes = maximumResponseBytes
+        self.maximumPixelCount = maximumPixelCount
         self.maxRedirects = maxRedirects
     }
 }

@@ -143,9 +143,9 @@ final class DataLoadOperation: Sendable {
     }
 
     /// Checks the announced length of the final response. Returns `false` (and fails the
-    /// request) when it exceeds ``DataLoadLimits/maxResponseBytes``.
+    /// request) when it exceeds ``DataLoadLimits/maximumResponseBytes``.
     func didReceive(_ response: URLResponse) -> Bool {
-        if let limit = limits.maxResponseBytes, response.expectedContentLength > Int64(limit),
+        if let limit = limits.maximumResponseBytes, response.expectedContentLength > Int64(limit),
            (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding") == nil {
             fail(ImagePipeline.Error.responseTooLarge(url: response.url ?? url, limit: limit))
             return false
@@ -165,20 +165,20 @@ final class DataLoadOperation: Sendable {
             guard state.continuation != nil else { return .ignored }
             state.data.append(chunk)
             let count = state.data.count
-            if let limit = limits.maxResponseBytes, count > limit {
+            if let limit = limits.maximumResponseBytes, count > limit {
                 return .failed(.responseTooLarge(url: responseURL ?? url, limit: limit))
             }
             // The header is looked for again only once the bytes have doubled since the last
             // look (and once more at the search limit): a server trickling its body a byte at a
             // time would otherwise have the whole prefix parsed once per byte, quadratic work
             // under this lock. This way the looks parse at most about twice the prefix in all.
-            if let maxPixels = limits.maxPixelCount, !state.isHeaderChecked,
+            if let maxPixels = limits.maximumPixelCount, !state.isHeaderChecked,
                count >= state.nextHeaderCheck || count >= Self.headerSearchLimit {
                 state.headerLookCount += 1
                 if let size = ImageInfo(data: state.data)?.decodingSize {
                     state.isHeaderChecked = true
                     if size.pixelCount > maxPixels {
-                        return .failed(.imageTooLarge(url: responseURL ?? url, size: size, maxPixelCount: maxPixels))
+                        return .failed(.imageTooLarge(url: responseURL ?? url, size: size, maximumPixelCount: maxPixels))
                     }
                 } else if count >= Self.headerSearchLimit {
                     state.isHeaderChecked = true

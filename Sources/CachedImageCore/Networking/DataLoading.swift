@@ -45,7 +45,7 @@ package protocol StreamingDataLoading: DataLoading {
     ///   - progress: Called as bytes arrive with the bytes received so far and the expected total.
     /// - Returns: The body, the final response and the redirect hops.
     /// - Throws: ``ImagePipeline/Error/responseTooLarge(url:limit:)``,
-    ///   ``ImagePipeline/Error/imageTooLarge(url:size:maxPixelCount:)``,
+    ///   ``ImagePipeline/Error/imageTooLarge(url:size:maximumPixelCount:)``,
     ///   ``ImagePipeline/Error/tooManyRedirects(url:count:)``,
     ///   ``ImagePipeline/Error/redirectLoop(url:location:)``, or a transport error.
     func load(
@@ -119,7 +119,7 @@ package protocol StreamingDataLoading: DataLoading {
 }
 
 extension StreamingDataLoading {
-    /// Calls ``loadData(for:progress:)`` and checks `limits.maxResponseBytes` after the load
+    /// Calls ``loadData(for:progress:)`` and checks `limits.maximumResponseBytes` after the load
     /// (a loader without streaming support cannot stop earlier). Reports no redirects.
     package func load(
         _ request: URLRequest,
@@ -127,7 +127,7 @@ extension StreamingDataLoading {
         progress: @escaping @Sendable (_ received: Int64, _ expected: Int64?) -> Void
     ) async throws -> DataLoadResponse {
         let (data, response) = try await loadData(for: request, progress: progress)
-        if let limit = limits.maxResponseBytes, data.count > limit {
+        if let limit = limits.maximumResponseBytes, data.count > limit {
             let url = response.url ?? request.url ?? URL(fileURLWithPath: "/")
             throw ImagePipeline.Error.responseTooLarge(url: url, limit: limit)
         }

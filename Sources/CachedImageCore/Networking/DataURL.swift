@@ -2,7 +2,7 @@ import Foundation
 
 /// A `data:` URL (RFC 2397): `data:[<media type>][;base64],<data>`, which `URLSession`, and so
 /// `AsyncImage`, loads. The pipeline reads it without the network, within
-/// ``ImagePipeline/Configuration/maxResponseBytes``, and validates the bytes like a download.
+/// ``ImagePipeline/Configuration/maximumResponseBytes``, and validates the bytes like a download.
 struct DataURL: Sendable, Equatable {
     /// Why a `data:` URL gives no bytes.
     enum Failure: Error, Equatable {

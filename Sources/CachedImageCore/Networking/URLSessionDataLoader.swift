@@ -42,7 +42,7 @@ public final class URLSessionDataLoader: StreamingDataLoading {
 
     /// A configuration suited to image downloads: no `URLCache`, local cache data ignored,
     /// a 30 s request (idle) timeout, a 120 s resource timeout and up to 12 connections per host (the pipeline's
-    /// default ``ImagePipeline/Configuration/maxConcurrentDownloads``).
+    /// default ``ImagePipeline/Configuration/maximumConcurrentDownloads``).
     ///
     /// Each access returns a new instance, so you can adjust it before passing it to
     /// ``init(configuration:)``:

@@ -4,25 +4,25 @@
 public struct ImageCacheKey: Hashable, Sendable {
     /// The request's ``ImageRequest/cacheKey``.
     public var cacheKey: String
-    /// The request's ``ImageRequest/targetSize``.
-    public var targetSize: PixelSize?
+    /// The request's ``ImageRequest/targetPixelSize``.
+    public var targetPixelSize: PixelSize?
     /// The request's ``ImageRequest/contentMode`` when it has a target size (`nil` without one:
     /// the mode changes nothing then).
     public var contentMode: ImageContentMode?
     /// The identifiers of the request's ``ImageRequest/processors``, in order.
     public var processorIdentifiers: [String]
 
-    /// The key of `cacheKey`'s bytes decoded at `targetSize` (as `contentMode`) and processed by
+    /// The key of `cacheKey`'s bytes decoded at `targetPixelSize` (as `contentMode`) and processed by
     /// `processorIdentifiers`, in order.
     public init(
         cacheKey: String,
-        targetSize: PixelSize? = nil,
+        targetPixelSize: PixelSize? = nil,
         contentMode: ImageContentMode = .aspectFill,
         processorIdentifiers: [String] = []
     ) {
         self.cacheKey = cacheKey
-        self.targetSize = targetSize
-        self.contentMode = targetSize == nil ? nil : contentMode
+        self.targetPixelSize = targetPixelSize
+        self.contentMode = targetPixelSize == nil ? nil : contentMode
         self.processorIdentifiers = processorIdentifiers
     }
 
@@ -30,7 +30,7 @@ public struct ImageCacheKey: Hashable, Sendable {
     public init(_ request: ImageRequest) {
         self.init(
             cacheKey: request.cacheKey,
-            targetSize: request.targetSize,
+            targetPixelSize: request.targetPixelSize,
             contentMode: request.contentMode,
             processorIdentifiers: request.processorChain.identifiers
         )
@@ -56,7 +56,7 @@ public struct ImageCacheKey: Hashable, Sendable {
         }
     }
 
-    /// ``targetSize`` and ``contentMode`` as integers, equal exactly when both are: the size
+    /// ``targetPixelSize`` and ``contentMode`` as integers, equal exactly when both are: the size
     /// (zero when there is none) and flags (bit 0: a size; bit 1: fit; bit 2: fill).
     private var shape: (width: Int, height: Int, flags: UInt8) {
         let mode: UInt8
@@ -65,7 +65,7 @@ public struct ImageCacheKey: Hashable, Sendable {
         case .aspectFit?: mode = 2
         case .aspectFill?: mode = 4
         }
-        guard let targetSize else { return (0, 0, mode) }
+        guard let targetSize = targetPixelSize else { return (0, 0, mode) }
         return (targetSize.width, targetSize.height, mode | 1)
     }
 }

@@ -83,7 +83,7 @@ extension ImagePipeline {
         /// emulated LTE: BENCHMARKS.md). A download below `.normal` (off screen, prefetch) gives
         /// its slot to a visible request that waits for one. A custom ``dataLoader``'s own
         /// connection limit should be at least this.
-        public var maxConcurrentDownloads: Int = 12
+        public var maximumConcurrentDownloads: Int = 12
 
         /// The most bytes kept in memory, in all, from downloads that stopped before their end,
         /// so that the next load of the same image asks only for the rest. Default: 16 MB; `0`
@@ -120,17 +120,17 @@ extension ImagePipeline {
         /// larger), and to the header's size otherwise. An image whose size the header does not
         /// give is decoded to at most this many pixels, or refused. Default: 64 megapixels
         /// (256 MB decoded).
-        public var maxPixelCount: Int = 64_000_000
+        public var maximumPixelCount: Int = 64_000_000
 
         /// The most body bytes a response may have. A larger `Content-Length` is refused before
         /// the body arrives, and a body that grows past it is cancelled at once, failing with
         /// ``ImagePipeline/Error/responseTooLarge(url:limit:)``. A custom ``DataLoading`` is checked
         /// after its load.
         /// Default: 50 MB.
-        public var maxResponseBytes: Int = 50 * 1024 * 1024
+        public var maximumResponseBytes: Int = 50 * 1024 * 1024
 
         /// URL schemes the pipeline loads; others fail with ``ImagePipeline/Error/invalidURL(_:)``.
-        /// `data:` URLs are read without the network, within ``maxResponseBytes``, validated like
+        /// `data:` URLs are read without the network, within ``maximumResponseBytes``, validated like
         /// downloads and kept in memory only (the bytes are the URL).
         public var allowedSchemes: Set<String> = ["http", "https", "file", "data"]
 
@@ -183,7 +183,7 @@ extension ImagePipeline {
         /// again (negative caching), so a broken image does not refetch on every appearance.
         /// Only answers the server gave count: an error status (honouring its `Retry-After` and
         /// `Cache-Control`), or a body that is not a usable image (remembered as long as a
-        /// client error). Requests with ``ImageRequest/Options/retryingFailure`` (what
+        /// client error). Requests with ``ImageRequest/Options/skipFailureCache`` (what
         /// `ImageLoader.retry()` sends) or a reload option always ask again.
         /// Default: `FailureCachePolicy.default`; `FailureCachePolicy.disabled` turns it off.
         package var failureCachePolicy: FailureCachePolicy = .default
@@ -194,7 +194,7 @@ extension ImagePipeline {
         /// Linux). ``useNetworkMonitor(_:treatingExpensiveAsConstrained:)`` also counts cellular.
         public var isNetworkConstrained: @Sendable () -> Bool = { NetworkMonitor.shared.isConstrained }
 
-        /// When requests with ``ImageRequest/Options/progressivePreviews`` get a preview of a
+        /// When requests with ``ImageRequest/Options/showProgressivePreviews`` get a preview of a
         /// progressive JPEG still downloading: at most 3 per image, 0.2 s apart at least, by
         /// default (`clock` keeps the time).
         package var progressivePreviewPolicy = ProgressivePreviewPolicy()
@@ -295,12 +295,6 @@ extension ImagePipeline {
         /// `If-None-Match` / `If-Modified-Since`. When a response states no lifetime,
         /// `heuristic` decides (RFC 9111 4.2.2).
         case http(heuristic: HeuristicFreshness)
-        /// Follow the headers, with a flat `heuristicLifetime` in seconds for responses that state
-        /// no lifetime (whatever their `Last-Modified`).
-        public static func http(heuristicLifetime: TimeInterval) -> FreshnessPolicy {
-            .http(heuristic: .fixed(heuristicLifetime))
-        }
-
         /// Ignore freshness headers: cached bytes are used until the disk cache evicts them, and
         /// the network is only asked on a miss (fewest requests). `no-store` is still honoured.
         case ignoreHTTPHeaders

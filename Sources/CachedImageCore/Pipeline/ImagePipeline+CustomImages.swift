@@ -3,13 +3,13 @@ import Foundation
 /// Your own images under your own keys: a photo the user just took, an image your app renders,
 /// bytes from another API. They live in the pipeline's memory and disk caches beside downloaded
 /// images, survive a relaunch, and get the same integrity guarantees (validated as a complete
-/// image within `maxPixelCount` before they are stored; atomic, checksummed disk writes; a torn or
+/// image within `maximumPixelCount` before they are stored; atomic, checksummed disk writes; a torn or
 /// corrupt file reads as a miss, never as a wrong image).
 ///
 /// ```swift
 /// try pipeline.storeImageData(jpegData, forKey: "avatar-\(user.id)")
 /// // Later, even after a relaunch:
-/// let avatar = try await pipeline.image(forKey: "avatar-\(user.id)", targetSize: PixelSize(width: 120, height: 120))
+/// let avatar = try await pipeline.image(forKey: "avatar-\(user.id)", targetSize: CGSize(width: 40, height: 40))
 /// ```
 ///
 /// **Keys** are namespaced (``customCacheKey(_:)``), so your key never collides with a URL's
@@ -46,7 +46,7 @@ extension ImagePipeline {
     ///   - key: Your key; namespaced with ``customCacheKey(_:)``.
     /// - Returns: The stored image's format and size.
     /// - Throws: ``Error/emptyResponse(url:)``, ``Error/notAnImage(url:contentType:)``,
-    ///   ``Error/imageTooLarge(url:size:maxPixelCount:)`` or ``Error/truncatedResponse(url:received:expected:)``
+    ///   ``Error/imageTooLarge(url:size:maximumPixelCount:)`` or ``Error/truncatedResponse(url:received:expected:)``
     ///   (with ``customKeyURL(_:)`` as the URL); ``Error/diskCacheUnavailable(url:openError:)``
     ///   when the pipeline has no disk cache. Nothing is stored then.
     @discardableResult
@@ -67,19 +67,19 @@ extension ImagePipeline {
         return info
     }
 
-    /// The decoded image stored under `key`, from the memory cache only (synchronous, for a
-    /// first frame); `nil` when it is not in memory.
-    public func cachedImage(forKey key: String, targetSize: PixelSize? = nil) -> DecodedImage? {
-        cachedImage(for: ImageRequest(key: key, targetSize: targetSize))
+    /// The decoded image stored under `key` for a view `targetSize` points large, from the
+    /// memory cache only (synchronous, for a first frame); `nil` when it is not in memory.
+    public func memoryCachedImage(forKey key: String, targetSize: CGSize? = nil) -> DecodedImage? {
+        memoryCachedImage(for: ImageRequest(key: key, targetSize: targetSize))
     }
 
     /// The image stored under `key`: from memory, else from disk (decoded to fit `targetSize`,
-    /// then kept in memory), through ``ImageRequest/init(key:priority:targetSize:contentMode:options:processors:)``.
+    /// in points at the main screen's scale, then kept in memory), through ``ImageRequest/init(key:priority:targetSize:contentMode:options:processors:)``.
     /// Never touches the network.
     ///
     /// - Throws: ``Error/notCached(_:)`` when nothing (or nothing intact) is stored under `key`;
     ///   ``Error/decodingFailed(url:underlying:)`` with the decoder's error.
-    public func image(forKey key: String, targetSize: PixelSize? = nil) async throws -> DecodedImage {
+    public func image(forKey key: String, targetSize: CGSize? = nil) async throws -> DecodedImage {
         try await image(for: ImageRequest(key: key, targetSize: targetSize)).image
     }
 
@@ -114,7 +114,7 @@ extension ImagePipeline {
     /// is missing is refused as truncated, as a close-delimited download's is.
     private func validateCustomImage(_ data: Data, key: String) throws -> ImageInfo {
         try ResponseValidator(
-            maxPixelCount: configuration.maxPixelCount, registry: configuration.decoderRegistry, decoder: configuration.decoder
+            maximumPixelCount: configuration.maximumPixelCount, registry: configuration.decoderRegistry, decoder: configuration.decoder
         ).validate(data, url: Self.customKeyURL(key), contentType: nil, expectedLength: nil, transfer: .mayBeCut)
     }
 }

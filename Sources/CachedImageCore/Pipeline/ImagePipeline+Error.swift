@@ -20,9 +20,9 @@ extension ImagePipeline {
         case invalidImage(url: URL, format: ImageFormat, reason: String)
         /// The body is not an image the pipeline recognises (for example an HTML error page).
         case notAnImage(url: URL, contentType: String?)
-        /// The image's header declares more pixels than ``ImagePipeline/Configuration/maxPixelCount``:
+        /// The image's header declares more pixels than ``ImagePipeline/Configuration/maximumPixelCount``:
         /// refused before decoding (a decompression bomb).
-        case imageTooLarge(url: URL, size: PixelSize, maxPixelCount: Int)
+        case imageTooLarge(url: URL, size: PixelSize, maximumPixelCount: Int)
         /// Offline (`returnCacheDataDontLoad`, or cache-only in Low Data Mode) and not cached.
         case notCached(URL?)
         /// The connection failed (unreachable host, timeout, reset...).
@@ -34,7 +34,7 @@ extension ImagePipeline {
         /// A processor of the request (named by its ``ImageProcessing/identifier``) failed.
         case processingFailed(url: URL?, processor: String, reason: String)
         /// The response announced or delivered more than
-        /// ``ImagePipeline/Configuration/maxResponseBytes``: refused (or cancelled mid-body).
+        /// ``ImagePipeline/Configuration/maximumResponseBytes``: refused (or cancelled mid-body).
         case responseTooLarge(url: URL, limit: Int)
         /// A redirect led back to a URL the same request had already been redirected back to
         /// once (the first return is followed, as `URLSession` follows it). `url` is the

@@ -70,7 +70,7 @@ extension ImagePipeline {
     /// ``image(for:)-(ImageRequest)`` keeps RFC 9111's answers.
     ///
     /// `ImageLoader` (behind `CachedAsyncImage` and the UIKit loader) calls it for each new
-    /// request's first frame; ``cachedImage(for:)`` stays memory-only.
+    /// request's first frame; ``memoryCachedImage(for:)`` stays memory-only.
     public func firstFrameImage(for request: ImageRequest) -> ImageResponse? {
         guard let result = jobs.firstFrameImage(for: request) else { return nil }
         var response = ImageResponse(

@@ -11,7 +11,7 @@ import FoundationNetworking
 /// let pipeline = ImagePipeline.shared
 ///
 /// // First frame: a synchronous memory lookup, no await.
-/// if let image = pipeline.cachedImage(for: request) { show(image) }
+/// if let image = pipeline.memoryCachedImage(for: request) { show(image) }
 ///
 /// // Otherwise: disk, then network.
 /// let response = try await pipeline.image(for: request)
@@ -104,8 +104,8 @@ public final class ImagePipeline: Sendable {
 
     /// The decoded image for `request` if the memory cache has it, synchronously: use it to render
     /// the first frame without a placeholder. Never touches the disk or the network.
-    public func cachedImage(for request: ImageRequest) -> DecodedImage? {
-        jobs.cachedImage(for: request)
+    public func memoryCachedImage(for request: ImageRequest) -> DecodedImage? {
+        jobs.memoryCachedImage(for: request)
     }
 
     /// Loads the image for `request` from the first place that has it: memory, disk, network.
@@ -134,7 +134,7 @@ public final class ImagePipeline: Sendable {
     /// - Parameters:
     ///   - request: What to load.
     ///   - progress: Called with bytes received and expected while downloading.
-    ///   - preview: With ``ImageRequest/Options/progressivePreviews``, called with each preview
+    ///   - preview: With ``ImageRequest/Options/showProgressivePreviews``, called with each preview
     ///     of a progressive JPEG while it downloads (``ImageResponse/isPreview``), never after
     ///     the final image; keep it short (hand the image to your own actor or queue).
     public func imageTask(
@@ -174,7 +174,7 @@ public final class ImagePipeline: Sendable {
         try jobs.dataSubscription(for: request)
     }
 
-    /// Downloads waiting for one of the ``Configuration/maxConcurrentDownloads`` slots.
+    /// Downloads waiting for one of the ``Configuration/maximumConcurrentDownloads`` slots.
     var queuedDownloadCount: Int { jobs.queuedDownloadCount }
 
     /// How many bytes of `request`'s image are kept from a download that stopped before its end

@@ -21,7 +21,7 @@ public struct ImageResponse: Sendable {
     /// (the memory cache will not serve it once stale; `no-store` responses never are).
     var displayRetention = DisplayRetention.never
     /// `true` for a preview of a progressive JPEG still downloading
-    /// (``ImageRequest/Options/progressivePreviews``): shown until the final image, never cached.
+    /// (``ImageRequest/Options/showProgressivePreviews``): shown until the final image, never cached.
     /// `false` for the final image.
     public var isPreview = false
     /// `true` for a stored image shown although its HTTP headers ask for it to be revalidated

@@ -160,6 +160,6 @@ private struct PrefetchKey: Hashable, Sendable {
 
     init(_ request: ImageRequest) {
         cacheKey = request.cacheKey
-        targetSize = request.targetSize
+        targetSize = request.targetPixelSize
     }
 }

@@ -140,7 +140,7 @@ struct DerivedImageStore: Sendable {
     }
 
     private func isDerivable(_ request: ImageRequest) -> Bool {
-        request.targetSize != nil || !request.processorChain.isEmpty
+        request.targetPixelSize != nil || !request.processorChain.isEmpty
     }
 
     static func versionKey(_ cacheKey: String) -> String {
@@ -148,7 +148,7 @@ struct DerivedImageStore: Sendable {
     }
 
     static func derivedKey(_ request: ImageRequest, version: Data) -> String {
-        let size = request.targetSize.map { "\($0),\(request.contentMode.rawValue)" } ?? "full"
+        let size = request.targetPixelSize.map { "\($0),\(request.contentMode.rawValue)" } ?? "full"
         let processors = request.processorChain.identifiers.joined(separator: "|")
         return request.cacheKey + "#derived(" + size + ";" + processors + ";" + String(decoding: version, as: UTF8.self) + ")"
     }

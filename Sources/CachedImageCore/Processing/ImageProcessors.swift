@@ -33,7 +33,7 @@ extension ImageProcessors {
     /// Several processors run in order as one; a failure names the processor that failed.
     /// A request's ``ImageRequest/processors`` are already composed this way; use a composition
     /// to pass a reusable chain around as one value.
-    public struct Composition: ImageProcessing {
+    public struct Composition: ImageProcessing, DisplayScaledProcessing {
         /// The processors, in the order they run.
         public let processors: [any ImageProcessing]
 
@@ -45,6 +45,10 @@ extension ImageProcessors {
 
         public var identifier: String {
             processors.map(\.identifier).joined(separator: " > ")
+        }
+
+        package func resolved(displayScale: Double) -> Composition {
+            Composition(processors.map { ($0 as? any DisplayScaledProcessing)?.resolved(displayScale: displayScale) ?? $0 })
         }
 
         public func process(_ image: DecodedImage) throws -> DecodedImage {

@@ -1,16 +1,16 @@
 /// A processor that resizes to a size (the `CachedImage` module's `ImageProcessors.Resize`
 /// conforms). When it is a request's first processor and the request has no target size of its
-/// own, the pipeline decodes straight to the size it needs (its ``size`` and ``contentMode``,
+/// own, the pipeline decodes straight to the size it needs (its ``pixelSize`` and ``contentMode``,
 /// never upscaled) instead of decoding the original and then resizing it: a round avatar of a
 /// 4000x3000 photo never holds 48 MB.
 ///
 /// ```swift
-/// ImageRequest(url: url, processors: [ImageProcessors.Resize(size: side, contentMode: .aspectFill, crop: true)])
+/// ImageRequest(url: url, processors: [ImageProcessors.Resize(size: CGSize(width: 64, height: 64), crop: true)])
 /// ```
 public protocol ImageResizing: ImageProcessing {
     /// The size the processor resizes to, in pixels.
-    var size: PixelSize { get }
-    /// Whether it fits inside ``size`` or fills it.
+    var pixelSize: PixelSize { get }
+    /// Whether it fits inside ``pixelSize`` or fills it.
     var contentMode: ImageContentMode { get }
 }
 
@@ -18,9 +18,9 @@ extension ImageRequest {
     /// What to decode for this request with the pipeline's cap: its target size and content
     /// mode, or, with no target size, those of a leading ``ImageResizing`` processor.
     func decodingTarget(maximumSize: PixelSize?) -> DecodingTarget {
-        if targetSize == nil, let resize = processorChain.processors.first as? any ImageResizing {
-            return DecodingTarget(size: resize.size, contentMode: resize.contentMode, maximumSize: maximumSize)
+        if targetPixelSize == nil, let resize = processorChain.processors.first as? any ImageResizing {
+            return DecodingTarget(size: resize.pixelSize, contentMode: resize.contentMode, maximumSize: maximumSize)
         }
-        return DecodingTarget(size: targetSize, contentMode: contentMode, maximumSize: maximumSize)
+        return DecodingTarget(size: targetPixelSize, contentMode: contentMode, maximumSize: maximumSize)
     }
 }

@@ -16,6 +16,13 @@ struct ProcessorChain: Sendable, Hashable {
 
     var isEmpty: Bool { processors.isEmpty }
 
+    /// The chain with every processor given points (``DisplayScaledProcessing``) resolved at
+    /// `displayScale`; `nil` when none is.
+    func resolved(displayScale: Double) -> ProcessorChain? {
+        guard processors.contains(where: { $0 is any DisplayScaledProcessing }) else { return nil }
+        return ProcessorChain(processors.map { ($0 as? any DisplayScaledProcessing)?.resolved(displayScale: displayScale) ?? $0 })
+    }
+
     /// Runs every processor in order.
     ///
     /// - Throws: ``ImagePipeline/Error/processingFailed(url:processor:reason:)`` naming the

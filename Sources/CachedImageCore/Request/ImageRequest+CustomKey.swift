@@ -3,12 +3,12 @@ import Foundation
 extension ImageRequest {
     /// A request for the image your app stored under `key` with
     /// ``ImagePipeline/storeImageData(_:forKey:)``: served from the memory cache,
-    /// else from disk (decoded to `targetSize`), never from the network. Nothing stored under
+    /// else from disk (decoded to `targetSize`, in points: ``targetSize``), never from the network. Nothing stored under
     /// `key` fails with ``ImagePipeline/Error/notCached(_:)``.
     ///
     /// ```swift
     /// try pipeline.storeImageData(jpegData, forKey: "avatar-\(user.id)")
-    /// let request = ImageRequest(key: "avatar-\(user.id)", targetSize: PixelSize(width: 120, height: 120))
+    /// let request = ImageRequest(key: "avatar-\(user.id)", targetSize: CGSize(width: 40, height: 40))
     /// let avatar = try await pipeline.image(for: request)
     /// ```
     ///
@@ -21,7 +21,7 @@ extension ImageRequest {
     public init(
         key: String,
         priority: Priority = .normal,
-        targetSize: PixelSize? = nil,
+        targetSize: CGSize? = nil,
         contentMode: ImageContentMode = .aspectFill,
         options: Options = [],
         processors: [any ImageProcessing] = []

@@ -10,7 +10,7 @@ import FoundationNetworking
 /// let request = ImageRequest(
 ///     url: URL(string: "https://example.com/photo.jpg"),
 ///     priority: .high,
-///     targetSize: PixelSize(width: 600, height: 600)
+///     targetSize: CGSize(width: 200, height: 200)  // points: 600x600 pixels on a 3x screen
 /// )
 /// let response = try await ImagePipeline.shared.image(for: request)
 /// ```
@@ -44,21 +44,23 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// The request's priority. Visible images should use `.normal` or higher, prefetches `.low`.
     public var priority: Priority
 
-    /// The size, in pixels, the image is shown at: decoders downsample to it (as ``contentMode``
-    /// says), so a 4000x3000 photo shown in a 300x300 point view (900x900 pixels at 3x) costs
-    /// about 4 MB, not 48 MB. Never upscaled. Part of the decoded image's cache key, not of the
-    /// original bytes'. `nil`: the pipeline's cap applies
+    /// The size the image is shown at, in pixels: what decoders downsample to (as
+    /// ``contentMode`` says), so a 4000x3000 photo shown in a 300x300 point view (900x900 pixels
+    /// at 3x) costs about 4 MB, not 48 MB. Never upscaled. Part of the decoded image's cache key,
+    /// not of the original bytes'. `nil`: the pipeline's cap applies
     /// (``ImagePipeline/Configuration/maximumDecodedPixelSize``, the screen's size by default).
-    /// To give the size in points, as SwiftUI and UIKit lay views out, set
-    /// ``targetSizeInPoints`` instead; setting this clears it.
-    public var targetSize: PixelSize? {
+    ///
+    /// Apps usually give the size in points instead (``targetSize``), as SwiftUI and UIKit lay
+    /// views out; this is the pixel form, for a size that is in pixels whatever the screen (a
+    /// thumbnail of a fixed pixel size). Setting it clears ``targetSize``.
+    public var targetPixelSize: PixelSize? {
         didSet { pointSize = nil }
     }
 
-    /// ``targetSizeInPoints``, kept so that a view can apply its own display's scale.
+    /// ``targetSize``, kept so that a view can apply its own display's scale.
     var pointSize: PointSize?
 
-    /// How the image covers ``targetSize``: `.aspectFill` (the default, as for
+    /// How the image covers its target size (``targetSize``, ``targetPixelSize``): `.aspectFill` (the default, as for
     /// `ImageProcessors.Resize`: a cell that crops, such as `scaledToFill()` or
     /// `.scaleAspectFill`) decodes at least the target in both dimensions; `.aspectFit` (a view
     /// that letterboxes) decodes inside it. Ignored without a target size; part of the decoded
@@ -95,47 +97,102 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// from ``urlRequest`` by the pipeline when it resolves the request; `.none` until then.
     var cacheDirectives = RequestCacheDirectives.none
 
-    /// Creates a request for a URL. A `nil` URL gives a request that fails with
+    /// Creates a request for a URL shown at `targetSize` points (``targetSize``; the display's
+    /// scale turns it into pixels for you). A `nil` URL gives a request that fails with
     /// ``ImagePipeline/Error/invalidURL(_:)``, mirroring `AsyncImage(url: nil)`.
+    ///
+    /// ```swift
+    /// CachedAsyncImage(request: ImageRequest(url: url, targetSize: CGSize(width: 100, height: 100)))
+    /// ```
     public init(
         url: URL?,
         cacheKey: String? = nil,
         priority: Priority = .normal,
-        targetSize: PixelSize? = nil,
+        targetSize: CGSize? = nil,
         contentMode: ImageContentMode = .aspectFill,
         options: Options = [],
         constrainedNetworkPolicy: ConstrainedNetworkPolicy = .allow,
         processors: [any ImageProcessing] = []
     ) {
         self.init(
-            urlRequest: URLRequest(url: url ?? ImageRequest.missingURL),
-            cacheKey: cacheKey,
-            priority: priority,
-            targetSize: targetSize,
-            contentMode: contentMode,
-            options: options,
-            constrainedNetworkPolicy: constrainedNetworkPolicy,
-            processors: processors
+            url: url, cacheKey: cacheKey, priority: priority, pixels: nil, contentMode: contentMode,
+            options: options, constrainedNetworkPolicy: constrainedNetworkPolicy, processors: processors
         )
-        urlRequestIsPlain.value = true
+        if let targetSize { self.targetSize = targetSize }
     }
 
-    /// Creates a request from a `URLRequest`, for custom headers, timeouts or methods.
+    /// Creates a request for a URL decoded at `targetPixelSize` pixels whatever the screen
+    /// (``targetPixelSize``): the pixel form of ``init(url:cacheKey:priority:targetSize:contentMode:options:constrainedNetworkPolicy:processors:)``.
     public init(
-        urlRequest: URLRequest,
+        url: URL?,
         cacheKey: String? = nil,
         priority: Priority = .normal,
-        targetSize: PixelSize? = nil,
+        targetPixelSize: PixelSize?,
         contentMode: ImageContentMode = .aspectFill,
         options: Options = [],
         constrainedNetworkPolicy: ConstrainedNetworkPolicy = .allow,
         processors: [any ImageProcessing] = []
     ) {
+        self.init(
+            url: url, cacheKey: cacheKey, priority: priority, pixels: targetPixelSize, contentMode: contentMode,
+            options: options, constrainedNetworkPolicy: constrainedNetworkPolicy, processors: processors
+        )
+    }
+
+    /// Creates a request from a `URLRequest`, for custom headers, timeouts or methods, shown at
+    /// `targetSize` points (``targetSize``).
+    public init(
+        urlRequest: URLRequest,
+        cacheKey: String? = nil,
+        priority: Priority = .normal,
+        targetSize: CGSize? = nil,
+        contentMode: ImageContentMode = .aspectFill,
+        options: Options = [],
+        constrainedNetworkPolicy: ConstrainedNetworkPolicy = .allow,
+        processors: [any ImageProcessing] = []
+    ) {
+        self.init(
+            urlRequest: urlRequest, cacheKey: cacheKey, priority: priority, pixels: nil, contentMode: contentMode,
+            options: options, constrainedNetworkPolicy: constrainedNetworkPolicy, processors: processors
+        )
+        if let targetSize { self.targetSize = targetSize }
+    }
+
+    /// A request for `url`, a plain `GET` the caches key without reading the `URLRequest`.
+    private init(
+        url: URL?,
+        cacheKey: String?,
+        priority: Priority,
+        pixels: PixelSize?,
+        contentMode: ImageContentMode,
+        options: Options,
+        constrainedNetworkPolicy: ConstrainedNetworkPolicy,
+        processors: [any ImageProcessing]
+    ) {
+        self.init(
+            urlRequest: URLRequest(url: url ?? ImageRequest.missingURL), cacheKey: cacheKey, priority: priority,
+            pixels: pixels, contentMode: contentMode, options: options,
+            constrainedNetworkPolicy: constrainedNetworkPolicy, processors: processors
+        )
+        urlRequestIsPlain.value = true
+    }
+
+    /// Every stored property from its parameter.
+    private init(
+        urlRequest: URLRequest,
+        cacheKey: String?,
+        priority: Priority,
+        pixels: PixelSize?,
+        contentMode: ImageContentMode,
+        options: Options,
+        constrainedNetworkPolicy: ConstrainedNetworkPolicy,
+        processors: [any ImageProcessing]
+    ) {
         self.urlRequest = urlRequest
         self.cacheKey = cacheKey ?? Self.derivedCacheKey(urlRequest.url)
         self.hasExplicitCacheKey = cacheKey != nil
         self.priority = priority
-        self.targetSize = targetSize
+        self.targetPixelSize = pixels
         self.contentMode = contentMode
         self.options = options
         self.constrainedNetworkPolicy = constrainedNetworkPolicy
@@ -151,7 +208,7 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         let processors = processorChain.isEmpty ? "" : ", processors: \(processorChain.identifiers)"
         return "ImageRequest(\(url?.absoluteString ?? "nil"), priority: \(priority)"
-            + (targetSize.map { ", targetSize: \($0), \(contentMode.rawValue)" } ?? "") + processors + ")"
+            + (targetPixelSize.map { ", targetPixelSize: \($0), \(contentMode.rawValue)" } ?? "") + processors + ")"
     }
 
     /// The cache key of a URL: its absolute string. One that looks like an app's own key
@@ -195,7 +252,13 @@ extension ImageRequest {
         }
     }
 
-    /// Options that change how caches and the network are used.
+    /// Options that change how caches and the network are used. Each is what the load does: the
+    /// four cache policies are `URLRequest.CachePolicy`'s own names (`reload…`, `return…`),
+    /// the others `skip…` a cache or `show…` something more.
+    ///
+    /// ```swift
+    /// ImageRequest(url: url, options: [.reloadRevalidatingCacheData, .skipFailureCache]) // pull to refresh
+    /// ```
     public struct Options: OptionSet, Sendable, Hashable {
         public let rawValue: Int
 
@@ -232,8 +295,8 @@ extension ImageRequest {
 
         /// Ask the network even when this image failed moments ago: an explicit retry (the
         /// pipeline otherwise answers a recently failed URL with the same error for a short
-        /// while; see `ImagePipeline.Configuration.failureCachePolicy`).
-        public static let retryingFailure = Options(rawValue: 1 << 5)
+        /// while: its failure cache).
+        public static let skipFailureCache = Options(rawValue: 1 << 5)
 
         /// Show a progressive JPEG scan by scan while it downloads: the task's observers get
         /// previews (``ImageResponse/isPreview``) decoded at the request's target size with its
@@ -243,7 +306,7 @@ extension ImageRequest {
         /// Requests with and without it share the download, not the decode; a request that
         /// joins a download already under way, started without previews, gets none from it (the
         /// scans before it joined are gone).
-        public static let progressivePreviews = Options(rawValue: 1 << 6)
+        public static let showProgressivePreviews = Options(rawValue: 1 << 6)
     }
 
     /// What to load when the system says the network is constrained (Low Data Mode).

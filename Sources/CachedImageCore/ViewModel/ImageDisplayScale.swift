@@ -27,7 +27,7 @@ package enum ImageDisplayScale {
     /// `CachedAnimatedImage` and `CachedAnimatedImageView` lay them out as `CachedAsyncImage`
     /// lays out a still image.
     package static func scale(_ pointScale: Double, decoded decodedSize: PixelSize, source: PixelSize?, request: ImageRequest) -> Double {
-        guard request.targetSize == nil, let source else { return pointScale }
+        guard request.targetPixelSize == nil, let source else { return pointScale }
         // Longer sides: ImageIO applies EXIF orientation to the bitmap, not to the header's size.
         let decoded = max(decodedSize.width, decodedSize.height)
         let original = max(source.width, source.height)
@@ -47,7 +47,7 @@ package enum ImageDisplayScale {
     /// subtree defaults), shown on a display of `displayScale` pixels per point.
     package static func scale(for request: ImageRequest, explicitScale: Double?, displayScale: Double) -> Double {
         if let explicitScale, explicitScale > 0, explicitScale.isFinite { return explicitScale }
-        if request.targetSize != nil, displayScale > 0, displayScale.isFinite { return displayScale }
+        if request.targetPixelSize != nil, displayScale > 0, displayScale.isFinite { return displayScale }
         return 1
     }
 }

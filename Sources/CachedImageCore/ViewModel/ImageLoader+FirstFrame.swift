@@ -65,7 +65,7 @@ extension ImageLoader {
     func firstFrame(for request: ImageRequest) -> ImageResponse? {
         let pipelineID = ObjectIdentifier(pipeline)
         if let miss = firstFrameMiss, miss.request == request, miss.pipeline == pipelineID {
-            if let image = pipeline.cachedImage(for: request) { return Self.memoryResponse(image, for: request, pipeline: pipeline) }
+            if let image = pipeline.memoryCachedImage(for: request) { return Self.memoryResponse(image, for: request, pipeline: pipeline) }
             guard let image = pipeline.shownImage(for: request) else { return nil }
             var response = Self.memoryResponse(image, for: request, pipeline: pipeline)
             response.isStale = true // kept because the memory cache would no longer serve it

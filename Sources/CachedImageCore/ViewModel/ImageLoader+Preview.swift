@@ -1,6 +1,6 @@
 import Foundation
 
-/// Progressive JPEG previews (requests with ``ImageRequest/Options/progressivePreviews``): the
+/// Progressive JPEG previews (requests with ``ImageRequest/Options/showProgressivePreviews``): the
 /// latest preview of the current load is shown as a success until the final image replaces it
 /// in one update, with no placeholder in between. A preview never outlives its load: a new
 /// request, a cancellation, leaving the screen, a failure or the final image drop it, and a

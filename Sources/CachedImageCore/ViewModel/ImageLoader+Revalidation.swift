@@ -14,12 +14,12 @@ extension ImageLoader {
     /// entry revalidated, or a download), at the off-screen priority while the view is away.
     /// Not while the network is known to be unreachable (the failure is reported at once and
     /// asked again when it comes back), nor for a URL the server confirmed in this appearance.
-    /// `extraOptions` apply to this request only (``retry()``'s `.retryingFailure`).
+    /// `extraOptions` apply to this request only (``retry()``'s `.skipFailureCache`).
     func revalidate(adding extraOptions: ImageRequest.Options = []) {
         guard let request, let url = request.url, case .success = phase else { return }
         revalidation?.cancel()
         revalidation = nil
-        if confirmedURL == url, !extraOptions.contains(.retryingFailure) {
+        if confirmedURL == url, !extraOptions.contains(.skipFailureCache) {
             answerAtEndOfTurn(.success(confirmedCopy()))
             return
         }
@@ -125,7 +125,7 @@ extension ImageLoader {
 
     /// Whether `a` and `b` decode the same way (target size, content mode, processors).
     static func isSameShape(_ a: ImageRequest, _ b: ImageRequest) -> Bool {
-        a.targetSize == b.targetSize && a.contentMode == b.contentMode && a.processorChain.identifiers == b.processorChain.identifiers
+        a.targetPixelSize == b.targetPixelSize && a.contentMode == b.contentMode && a.processorChain.identifiers == b.processorChain.identifiers
     }
 
     /// Whether `response` shows another picture than `shown`: new bytes from the network, or

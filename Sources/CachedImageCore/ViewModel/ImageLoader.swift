@@ -94,7 +94,7 @@ package final class ImageLoader {
     /// The pipeline task of the current load (tests read its priority, and
     /// `ImageViewLoadingController` hands it over on reuse).
     var task: ImageTask?
-    /// The options the last load added to ``request`` (`.retryingFailure` for a ``retry()``),
+    /// The options the last load added to ``request`` (`.skipFailureCache` for a ``retry()``),
     /// so that a load cancelled off screen restarts as it was.
     var addedOptions: ImageRequest.Options = []
     /// Why the phase is `.empty` although ``request`` is set; `nil` otherwise.
@@ -196,11 +196,11 @@ package final class ImageLoader {
         if case .loading = phase { return }
         if let shown = phase.response, shown.isStale {
             // A stale image stays on screen while it is asked again.
-            revalidate(adding: .retryingFailure)
+            revalidate(adding: .skipFailureCache)
             return
         }
         reportedSuccess = nil
-        start(request, adding: .retryingFailure)
+        start(request, adding: .skipFailureCache)
     }
 
     /// Stops loading: the phase goes back to `.empty` (a success stays). Shared work continues
@@ -311,7 +311,7 @@ package final class ImageLoader {
         let generation = self.generation
         var taskRequest = request
         taskRequest.options.formUnion(extraOptions)
-        if confirmedURL == request.url, !taskRequest.options.contains(.retryingFailure) {
+        if confirmedURL == request.url, !taskRequest.options.contains(.skipFailureCache) {
             // Confirmed by the server since the view came on screen: another size is read from
             // the disk whatever its freshness, not asked again.
             taskRequest.options.insert(.returnCacheDataElseLoad)

@@ -106,7 +106,7 @@ package final class ImageViewLoadingController {
 
     /// Like ``setRequest(_:)``, decoding for a view of `width` x `height` points at `scale`
     /// pixels per point when the request has no target size of its own (a request sized in
-    /// points, ``ImageRequest/targetSizeInPoints``, is decoded for its points at `scale`).
+    /// points, ``ImageRequest/targetSize``, is decoded for its points at `scale`).
     ///
     /// A dimension of zero (or not finite) is unknown, never a reason to wait forever: with one
     /// dimension known, the image is decoded to fit it (a 320x0 view loads 320 points wide);
@@ -116,7 +116,7 @@ package final class ImageViewLoadingController {
     /// arranged subview sized by its image). Setting the same request again with another size
     /// is a layout change.
     package func setRequest(_ request: ImageRequest, fittingWidth width: Double, height: Double, scale: Double) {
-        guard request.targetSize == nil || request.pointSize != nil else {
+        guard request.targetPixelSize == nil || request.pointSize != nil else {
             setRequest(request)
             return
         }
@@ -142,7 +142,7 @@ package final class ImageViewLoadingController {
             }
             return
         }
-        present(layout.applied(to: request))
+        present(layout.applied(to: request.resolvingPointSize(displayScale: scale)))
     }
 
     /// Like ``setRequest(_:fittingWidth:height:scale:)`` for a view that draws its image in
@@ -151,7 +151,7 @@ package final class ImageViewLoadingController {
     /// as is, within the pipeline's cap.
     package func setRequest(_ request: ImageRequest, drawnIn mode: ImageContentMode?, width: Double, height: Double, scale: Double) {
         var request = request
-        if request.targetSize == nil {
+        if request.targetPixelSize == nil {
             guard let mode else {
                 setRequest(request)
                 return
@@ -181,7 +181,7 @@ package final class ImageViewLoadingController {
         let wasSized = sizing.layout != nil || sizing.isAtCap
         sizing.layout = layout
         self.sizing = sizing
-        let sized = layout.applied(to: sizing.base)
+        let sized = layout.applied(to: sizing.base.resolvingPointSize(displayScale: sizing.scale))
         guard wasSized, case .image(let shown, _) = display else {
             present(sized, handingOff: false)
             return
@@ -234,7 +234,7 @@ package final class ImageViewLoadingController {
     // MARK: Internals
 
     /// What a view of `width` x `height` points at `scale` decodes `request` at: its size in
-    /// points (``ImageRequest/targetSizeInPoints``) at the view's scale, else the view's size.
+    /// points (``ImageRequest/targetSize``) at the view's scale, else the view's size.
     private func layoutTarget(for request: ImageRequest, width: Double, height: Double, scale: Double) -> LayoutTarget? {
         let points = request.pointSize.map { ($0.width, $0.height) } ?? (width, height)
         return LayoutTarget(width: points.0, height: points.1, scale: scale, unknownSide: unknownSide)
@@ -283,7 +283,7 @@ package final class ImageViewLoadingController {
         guard var sizing, sizing.layout == nil, !sizing.isAtCap else { return }
         sizing.isAtCap = true
         self.sizing = sizing
-        present(sizing.base, handingOff: false)
+        present(sizing.base.resolvingPointSize(displayScale: sizing.scale), handingOff: false)
     }
 
     /// The side, in pixels, of a dimension the layout does not give: the cap's longer side
@@ -296,8 +296,8 @@ package final class ImageViewLoadingController {
     /// would be no larger in either dimension (an image at its source size, or at the cap,
     /// covers every view).
     static func covers(_ shown: ImageResponse, _ request: ImageRequest, cap: PixelSize?) -> Bool {
-        let shownTarget = shown.request.targetSize
-        guard let target = request.targetSize else { return shownTarget == nil }
+        let shownTarget = shown.request.targetPixelSize
+        guard let target = request.targetPixelSize else { return shownTarget == nil }
         guard let source = shown.image.sourcePixelSize else {
             guard let shownTarget else { return true }
             return target.width <= shownTarget.width && target.height <= shownTarget.height

@@ -13,7 +13,7 @@ import Foundation
 ///   infinite in both (an ideal-size pass) keeps the pipeline's cap
 ///   (``ImagePipeline/Configuration/maximumDecodedPixelSize``).
 /// - The laid-out size decides, subtree defaults cap it (``request(for:defaults:)``): a default
-///   `maximumPixelSize` never replaces the size a view is drawn at.
+///   `maximumDecodedPixelSize` never replaces the size a view is drawn at.
 /// - Hysteresis: once a target is set, a larger proposal re-decodes only when it grows by more
 ///   than ``relativeTolerance`` or ``pointTolerance`` points, so a 1-point change does not.
 /// - Never for a smaller size: a smaller proposal keeps the target; and an image on screen that
@@ -123,7 +123,7 @@ package struct LayoutDecodeSize: Sendable, Hashable {
     /// The request a view loads: `own` (the view's request, its point sizes resolved) with the
     /// laid-out target when it asks for none, then `defaults` (a subtree's
     /// ``ImageRequestDefaults``) where it left things unset. The layout decides: a default
-    /// `targetSize` applies only while no layout gave one, and a default `maximumPixelSize`
+    /// `targetSize` applies only while no layout gave one, and a default `maximumDecodedPixelSize`
     /// caps a fit target and never replaces a fill target (the size the view is drawn at).
     package func request(for own: ImageRequest, defaults: ImageRequestDefaults) -> ImageRequest {
         defaults.applied(to: applied(to: own))
@@ -192,7 +192,7 @@ package struct LayoutDecodeSize: Sendable, Hashable {
     /// `request` with ``target`` as its target size, when it asks for none (and does not
     /// start with a resize processor, whose size is the decode's target then).
     package func applied(to request: ImageRequest) -> ImageRequest {
-        guard request.targetSize == nil, let layout, !(request.processors.first is ImageResizing) else { return request }
+        guard request.targetPixelSize == nil, let layout, !(request.processors.first is ImageResizing) else { return request }
         return layout.applied(to: request)
     }
 
@@ -201,7 +201,7 @@ package struct LayoutDecodeSize: Sendable, Hashable {
     /// the placeholder does not flash in between.
     package static func keepsImage(whileLoading next: ImageRequest, after current: ImageRequest?) -> Bool {
         guard let current, let url = next.url else { return false }
-        return current.url == url && current.targetSize != next.targetSize
+        return current.url == url && current.targetPixelSize != next.targetPixelSize
     }
 
     /// Whether an image decoded at `shown.decoded` is enough for `target`: it covers it in the
@@ -221,7 +221,7 @@ package struct LayoutDecodeSize: Sendable, Hashable {
         if let source = shown.source {
             // What the decode would produce for this target, the cap applied.
             var request = ImageRequest(url: nil)
-            request.targetSize = target
+            request.targetPixelSize = target
             request.contentMode = mode
             let wanted = request.decodingTarget(maximumSize: cap).decodedSize(of: source)
             let slack = 1 + max(0, tolerance)

@@ -43,7 +43,7 @@ struct LayoutTarget: Hashable, Sendable {
     /// `request` decoded for this target.
     func applied(to request: ImageRequest) -> ImageRequest {
         var sized = request
-        sized.targetSize = size
+        sized.targetPixelSize = size
         if let contentMode { sized.contentMode = contentMode }
         return sized
     }

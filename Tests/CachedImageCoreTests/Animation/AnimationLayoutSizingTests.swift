@@ -47,7 +47,7 @@ struct AnimationLayoutSizingTests {
             // SwiftUI: the proposal is recorded before onAppear loads.
             player.recordLayout(width: 120, height: 120, displayScale: 3)
             player.setVisible(true)
-            let defaults = ImageRequestDefaults(maximumPixelSize: PixelSize(width: 1200, height: 1200))
+            let defaults = ImageRequestDefaults(maximumDecodedPixelSize: PixelSize(width: 1200, height: 1200))
             player.show(serve(fixture, "/sticker.webp"), defaults: defaults, pipeline: pipeline)
             await clock.waitForSleepers(1)
 
@@ -82,9 +82,9 @@ struct AnimationLayoutSizingTests {
             let (fixture, pipeline, factory, player) = (rig.fixture, rig.pipeline, rig.factory, rig.player)
             player.recordLayout(width: 120, height: 120, displayScale: 3)
             var request = serve(fixture, "/sticker.webp")
-            request.targetSize = PixelSize(width: 96, height: 96)
+            request.targetPixelSize = PixelSize(width: 96, height: 96)
             player.show(request, pipeline: pipeline)
-            #expect(player.request?.targetSize == PixelSize(width: 96, height: 96))
+            #expect(player.request?.targetPixelSize == PixelSize(width: 96, height: 96))
             #expect(await waitUntil(player) { player.playback.animation != nil })
             let own = DecodingTarget(size: PixelSize(width: 96, height: 96)).decodedSize(of: PixelSize(width: 1920, height: 1080))
             #expect(factory.decodedSizes == [own], "the request's 96x96, not the layout's 360x360")
@@ -101,14 +101,14 @@ struct AnimationLayoutSizingTests {
             #expect(player.sizing.isWaitingForLayout)
 
             player.layoutDidChange(width: 40, height: 40, displayScale: 1) // laid out outside a window
-            #expect(player.request?.targetSize == PixelSize(width: 40, height: 40))
+            #expect(player.request?.targetPixelSize == PixelSize(width: 40, height: 40))
             #expect(await waitUntil(player) { player.playback.animation != nil })
             player.layoutDidChange(width: 40, height: 40, displayScale: 3) // joined a 3x window
-            #expect(player.request?.targetSize == PixelSize(width: 120, height: 120))
+            #expect(player.request?.targetPixelSize == PixelSize(width: 120, height: 120))
             #expect(await waitUntil(player) { player.playback.animation != nil })
             player.layoutDidChange(width: 30, height: 30, displayScale: 3)
             player.layoutDidChange(width: 40, height: 40, displayScale: 2) // left the window
-            #expect(player.request?.targetSize == PixelSize(width: 120, height: 120))
+            #expect(player.request?.targetPixelSize == PixelSize(width: 120, height: 120))
             #expect(fixture.server.requestCount(for: "/sticker.webp") == 1, "one download for every size")
         }
     }
@@ -117,11 +117,11 @@ struct AnimationLayoutSizingTests {
     func sizedByItsImage() async throws {
         try await withRig { rig in
             let (fixture, pipeline, factory, player) = (rig.fixture, rig.pipeline, rig.factory, rig.player)
-            let defaults = ImageRequestDefaults(maximumPixelSize: PixelSize(width: 480, height: 480))
+            let defaults = ImageRequestDefaults(maximumDecodedPixelSize: PixelSize(width: 480, height: 480))
             player.show(serve(fixture, "/sticker.webp"), defaults: defaults, waitsForLayout: true, pipeline: pipeline)
             #expect(player.request == nil)
             player.layoutDidChange(width: 0, height: 0, displayScale: 3)
-            #expect(player.request?.targetSize == PixelSize(width: 480, height: 480))
+            #expect(player.request?.targetPixelSize == PixelSize(width: 480, height: 480))
             #expect(await waitUntil(player) { player.playback.animation != nil })
             #expect(factory.decodedSizes == [PixelSize(width: 480, height: 270)])
         }
@@ -133,17 +133,17 @@ struct AnimationLayoutSizingTests {
         var sizing = AnimationSizing()
         sizing.record(width: 40, height: 40, displayScale: 3, shown: nil, cap: nil)
         sizing.setRequest(ImageRequest(url: url), waitsForLayout: true, followsLayout: false)
-        #expect(sizing.request?.targetSize == nil)
+        #expect(sizing.request?.targetPixelSize == nil)
         #expect(!sizing.isWaitingForLayout)
 
         sizing.setRequest(ImageRequest(url: url), waitsForLayout: true)
-        #expect(sizing.request?.targetSize == PixelSize(width: 120, height: 120), "the layout recorded before the request applies")
+        #expect(sizing.request?.targetPixelSize == PixelSize(width: 120, height: 120), "the layout recorded before the request applies")
         var resized = ImageRequest(url: url)
         resized.processors = [HalfHundredResize()]
         var fresh = AnimationSizing()
         fresh.setRequest(resized, waitsForLayout: true)
         #expect(!fresh.isWaitingForLayout, "its processor gives the size: nothing to wait for")
-        #expect(fresh.request?.targetSize == nil)
+        #expect(fresh.request?.targetPixelSize == nil)
     }
 
     @Test("growth re-decodes with the first frame on screen: no placeholder in between, then the new size's first frame")
@@ -156,7 +156,7 @@ struct AnimationLayoutSizingTests {
             guard case .firstFrame(let small) = player.phase else { Issue.record("no first frame"); return }
 
             player.layoutDidChange(width: 200, height: 200, displayScale: 3)
-            try #require(player.request?.targetSize == PixelSize(width: 600, height: 600))
+            try #require(player.request?.targetPixelSize == PixelSize(width: 600, height: 600))
             guard case .firstFrame(let kept) = player.phase else { Issue.record("placeholder while resizing: \(player.phase)"); return }
             #expect(kept.pixelSize == small.pixelSize)
             #expect(await waitUntil(player) { if case .firstFrame(let image) = player.phase { image.pixelSize != small.pixelSize } else { false } })
@@ -179,7 +179,7 @@ struct AnimationLayoutSizingTests {
             let second = serve(fixture, "/b.webp")
             #expect(!player.drawsFrame(for: second))
             // What that render looks up in memory instead: the new request at the same layout.
-            #expect(player.sizedRequest(for: second, defaults: ImageRequestDefaults())?.targetSize == PixelSize(width: 120, height: 120))
+            #expect(player.sizedRequest(for: second, defaults: ImageRequestDefaults())?.targetPixelSize == PixelSize(width: 120, height: 120))
             // UIKit's setImage (and SwiftUI's onChange): the old frame goes before it returns.
             player.show(second, waitsForLayout: true, pipeline: pipeline)
             #expect(player.displayedFrame == nil)
@@ -193,7 +193,7 @@ struct AnimationLayoutSizingTests {
 /// A leading resize processor (`CachedImage`'s `Resize` as the pipeline sees it): its size is
 /// the decode's target.
 private struct HalfHundredResize: ImageResizing {
-    var size: PixelSize { PixelSize(width: 50, height: 50) }
+    var pixelSize: PixelSize { PixelSize(width: 50, height: 50) }
     var contentMode: ImageContentMode { .aspectFill }
     var identifier: String { "test.resize(50x50)" }
     func process(_ image: DecodedImage) throws -> DecodedImage { image }

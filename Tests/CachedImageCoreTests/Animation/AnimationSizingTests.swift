@@ -17,7 +17,7 @@ struct AnimationSizingTests {
             let pipeline = fixture.makePipeline { $0.maximumDecodedPixelSize = cap }
             let factory = FakeSourceFactory()
             let player = AnimationPlayer<FakeFrameSource>(clock: ManualAnimationClock(), makeSource: { factory.make($0, $1) })
-            var request = ImageRequest(url: fixture.url("/a.gif"), targetSize: PixelSize(width: 100, height: 50))
+            var request = ImageRequest(url: fixture.url("/a.gif"), targetPixelSize: PixelSize(width: 100, height: 50))
             request.contentMode = mode
             player.load(request, pipeline: pipeline)
             #expect(await waitUntil(player) { player.playback.animation != nil })

@@ -6,16 +6,16 @@ import Testing
 /// A resize processor as the `CachedImage` module's `Resize` is seen by the pipeline; it
 /// records the size it was given.
 private struct RecordingResize: ImageResizing {
-    var size: PixelSize
+    var pixelSize: PixelSize
     var contentMode: ImageContentMode
     let seen: Locked<[PixelSize]>
 
-    var identifier: String { "test.resize(\(size),\(contentMode.rawValue))" }
+    var identifier: String { "test.resize(\(pixelSize),\(contentMode.rawValue))" }
 
     func process(_ image: DecodedImage) throws -> DecodedImage {
         seen.withLock { $0.append(image.pixelSize) }
         var output = image
-        output.pixelSize = ImageResizeGeometry(source: image.pixelSize, target: size, contentMode: contentMode, upscale: false, crop: true).canvas
+        output.pixelSize = ImageResizeGeometry(source: image.pixelSize, target: pixelSize, contentMode: contentMode, upscale: false, crop: true).canvas
         return output
     }
 }
@@ -146,13 +146,13 @@ struct DecodingTargetTests {
         try await withScriptedFixture { fixture throws in
             fixture.servePNG("/photo.png", width: 64, height: 48)
             let pipeline = fixture.makePipeline()
-            let fill = ImageRequest(url: fixture.url("/photo.png"), targetSize: PixelSize(width: 16, height: 16))
+            let fill = ImageRequest(url: fixture.url("/photo.png"), targetPixelSize: PixelSize(width: 16, height: 16))
             var fit = fill
             fit.contentMode = .aspectFit
             #expect(try await pipeline.image(for: fill).image.pixelSize == PixelSize(width: 21, height: 16))
             #expect(try await pipeline.image(for: fit).image.pixelSize == PixelSize(width: 16, height: 12))
-            #expect(pipeline.cachedImage(for: fill)?.pixelSize == PixelSize(width: 21, height: 16))
-            #expect(pipeline.cachedImage(for: fit)?.pixelSize == PixelSize(width: 16, height: 12))
+            #expect(pipeline.memoryCachedImage(for: fill)?.pixelSize == PixelSize(width: 21, height: 16))
+            #expect(pipeline.memoryCachedImage(for: fit)?.pixelSize == PixelSize(width: 16, height: 12))
             #expect(pipeline.memoryCache?.count == 2)
             #expect(fixture.server.requestCount(for: "/photo.png") == 1, "one download for both sizes")
             #expect(ImageCacheKey(fill) != ImageCacheKey(fit))
@@ -180,7 +180,7 @@ struct DecodingTargetTests {
             fixture.servePNG("/avatar.png", width: 64, height: 48)
             let pipeline = fixture.makePipeline { $0.maximumDecodedPixelSize = nil }
             let seen = Locked<[PixelSize]>([])
-            let resize = RecordingResize(size: PixelSize(width: 16, height: 16), contentMode: .aspectFill, seen: seen)
+            let resize = RecordingResize(pixelSize: PixelSize(width: 16, height: 16), contentMode: .aspectFill, seen: seen)
             let request = ImageRequest(url: fixture.url("/avatar.png"), processors: [resize])
             #expect(try await pipeline.image(for: request).image.pixelSize == PixelSize(width: 16, height: 16))
             #expect(seen.withLock { $0 } == [PixelSize(width: 21, height: 16)], "decoded at the fill size, never at 64x48")

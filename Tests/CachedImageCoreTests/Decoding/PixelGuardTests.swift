@@ -10,8 +10,8 @@ import Testing
 struct PixelGuardTests {
     static let url = URL(string: "https://example.com/image")!
 
-    static func validate(_ data: Data, maxPixelCount: Int = 64_000_000) throws -> ImageInfo {
-        try ResponseValidator(maxPixelCount: maxPixelCount)
+    static func validate(_ data: Data, maximumPixelCount: Int = 64_000_000) throws -> ImageInfo {
+        try ResponseValidator(maximumPixelCount: maximumPixelCount)
             .validate(data, url: url, contentType: nil, expectedLength: nil, transfer: .complete)
     }
 
@@ -84,7 +84,7 @@ struct PixelGuardTests {
         let big = ImageFixtures.tiff(width: 70_000, height: 300, big: true)
         #expect(ImageInfo(data: big) == ImageInfo(format: .tiff, pixelSize: PixelSize(width: 70_000, height: 300)))
         #expect(ImageInfo.isComplete(big, format: .tiff))
-        Self.expectTooLarge(PixelSize(width: 70_000, height: 300)) { try Self.validate(big, maxPixelCount: 1_000_000) }
+        Self.expectTooLarge(PixelSize(width: 70_000, height: 300)) { try Self.validate(big, maximumPixelCount: 1_000_000) }
     }
 
     @Test("ICO entries are sized and measured from what they hold, not from the directory")
@@ -107,7 +107,7 @@ struct PixelGuardTests {
 
     @Test("the limit bounds what is decoded: the decoded size where the decoder downsamples while decoding, the source otherwise")
     func decodedSizeRule() {
-        let limit = PixelLimit(maxPixelCount: 64_000_000)
+        let limit = PixelLimit(maximumPixelCount: 64_000_000)
         let photo = ImageInfo(format: .jpeg, pixelSize: PixelSize(width: 12_000, height: 9_000)) // 108 MP
         let thumbnail = PixelSize(width: 300, height: 300)
         #expect(limit.plan(for: photo, targetSize: thumbnail, downsamples: true) == .decode(targetSize: thumbnail))

@@ -12,7 +12,7 @@ import Testing
 @Suite("Transfer completeness: sloppy files that decoders show")
 struct TransferCompletenessTests {
     static let url = URL(string: "https://example.com/image")!
-    static let validator = ResponseValidator(maxPixelCount: 64_000_000)
+    static let validator = ResponseValidator(maximumPixelCount: 64_000_000)
 
     static func validate(_ data: Data, _ transfer: ResponseValidator.Transfer, expectedLength: Int? = nil) throws -> ImageInfo {
         try validator.validate(data, url: url, contentType: nil, expectedLength: expectedLength, transfer: transfer)

@@ -14,15 +14,15 @@ struct CustomImageStorageTests {
         let info = try pipeline.storeImageData(png, forKey: "avatar-42")
         #expect(info == ImageInfo(format: .png, pixelSize: PixelSize(width: 50, height: 40)))
         #expect(try await pipeline.image(forKey: "avatar-42").data == png)
-        #expect(pipeline.cachedImage(forKey: "avatar-42") != nil)
+        #expect(pipeline.memoryCachedImage(forKey: "avatar-42") != nil)
         pipeline.diskCache?.flush()
 
         let relaunched = fixture.makePipeline()
-        #expect(relaunched.cachedImage(forKey: "avatar-42") == nil)
+        #expect(relaunched.memoryCachedImage(forKey: "avatar-42") == nil)
         #expect(relaunched.containsImage(forKey: "avatar-42"))
-        let image = try await relaunched.image(forKey: "avatar-42", targetSize: PixelSize(width: 10, height: 10))
+        let image = try await relaunched.image(forKey: "avatar-42", targetSize: CGSize(width: 10, height: 10))
         #expect(image.data == png)
-        #expect(relaunched.cachedImage(forKey: "avatar-42", targetSize: PixelSize(width: 10, height: 10)) != nil)
+        #expect(relaunched.memoryCachedImage(forKey: "avatar-42", targetSize: CGSize(width: 10, height: 10)) != nil)
         #expect(fixture.server.totalRequestCount == 0)
         await fixture.tearDown()
     }
@@ -59,7 +59,7 @@ struct CustomImageStorageTests {
     @available(macOS 14.0, *)
     func refusesBadBytes() async throws {
         let fixture = try await PipelineFixture.start()
-        let pipeline = fixture.makePipeline { $0.maxPixelCount = 1_000 }
+        let pipeline = fixture.makePipeline { $0.maximumPixelCount = 1_000 }
         let png = ImageFixtures.png(width: 20, height: 20, seed: 4)
         #expect(throws: ImagePipeline.Error.self) { try pipeline.storeImageData(Data("<html>".utf8), forKey: "k") }
         #expect(throws: ImagePipeline.Error.self) { try pipeline.storeImageData(png.prefix(png.count - 8), forKey: "k") }
@@ -83,7 +83,7 @@ struct CustomImageStorageTests {
         let pipeline = fixture.makePipeline()
         let first = ImageFixtures.png(width: 20, height: 20, seed: 6)
         let second = ImageFixtures.png(width: 24, height: 24, seed: 7)
-        let thumb = PixelSize(width: 8, height: 8)
+        let thumb = CGSize(width: 8, height: 8)
         let fit = ImageRequest(key: "k", targetSize: thumb, contentMode: .aspectFit)
         try pipeline.storeImageData(first, forKey: "k")
         #expect(try await pipeline.image(forKey: "k").data == first)
@@ -92,16 +92,16 @@ struct CustomImageStorageTests {
 
         // Every decoded copy goes, whatever size or mode it was read at.
         try pipeline.storeImageData(second, forKey: "k")
-        #expect(pipeline.cachedImage(for: fit) == nil)
+        #expect(pipeline.memoryCachedImage(for: fit) == nil)
         pipeline.diskCache?.flush()
         #expect(try await pipeline.image(forKey: "k").data == second)
         #expect(try await pipeline.image(forKey: "k", targetSize: thumb).data == second)
         #expect(try await pipeline.image(for: fit).image.data == second)
 
         pipeline.removeImage(forKey: "k")
-        #expect(pipeline.cachedImage(for: fit) == nil)
+        #expect(pipeline.memoryCachedImage(for: fit) == nil)
         pipeline.diskCache?.flush()
-        #expect(pipeline.cachedImage(forKey: "k") == nil)
+        #expect(pipeline.memoryCachedImage(forKey: "k") == nil)
         #expect(!pipeline.containsImage(forKey: "k"))
         await fixture.tearDown()
     }

@@ -16,15 +16,15 @@ struct CustomKeyRequestTests {
             let pipeline = fixture.makePipeline()
             try pipeline.storeImageData(png, forKey: key)
             #expect(try await pipeline.image(for: ImageRequest(key: key)).image.data == png)
-            #expect(pipeline.cachedImage(for: ImageRequest(key: key)) != nil, "the memory entry image(forKey:) uses")
-            #expect(pipeline.cachedImage(forKey: key) != nil)
+            #expect(pipeline.memoryCachedImage(for: ImageRequest(key: key)) != nil, "the memory entry image(forKey:) uses")
+            #expect(pipeline.memoryCachedImage(forKey: key) != nil)
             pipeline.diskCache?.flush()
 
             let relaunched = fixture.makePipeline()
-            let response = try await relaunched.image(for: ImageRequest(key: key, targetSize: PixelSize(width: 10, height: 10)))
+            let response = try await relaunched.image(for: ImageRequest(key: key, targetSize: CGSize(width: 10, height: 10)))
             #expect(response.image.data == png)
             #expect(response.source == .disk)
-            #expect(relaunched.cachedImage(forKey: key, targetSize: PixelSize(width: 10, height: 10)) != nil)
+            #expect(relaunched.memoryCachedImage(forKey: key, targetSize: CGSize(width: 10, height: 10)) != nil)
             #expect(fixture.server.totalRequestCount == 0)
         }
     }
@@ -33,7 +33,7 @@ struct CustomKeyRequestTests {
     func missingKeyFails() async throws {
         try await withScriptedFixture { fixture in
             let pipeline = fixture.makePipeline { $0.allowedSchemes = ["https"] }
-            for options: ImageRequest.Options in [[], [.reloadIgnoringLocalCacheData], [.reloadRevalidatingCacheData], [.retryingFailure]] {
+            for options: ImageRequest.Options in [[], [.reloadIgnoringLocalCacheData], [.reloadRevalidatingCacheData], [.skipFailureCache]] {
                 do {
                     _ = try await pipeline.image(for: ImageRequest(key: "nobody", options: options))
                     Issue.record("expected notCached for \(options)")
@@ -61,11 +61,11 @@ struct CustomKeyRequestTests {
                 guard case .invalidURL? = error as? ImagePipeline.Error else { return false }
                 return true
             }
-            #expect(pipeline.cachedImage(for: foreign) == nil)
+            #expect(pipeline.memoryCachedImage(for: foreign) == nil)
             #expect(try await pipeline.image(for: ImageRequest(key: "private")).image.pixelSize == PixelSize(width: 8, height: 8))
             // In memory now: still not for the foreign request.
-            #expect(pipeline.cachedImage(for: foreign) == nil)
-            #expect(pipeline.cachedImage(for: ImageRequest(key: "private")) != nil)
+            #expect(pipeline.memoryCachedImage(for: foreign) == nil)
+            #expect(pipeline.memoryCachedImage(for: ImageRequest(key: "private")) != nil)
         }
     }
 

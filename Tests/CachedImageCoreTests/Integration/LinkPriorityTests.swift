@@ -17,7 +17,7 @@ struct LinkPriorityTests {
         let slow = ImageFixtures.png(width: 160, height: 120, seed: 7)
         fixture.server.serve(slowPath, .trickle(slow, contentType: "image/png", chunkSize: chunkSize, delay: .milliseconds(20)))
         fixture.servePNG(fastPath)
-        return (fixture, fixture.makePipeline { $0.maxConcurrentDownloads = 1 })
+        return (fixture, fixture.makePipeline { $0.maximumConcurrentDownloads = 1 })
     }
 
     @Test("a visible request takes the slot of a running off-screen download, which starts over afterwards")
@@ -56,7 +56,7 @@ struct LinkPriorityTests {
         slow.chunkDelay = .milliseconds(20)
         fixture.server.serve("/offscreen.png", slow)
         fixture.servePNG("/visible.png")
-        let pipeline = fixture.makePipeline { $0.maxConcurrentDownloads = 1 }
+        let pipeline = fixture.makePipeline { $0.maximumConcurrentDownloads = 1 }
 
         let arrived = Gate()
         let offscreen = pipeline.imageTask(with: ImageRequest(url: fixture.url("/offscreen.png"), priority: .low), progress: { received, _ in

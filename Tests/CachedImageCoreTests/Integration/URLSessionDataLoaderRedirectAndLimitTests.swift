@@ -105,7 +105,7 @@ struct URLSessionDataLoaderRedirectAndLimitTests {
         await #expect {
             _ = try await URLSessionDataLoader().load(
                 URLRequest(url: server.url("/big.png")),
-                limits: DataLoadLimits(maxResponseBytes: 10_000),
+                limits: DataLoadLimits(maximumResponseBytes: 10_000),
                 progress: { count, _ in received.withLock { $0 = max($0, count) } }
             )
         } throws: { error in
@@ -129,7 +129,7 @@ struct URLSessionDataLoaderRedirectAndLimitTests {
         await #expect {
             _ = try await URLSessionDataLoader().load(
                 URLRequest(url: server.url("/stream.png")),
-                limits: DataLoadLimits(maxResponseBytes: 64_000),
+                limits: DataLoadLimits(maximumResponseBytes: 64_000),
                 progress: { _, _ in }
             )
         } throws: { error in
@@ -149,7 +149,7 @@ struct URLSessionDataLoaderRedirectAndLimitTests {
         await #expect {
             _ = try await URLSessionDataLoader().load(
                 URLRequest(url: server.url("/bomb.png")),
-                limits: DataLoadLimits(maxPixelCount: 64_000_000),
+                limits: DataLoadLimits(maximumPixelCount: 64_000_000),
                 progress: { _, _ in }
             )
         } throws: { error in
@@ -173,12 +173,12 @@ struct URLSessionDataLoaderRedirectAndLimitTests {
         }
         let url = URL(string: "https://example.com/a.png")!
         await #expect {
-            _ = try await Plain().load(URLRequest(url: url), limits: DataLoadLimits(maxResponseBytes: 1_000), progress: { _, _ in })
+            _ = try await Plain().load(URLRequest(url: url), limits: DataLoadLimits(maximumResponseBytes: 1_000), progress: { _, _ in })
         } throws: { error in
             guard case .responseTooLarge(url, 1_000) = error as? ImagePipeline.Error else { return false }
             return true
         }
-        let fits = try await Plain().load(URLRequest(url: url), limits: DataLoadLimits(maxResponseBytes: 2_000), progress: { _, _ in })
+        let fits = try await Plain().load(URLRequest(url: url), limits: DataLoadLimits(maximumResponseBytes: 2_000), progress: { _, _ in })
         #expect(fits.data.count == 2_000 && fits.redirects.isEmpty)
     }
 

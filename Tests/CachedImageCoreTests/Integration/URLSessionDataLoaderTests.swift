@@ -53,7 +53,7 @@ struct URLSessionDataLoaderTests {
         let configuration = URLSessionDataLoader.defaultConfiguration
         #expect(configuration.urlCache == nil)
         #expect(configuration.requestCachePolicy == .reloadIgnoringLocalCacheData)
-        #expect(configuration.httpMaximumConnectionsPerHost >= ImagePipeline.Configuration().maxConcurrentDownloads)
+        #expect(configuration.httpMaximumConnectionsPerHost >= ImagePipeline.Configuration().maximumConcurrentDownloads)
         #expect(configuration.timeoutIntervalForRequest == 30)
 
         let custom = URLSessionConfiguration.default

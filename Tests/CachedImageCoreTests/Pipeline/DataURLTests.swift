@@ -14,7 +14,7 @@ struct DataURLTests {
             let response = try await pipeline.image(for: base64)
             #expect(response.image.pixelSize == PixelSize(width: 12, height: 8))
             #expect(response.image.data == png)
-            #expect(pipeline.cachedImage(for: ImageRequest(url: base64)) != nil)
+            #expect(pipeline.memoryCachedImage(for: ImageRequest(url: base64)) != nil)
             pipeline.diskCache?.flush()
             #expect(pipeline.diskCache?.entryCount == 0)
 
@@ -29,7 +29,7 @@ struct DataURLTests {
     func refusals() async throws {
         try await withScriptedFixture { fixture throws in
             let png = ImageFixtures.png(width: 64, height: 64, seed: 3)
-            let pipeline = fixture.makePipeline { $0.maxResponseBytes = 1_000 }
+            let pipeline = fixture.makePipeline { $0.maximumResponseBytes = 1_000 }
             let large = try #require(URL(string: "data:image/png;base64," + png.base64EncodedString()))
             await #expect { try await pipeline.image(for: large) } throws: { error in
                 guard case .responseTooLarge(_, 1_000) = error as? ImagePipeline.Error else { return false }

@@ -36,7 +36,7 @@ struct DecoderRegistryTests {
             await #expect(throws: ImagePipeline.Error.self) { try await fixture.makePipeline().image(for: fixture.url("/logo.toy")) }
 
             let pipeline = fixture.makePipeline(register)
-            let response = try await pipeline.image(for: ImageRequest(url: fixture.url("/logo.toy"), targetSize: PixelSize(width: 320, height: 320)))
+            let response = try await pipeline.image(for: ImageRequest(url: fixture.url("/logo.toy"), targetPixelSize: PixelSize(width: 320, height: 320)))
             #expect(response.image.pixelSize == PixelSize(width: 320, height: 240))
             #expect(response.source == .network)
             pipeline.diskCache?.flush()
@@ -70,7 +70,7 @@ struct DecoderRegistryTests {
             fixture.server.serve("/huge.toy", .ok(Data("TOY1 40000 40000".utf8)))
             let pipeline = fixture.makePipeline {
                 $0.decoderRegistry.register(ToyDecoder(), name: "toy", matching: ToyDecoder.matches)
-                $0.maxPixelCount = 1_000_000
+                $0.maximumPixelCount = 1_000_000
             }
             do {
                 _ = try await pipeline.image(for: fixture.url("/broken.toy"))
@@ -90,7 +90,7 @@ struct DecoderRegistryTests {
             fixture.server.serve("/huge.toy", .ok(Data("TOY1 40000 40000".utf8)))
             let pipeline = fixture.makePipeline {
                 $0.decoderRegistry.register(FullSizeToyDecoder(), name: "toy", matching: ToyDecoder.matches)
-                $0.maxPixelCount = 1_000_000
+                $0.maximumPixelCount = 1_000_000
             }
             do {
                 _ = try await pipeline.image(for: fixture.url("/huge.toy"))
@@ -121,7 +121,7 @@ struct DecoderRegistryTests {
             let scan = [0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 0x3F, 0, 0x12, 0x34, 0xFF, 0xD9] as [UInt8]
             fixture.server.serve("/photo.jpg", .ok(Data([0xFF, 0xD8] + sof0 + scan), contentType: "image/jpeg"))
             let pipeline = fixture.makePipeline { $0.decoder = DownsamplingDecoder() }
-            let thumbnail = try await pipeline.image(for: ImageRequest(url: fixture.url("/photo.jpg"), targetSize: PixelSize(width: 300, height: 300), contentMode: .aspectFit))
+            let thumbnail = try await pipeline.image(for: ImageRequest(url: fixture.url("/photo.jpg"), targetPixelSize: PixelSize(width: 300, height: 300), contentMode: .aspectFit))
             #expect(thumbnail.image.pixelSize == PixelSize(width: 300, height: 225))
             do {
                 _ = try await pipeline.image(for: fixture.url("/photo.jpg"))
@@ -134,7 +134,7 @@ struct DecoderRegistryTests {
             // The header decoder holds the source: refused even as a thumbnail.
             let strict = fixture.makePipeline { $0.diskCacheDirectory = nil }
             await #expect(throws: ImagePipeline.Error.self) {
-                try await strict.image(for: ImageRequest(url: fixture.url("/photo.jpg"), targetSize: PixelSize(width: 300, height: 300)))
+                try await strict.image(for: ImageRequest(url: fixture.url("/photo.jpg"), targetPixelSize: PixelSize(width: 300, height: 300)))
             }
         }
     }

@@ -102,7 +102,7 @@ struct DecodingBudgetTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<4 {
                     group.addTask {
-                        let request = ImageRequest(url: fixture.url("/\(index).png"), targetSize: PixelSize(width: 32, height: 24))
+                        let request = ImageRequest(url: fixture.url("/\(index).png"), targetPixelSize: PixelSize(width: 32, height: 24))
                         _ = try await pipeline.image(for: request)
                     }
                 }
@@ -135,14 +135,14 @@ struct DecodingBudgetTests {
             let small = ImageRequest(url: fixture.url("/small.png"))
             #expect(try await pipeline.image(for: large).image.pixelSize == PixelSize(width: 64, height: 48))
             #expect(try await pipeline.image(for: small).source == .network)
-            #expect(pipeline.cachedImage(for: large) == nil)
-            #expect(pipeline.cachedImage(for: small) != nil)
+            #expect(pipeline.memoryCachedImage(for: large) == nil)
+            #expect(pipeline.memoryCachedImage(for: small) != nil)
             let roomy = fixture.makePipeline {
                 $0.memoryCacheCostLimit = 100_000
                 $0.memoryCacheMaximumEntryShare = 0.5
             }
             _ = try await roomy.image(for: large)
-            #expect(roomy.cachedImage(for: large) != nil)
+            #expect(roomy.memoryCachedImage(for: large) != nil)
         }
     }
 }

@@ -11,7 +11,7 @@ struct ImageCacheKeyTests {
             for targetSize in [nil, PixelSize(width: 0, height: 0), PixelSize(width: 1, height: 2), PixelSize(width: 2, height: 1)] {
                 for contentMode in [nil, ImageContentMode.aspectFit, .aspectFill] {
                     for processors in [[], ["a"], ["a", "b"], ["b", "a"]] {
-                        var key = ImageCacheKey(cacheKey: cacheKey, targetSize: targetSize, processorIdentifiers: processors)
+                        var key = ImageCacheKey(cacheKey: cacheKey, targetPixelSize: targetSize, processorIdentifiers: processors)
                         key.contentMode = contentMode
                         keys.append(key)
                     }
@@ -25,7 +25,7 @@ struct ImageCacheKeyTests {
     func equalityIsFieldwise() {
         for lhs in Self.keys {
             for rhs in Self.keys {
-                let fieldwise = lhs.cacheKey == rhs.cacheKey && lhs.targetSize == rhs.targetSize
+                let fieldwise = lhs.cacheKey == rhs.cacheKey && lhs.targetPixelSize == rhs.targetPixelSize
                     && lhs.contentMode == rhs.contentMode && lhs.processorIdentifiers == rhs.processorIdentifiers
                 #expect((lhs == rhs) == fieldwise, "\(lhs) vs \(rhs)")
                 if fieldwise {
@@ -39,10 +39,10 @@ struct ImageCacheKeyTests {
     @Test("a size of zero is not the absence of a size, and the mode counts only with a size")
     func sizeAndModeAreDistinct() {
         let url = "https://cdn.example.com/a.jpg"
-        #expect(ImageCacheKey(cacheKey: url) != ImageCacheKey(cacheKey: url, targetSize: PixelSize(width: 0, height: 0)))
+        #expect(ImageCacheKey(cacheKey: url) != ImageCacheKey(cacheKey: url, targetPixelSize: PixelSize(width: 0, height: 0)))
         #expect(ImageCacheKey(cacheKey: url, contentMode: .aspectFit) == ImageCacheKey(cacheKey: url, contentMode: .aspectFill))
         let size = PixelSize(width: 300, height: 200)
-        #expect(ImageCacheKey(cacheKey: url, targetSize: size, contentMode: .aspectFit)
-            != ImageCacheKey(cacheKey: url, targetSize: size, contentMode: .aspectFill))
+        #expect(ImageCacheKey(cacheKey: url, targetPixelSize: size, contentMode: .aspectFit)
+            != ImageCacheKey(cacheKey: url, targetPixelSize: size, contentMode: .aspectFill))
     }
 }

@@ -33,14 +33,14 @@ struct ImagePrefetcherTests {
                 fixture.servePNG("/\(index).png", seed: UInt64(index))
                 return ImageRequest(url: fixture.url("/\(index).png"))
             }
-            let pipeline = fixture.makePipeline { $0.maxConcurrentDownloads = 2 }
+            let pipeline = fixture.makePipeline { $0.maximumConcurrentDownloads = 2 }
             let prefetcher = ImagePrefetcher(pipeline: pipeline)
 
             let first = await prefetcher.prefetch(requests, waitingForFirst: 3)
             #expect(first.count == 3)
             for (request, result) in zip(requests, first) {
                 #expect((try? result.get())?.request.url == request.url)
-                #expect(pipeline.cachedImage(for: request) != nil)
+                #expect(pipeline.memoryCachedImage(for: request) != nil)
             }
             // The first three had the network to themselves: nothing else was requested yet.
             let firstPaths = Set(fixture.server.allRequests.prefix(3).map(\.path))

@@ -19,7 +19,7 @@ struct PipelineErrorTests {
         pipeline.diskCache?.flush()
         #expect(pipeline.diskCache?.entryCount == 0)
         #expect(pipeline.diskCache?.totalSize == 0)
-        #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url(path))) == nil)
+        #expect(pipeline.memoryCachedImage(for: ImageRequest(url: fixture.url(path))) == nil)
         return caught
     }
 
@@ -104,7 +104,7 @@ struct PipelineErrorTests {
             let error = try await failure(fixture, "/bomb.png")
             guard case .imageTooLarge(_, let size, let limit) = error else { Issue.record("got \(String(describing: error))"); return }
             #expect(size == PixelSize(width: 20_000, height: 20_000))
-            #expect(limit == ImagePipeline.Configuration().maxPixelCount)
+            #expect(limit == ImagePipeline.Configuration().maximumPixelCount)
         }
     }
 

@@ -107,7 +107,7 @@ struct PipelineFreshnessTests {
     func heuristicLifetime() async throws {
         try await withScriptedFixture { fixture throws in
             fixture.servePNG("/h.png", headers: ["ETag": "\"h\""])
-            let pipeline = fixture.makePipeline { $0.freshnessPolicy = .http(heuristicLifetime: 3600) }
+            let pipeline = fixture.makePipeline { $0.freshnessPolicy = .http(heuristic: .fixed(3600)) }
             _ = try await load(pipeline, fixture.url("/h.png"))
             fixture.clock.advance(by: 3000)
             #expect(try await load(pipeline, fixture.url("/h.png")).source == .disk)

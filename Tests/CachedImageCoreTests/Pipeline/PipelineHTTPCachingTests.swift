@@ -232,13 +232,13 @@ struct PipelineHTTPCachingTests {
             for path in ["/nostore.png", "/nocache.png", "/minute.png"] {
                 _ = try await pipeline.image(for: fixture.url(path))
             }
-            #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/nostore.png"))) == nil)
-            #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/nocache.png"))) == nil)
-            #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/minute.png"))) != nil)
+            #expect(pipeline.memoryCachedImage(for: ImageRequest(url: fixture.url("/nostore.png"))) == nil)
+            #expect(pipeline.memoryCachedImage(for: ImageRequest(url: fixture.url("/nocache.png"))) == nil)
+            #expect(pipeline.memoryCachedImage(for: ImageRequest(url: fixture.url("/minute.png"))) != nil)
             #expect(try await pipeline.image(for: fixture.url("/nostore.png")).source == .network)
 
             fixture.clock.advance(by: 61)
-            #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/minute.png"))) == nil)
+            #expect(pipeline.memoryCachedImage(for: ImageRequest(url: fixture.url("/minute.png"))) == nil)
             #expect(try await pipeline.image(for: fixture.url("/minute.png")).source == .revalidated)
         }
     }

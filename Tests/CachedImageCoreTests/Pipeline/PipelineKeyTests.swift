@@ -49,9 +49,9 @@ struct PipelineKeyTests {
             #expect(pipeline.statistics.coalescedRequests == 0)
 
             // Alice's decoded image is in memory; Bob's first frame must not show it.
-            #expect(pipeline.cachedImage(for: request(url, token: "alice"))?.data == avatars["Bearer alice"])
-            #expect(pipeline.cachedImage(for: request(url, token: "bob"))?.data == avatars["Bearer bob"])
-            #expect(pipeline.cachedImage(for: request(url, token: "carol")) == nil)
+            #expect(pipeline.memoryCachedImage(for: request(url, token: "alice"))?.data == avatars["Bearer alice"])
+            #expect(pipeline.memoryCachedImage(for: request(url, token: "bob"))?.data == avatars["Bearer bob"])
+            #expect(pipeline.memoryCachedImage(for: request(url, token: "carol")) == nil)
         }
     }
 
@@ -105,7 +105,7 @@ struct PipelineKeyTests {
             #expect(try await pipeline.image(for: url).source == .memory)
 
             let refresh = ImageRequest(url: url, options: .reloadRevalidatingCacheData)
-            #expect(pipeline.cachedImage(for: refresh) == nil)
+            #expect(pipeline.memoryCachedImage(for: refresh) == nil)
             #expect(try await pipeline.image(for: refresh).source == .revalidated)
             let requests = fixture.server.requests(for: "/feed.png")
             #expect(requests.count == 2)
@@ -131,7 +131,7 @@ struct PipelineKeyTests {
             #expect(fixture.server.requestCount(for: "/gone.png") == 1)
 
             // An explicit retry asks again, and so does any request once the interval has passed.
-            _ = try? await pipeline.image(for: ImageRequest(url: url, options: .retryingFailure))
+            _ = try? await pipeline.image(for: ImageRequest(url: url, options: .skipFailureCache))
             #expect(fixture.server.requestCount(for: "/gone.png") == 2)
             fixture.clock.advance(by: FailureCachePolicy.default.notFound + 1)
             let png = fixture.servePNG("/gone.png")

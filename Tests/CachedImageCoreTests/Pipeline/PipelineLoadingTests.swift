@@ -77,9 +77,9 @@ struct PipelineLoadingTests {
             let pipeline = fixture.makePipeline { $0.decoder = decoder }
             let full = ImageRequest(url: fixture.url("/big.png"))
             // Fit: inside 100x100 (fill, the default, would decode 200x100).
-            let thumbnail = ImageRequest(url: fixture.url("/big.png"), targetSize: PixelSize(width: 100, height: 100), contentMode: .aspectFit)
+            let thumbnail = ImageRequest(url: fixture.url("/big.png"), targetPixelSize: PixelSize(width: 100, height: 100), contentMode: .aspectFit)
 
-            #expect(pipeline.cachedImage(for: full) == nil)
+            #expect(pipeline.memoryCachedImage(for: full) == nil)
             async let fullResponse = pipeline.image(for: full)
             async let thumbnailResponse = pipeline.image(for: thumbnail)
             let (large, small) = try await (fullResponse, thumbnailResponse)
@@ -91,8 +91,8 @@ struct PipelineLoadingTests {
             #expect(fixture.server.requestCount(for: "/big.png") == 1)
             #expect(Set(decoder.targetSizes) == [nil, PixelSize(width: 100, height: 100)])
             #expect(decoder.decodeCount == 2)
-            #expect(pipeline.cachedImage(for: full)?.pixelSize == PixelSize(width: 400, height: 200))
-            #expect(pipeline.cachedImage(for: thumbnail)?.pixelSize == PixelSize(width: 100, height: 50))
+            #expect(pipeline.memoryCachedImage(for: full)?.pixelSize == PixelSize(width: 400, height: 200))
+            #expect(pipeline.memoryCachedImage(for: thumbnail)?.pixelSize == PixelSize(width: 100, height: 50))
             #expect(try await pipeline.image(for: thumbnail).source == .memory)
         }
     }
@@ -144,7 +144,7 @@ struct PipelineLoadingTests {
             for name in ["low", "normal", "high", "raised"] {
                 fixture.servePNG("/\(name).png")
             }
-            let pipeline = fixture.makePipeline { $0.maxConcurrentDownloads = 1 }
+            let pipeline = fixture.makePipeline { $0.maximumConcurrentDownloads = 1 }
             let blocker = pipeline.imageTask(with: ImageRequest(url: fixture.url("/blocker.png")))
             #expect(await eventually { fixture.server.requestCount(for: "/blocker.png") == 1 })
 
@@ -232,12 +232,12 @@ struct PipelineLoadingTests {
             fixture.servePNG("/r.png")
             let pipeline = fixture.makePipeline()
             let request = ImageRequest(url: fixture.url("/r.png"))
-            let fit = ImageRequest(url: fixture.url("/r.png"), targetSize: PixelSize(width: 8, height: 8), contentMode: .aspectFit)
+            let fit = ImageRequest(url: fixture.url("/r.png"), targetPixelSize: PixelSize(width: 8, height: 8), contentMode: .aspectFit)
             _ = try await pipeline.image(for: request)
             _ = try await pipeline.image(for: fit)
             pipeline.removeCachedImage(for: request)
-            #expect(pipeline.cachedImage(for: request) == nil)
-            #expect(pipeline.cachedImage(for: fit) == nil, "every size goes, not only the request's")
+            #expect(pipeline.memoryCachedImage(for: request) == nil)
+            #expect(pipeline.memoryCachedImage(for: fit) == nil, "every size goes, not only the request's")
             #expect(try await pipeline.image(for: request).source == .network)
             #expect(fixture.server.requestCount(for: "/r.png") == 2)
         }

@@ -46,7 +46,7 @@ struct PipelineRequestDirectivesTests {
                 let sent = try #require(fixture.server.requests(for: "/a.png").last)
                 #expect(sent.header("If-None-Match") == "\"e\"")
                 #expect(sent.header("Cache-Control") == cacheControl ?? "max-age=0")
-                #expect(pipeline.cachedImage(for: request(fixture.url("/a.png"), cacheControl: cacheControl, pragma: pragma, policy: policy)) == nil)
+                #expect(pipeline.memoryCachedImage(for: request(fixture.url("/a.png"), cacheControl: cacheControl, pragma: pragma, policy: policy)) == nil)
             }
         }
     }
@@ -147,7 +147,7 @@ struct PipelineRequestDirectivesTests {
             fixture.servePNG("/n.png", headers: ["Cache-Control": "max-age=3600"])
             #expect(try await pipeline.image(for: request(fixture.url("/n.png"), cacheControl: "no-store")).source == .network)
             #expect(pipeline.diskCache?.entry(forKey: fixture.url("/n.png").absoluteString) == nil)
-            #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/n.png"))) == nil)
+            #expect(pipeline.memoryCachedImage(for: ImageRequest(url: fixture.url("/n.png"))) == nil)
             #expect(try await pipeline.image(for: ImageRequest(url: fixture.url("/n.png"))).source == .network)
         }
     }

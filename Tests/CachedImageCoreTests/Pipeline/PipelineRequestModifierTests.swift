@@ -65,7 +65,7 @@ struct PipelineRequestModifierTests {
             #expect(fixture.server.totalRequestCount == 0)
             pipeline.diskCache?.flush()
             #expect(pipeline.diskCache?.entryCount == 0)
-            #expect(pipeline.cachedImage(for: ImageRequest(url: url)) == nil)
+            #expect(pipeline.memoryCachedImage(for: ImageRequest(url: url)) == nil)
             // Not a server's answer, so not remembered: once a token exists, the next load goes out.
             token.withLock { $0 = "t1" }
             #expect(try await pipeline.image(for: url).source == .network)
@@ -93,7 +93,7 @@ struct PipelineRequestModifierTests {
             }
             token.withLock { $0 = "fresh" }
             var retry = ImageRequest(url: url)
-            retry.options.insert(.retryingFailure) // what ImageLoader.retry() sends
+            retry.options.insert(.skipFailureCache) // what ImageLoader.retry() sends
             let response = try await pipeline.image(for: retry)
             #expect(response.source == .network)
             #expect(fixture.server.requests(for: "/private.png").map { $0.header("Authorization") } == ["Bearer expired", "Bearer fresh"])

@@ -71,7 +71,7 @@ struct DiskCachePolicyTests {
         let fixture = try await PipelineFixture.start()
         let old = ImageFixtures.png(width: 400, height: 300, seed: 1)
         let new = ImageFixtures.png(width: 400, height: 300, seed: 2)
-        let request = ImageRequest(key: "hero", targetSize: thumbnail, contentMode: .aspectFit)
+        let request = ImageRequest(key: "hero", targetSize: CGSize(width: thumbnail.width, height: thumbnail.height), contentMode: .aspectFit)
         let pipeline = launch(fixture, policy: .processed)
         try pipeline.storeImageData(old, forKey: "hero")
         let first = try await pipeline.imageFlushed(for: request)
@@ -97,7 +97,7 @@ struct DiskCachePolicyTests {
         let fixture = try await PipelineFixture.start()
         fixture.servePNG("/big.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
         let processor = CountingProcessor()
-        let request = ImageRequest(url: fixture.url("/big.png"), targetSize: thumbnail, contentMode: .aspectFit, processors: [processor])
+        let request = ImageRequest(url: fixture.url("/big.png"), targetPixelSize: thumbnail, contentMode: .aspectFit, processors: [processor])
 
         let first = try await launch(fixture, policy: .processed).imageFlushed(for: request)
         #expect(first.source == .network)
@@ -114,7 +114,7 @@ struct DiskCachePolicyTests {
         #expect(decoder.targetSizes == [nil]) // One decode: the derived bytes, already small.
         #expect(fixture.server.requestCount(for: "/big.png") == 1)
         // Other sizes still come from the original, which is kept.
-        let other = try await relaunched.imageFlushed(for: ImageRequest(url: fixture.url("/big.png"), targetSize: PixelSize(width: 100, height: 100)))
+        let other = try await relaunched.imageFlushed(for: ImageRequest(url: fixture.url("/big.png"), targetPixelSize: PixelSize(width: 100, height: 100)))
         #expect(other.source == .disk && other.image.pixelSize == PixelSize(width: 133, height: 100), "fill, the default")
         await fixture.tearDown()
     }
@@ -124,7 +124,7 @@ struct DiskCachePolicyTests {
     func processedFirstFrameWithinLimits() async throws {
         let fixture = try await PipelineFixture.start()
         fixture.servePNG("/big.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
-        let request = ImageRequest(url: fixture.url("/big.png"), targetSize: thumbnail, contentMode: .aspectFit, processors: [CountingProcessor()])
+        let request = ImageRequest(url: fixture.url("/big.png"), targetPixelSize: thumbnail, contentMode: .aspectFit, processors: [CountingProcessor()])
         _ = try await launch(fixture, policy: .processed).imageFlushed(for: request)
 
         let relaunched = launch(fixture, policy: .processed)
@@ -152,7 +152,7 @@ struct DiskCachePolicyTests {
         let png = fixture.servePNG("/big.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
         let processor = CountingProcessor()
         let encoder = TestEncoder()
-        let request = ImageRequest(url: fixture.url("/big.png"), targetSize: thumbnail, processors: [processor])
+        let request = ImageRequest(url: fixture.url("/big.png"), targetPixelSize: thumbnail, processors: [processor])
         _ = try await launch(fixture, policy: .original, encoder: encoder).imageFlushed(for: request)
         let second = try await launch(fixture, policy: .original, encoder: encoder).imageFlushed(for: request)
         #expect(second.source == .disk)
@@ -169,8 +169,8 @@ struct DiskCachePolicyTests {
         fixture.servePNG("/big.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
         fixture.servePNG("/small.png", width: 40, height: 30, headers: ["Cache-Control": "max-age=3600"])
         let processor = CountingProcessor()
-        let big = ImageRequest(url: fixture.url("/big.png"), targetSize: thumbnail, processors: [processor])
-        let small = ImageRequest(url: fixture.url("/small.png"), targetSize: thumbnail, processors: [processor])
+        let big = ImageRequest(url: fixture.url("/big.png"), targetPixelSize: thumbnail, processors: [processor])
+        let small = ImageRequest(url: fixture.url("/small.png"), targetPixelSize: thumbnail, processors: [processor])
         let pipeline = launch(fixture, policy: .automatic)
         _ = try await pipeline.imageFlushed(for: big)
         _ = try await pipeline.imageFlushed(for: small)
@@ -191,9 +191,9 @@ struct DiskCachePolicyTests {
         fixture.servePNG("/a.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
         fixture.servePNG("/b.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
         let processor = CountingProcessor()
-        var keep = ImageRequest(url: fixture.url("/a.png"), targetSize: thumbnail, processors: [processor])
+        var keep = ImageRequest(url: fixture.url("/a.png"), targetPixelSize: thumbnail, processors: [processor])
         keep.diskCachePolicy = .processed
-        var skip = ImageRequest(url: fixture.url("/b.png"), targetSize: thumbnail, processors: [processor])
+        var skip = ImageRequest(url: fixture.url("/b.png"), targetPixelSize: thumbnail, processors: [processor])
         skip.diskCachePolicy = .original
         _ = try await launch(fixture, policy: .original).imageFlushed(for: keep)
         _ = try await launch(fixture, policy: .processed).imageFlushed(for: skip)
@@ -212,7 +212,7 @@ struct DiskCachePolicyTests {
         let fixture = try await PipelineFixture.start()
         fixture.servePNG("/big.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=60", "ETag": "\"v1\""])
         let processor = CountingProcessor()
-        let request = ImageRequest(url: fixture.url("/big.png"), targetSize: thumbnail, processors: [processor])
+        let request = ImageRequest(url: fixture.url("/big.png"), targetPixelSize: thumbnail, processors: [processor])
         _ = try await launch(fixture, policy: .processed).imageFlushed(for: request)
 
         fixture.clock.advance(by: 120)
@@ -236,7 +236,7 @@ struct DiskCachePolicyTests {
         fixture.servePNG("/free.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=60"])
         fixture.servePNG("/strict.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=60, must-revalidate"])
         func thumbnailRequest(_ path: String, offline: Bool) -> ImageRequest {
-            ImageRequest(url: fixture.url(path), targetSize: thumbnail, options: offline ? .returnCacheDataDontLoad : [])
+            ImageRequest(url: fixture.url(path), targetPixelSize: thumbnail, options: offline ? .returnCacheDataDontLoad : [])
         }
         let pipeline = launch(fixture, policy: .processed)
         _ = try await pipeline.imageFlushed(for: thumbnailRequest("/free.png", offline: false))
@@ -263,7 +263,9 @@ struct DiskCachePolicyTests {
             var urlRequest = URLRequest(url: fixture.url("/v.png"))
             urlRequest.setValue(accept, forHTTPHeaderField: "Accept")
             // Memory skipped: the memory cache is not keyed by Vary yet; this is the disk path.
-            return ImageRequest(urlRequest: urlRequest, targetSize: thumbnail, options: .skipMemoryCache)
+            var request = ImageRequest(urlRequest: urlRequest, options: .skipMemoryCache)
+            request.targetPixelSize = thumbnail
+            return request
         }
         _ = try await launch(fixture, policy: .processed).imageFlushed(for: thumbnailRequest(accepting: "image/png"))
         let relaunched = launch(fixture, policy: .processed)
@@ -287,7 +289,7 @@ struct DiskCachePolicyTests {
         }
         let processor = CountingProcessor()
         let url = fixture.url("/big.png")
-        let thumb = ImageRequest(url: url, targetSize: thumbnail, processors: [processor])
+        let thumb = ImageRequest(url: url, targetPixelSize: thumbnail, processors: [processor])
         let pipeline = launch(fixture, policy: .processed)
         let old = try await pipeline.imageFlushed(for: thumb)
 
@@ -312,7 +314,7 @@ struct DiskCachePolicyTests {
         fixture.servePNG("/big.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
         fixture.servePNG("/private.png", width: 400, height: 300, headers: ["Cache-Control": "no-store"])
         let processor = CountingProcessor()
-        let request = ImageRequest(url: fixture.url("/big.png"), targetSize: thumbnail, processors: [processor])
+        let request = ImageRequest(url: fixture.url("/big.png"), targetPixelSize: thumbnail, processors: [processor])
         let pipeline = launch(fixture, policy: .processed)
         _ = try await pipeline.imageFlushed(for: request)
         pipeline.removeCachedImage(for: request)
@@ -322,7 +324,7 @@ struct DiskCachePolicyTests {
 
         let encoder = TestEncoder()
         let privatePipeline = launch(fixture, policy: .processed, encoder: encoder)
-        _ = try await privatePipeline.imageFlushed(for: ImageRequest(url: fixture.url("/private.png"), targetSize: thumbnail))
+        _ = try await privatePipeline.imageFlushed(for: ImageRequest(url: fixture.url("/private.png"), targetPixelSize: thumbnail))
         privatePipeline.diskCache?.flush()
         #expect(privatePipeline.diskCache?.allEntries().contains { $0.key.hasPrefix(fixture.url("/private.png").absoluteString) } == false)
         await fixture.tearDown()

@@ -38,7 +38,7 @@ struct ProcessingDeliveryTests {
             $0.encoder = encoder
         }
         let request = ImageRequest(
-            url: fixture.url("/big.png"), targetSize: PixelSize(width: 40, height: 40), contentMode: .aspectFit, processors: [Tagging()]
+            url: fixture.url("/big.png"), targetPixelSize: PixelSize(width: 40, height: 40), contentMode: .aspectFit, processors: [Tagging()]
         )
         let delivered = Locked<ImageResponse?>(nil)
         let load = Task {

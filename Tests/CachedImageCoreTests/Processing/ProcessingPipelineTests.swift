@@ -42,9 +42,9 @@ struct ProcessingPipelineTests {
 
         let response = try await pipeline.image(for: request)
         #expect(response.image.data == png + Data("round".utf8))
-        #expect(pipeline.cachedImage(for: request)?.data == png + Data("round".utf8))
+        #expect(pipeline.memoryCachedImage(for: request)?.data == png + Data("round".utf8))
         // The unprocessed image is not in memory: its key has no processors.
-        #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/a.png"))) == nil)
+        #expect(pipeline.memoryCachedImage(for: ImageRequest(url: fixture.url("/a.png"))) == nil)
 
         // A second request is a memory hit: no decode, no processing.
         let again = try await pipeline.image(for: request)
@@ -73,8 +73,8 @@ struct ProcessingPipelineTests {
         #expect(decoder.decodeCount == 3)
         #expect(a.runCount == 2 && b.runCount == 2)
 
-        #expect(pipeline.cachedImage(for: ImageRequest(url: url, processors: [a, b]))?.data == png + Data("ab".utf8))
-        #expect(pipeline.cachedImage(for: ImageRequest(url: url, processors: [b, a]))?.data == png + Data("ba".utf8))
+        #expect(pipeline.memoryCachedImage(for: ImageRequest(url: url, processors: [a, b]))?.data == png + Data("ab".utf8))
+        #expect(pipeline.memoryCachedImage(for: ImageRequest(url: url, processors: [b, a]))?.data == png + Data("ba".utf8))
         await fixture.tearDown()
     }
 
@@ -94,7 +94,7 @@ struct ProcessingPipelineTests {
         let size = PixelSize(width: 32, height: 32)
         // Separate processor instances with the same identifier are the same processing.
         let tasks = (0..<4).map { _ in
-            pipeline.imageTask(with: ImageRequest(url: fixture.url("/a.png"), targetSize: size, processors: [blur]))
+            pipeline.imageTask(with: ImageRequest(url: fixture.url("/a.png"), targetPixelSize: size, processors: [blur]))
         }
         gate.open()
         for task in tasks {
@@ -171,7 +171,7 @@ struct ProcessingPipelineTests {
             #expect(reason == "no pixels")
             #expect(error.description.contains("test.broken"))
         }
-        #expect(pipeline.cachedImage(for: request) == nil)
+        #expect(pipeline.memoryCachedImage(for: request) == nil)
         // The download was good: the original bytes are on disk, and a request without the
         // broken processor is served from there.
         let plain = try await pipeline.image(for: ImageRequest(url: url))

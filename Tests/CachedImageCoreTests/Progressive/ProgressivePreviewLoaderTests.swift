@@ -16,7 +16,7 @@ struct ProgressivePreviewLoaderTests {
             let previews = Recorder<Int>()
             let progress = Recorder<Int64>()
             let task = pipeline.imageTask(
-                with: ImageRequest(url: fixture.url("/p.jpg"), options: [.progressivePreviews]),
+                with: ImageRequest(url: fixture.url("/p.jpg"), options: [.showProgressivePreviews]),
                 progress: { received, _ in progress.append(received) },
                 preview: { previews.append($0.image.data?.count ?? 0) }
             )

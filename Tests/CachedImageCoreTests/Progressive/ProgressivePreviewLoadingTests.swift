@@ -26,7 +26,7 @@ struct ProgressivePreviewLoadingTests {
         let previews = Recorder<Seen>()
         let order = Recorder<Bool>() // true: a preview, false: the final image
         let task = pipeline.imageTask(with: request, preview: { response in
-            previews.append(Seen(response: response, cachedAtThatMoment: pipeline.cachedImage(for: request) != nil))
+            previews.append(Seen(response: response, cachedAtThatMoment: pipeline.memoryCachedImage(for: request) != nil))
             order.append(true)
         })
         let final = try await task.response
@@ -35,7 +35,7 @@ struct ProgressivePreviewLoadingTests {
     }
 
     private func request(_ url: URL, previews: Bool = true) -> ImageRequest {
-        ImageRequest(url: url, options: previews ? [.progressivePreviews] : [])
+        ImageRequest(url: url, options: previews ? [.showProgressivePreviews] : [])
     }
 
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
@@ -67,7 +67,7 @@ struct ProgressivePreviewLoadingTests {
         let lengths = previews.compactMap { $0.response.image.data?.count }
         #expect(lengths == lengths.sorted() && Set(lengths).count == lengths.count)
         // Memory and disk hold the final image's bytes, never a preview's.
-        #expect(pipeline.cachedImage(for: request(fixture.url("/photo.jpg")))?.data == jpeg)
+        #expect(pipeline.memoryCachedImage(for: request(fixture.url("/photo.jpg")))?.data == jpeg)
         let relaunched = fixture.makePipeline()
         let fromDisk = try await relaunched.image(for: request(fixture.url("/photo.jpg")))
         #expect(fromDisk.source == .disk && fromDisk.image.data == jpeg)
@@ -126,7 +126,7 @@ struct ProgressivePreviewLoadingTests {
         let processed = Recorder<PixelSize>()
         let places = Recorder<Bool>()
         var request = request(fixture.url("/p.jpg"))
-        request.targetSize = PixelSize(width: 120, height: 80)
+        request.targetPixelSize = PixelSize(width: 120, height: 80)
         request.processors = [ImageProcessors.Custom(id: "test.record") { image in
             processed.append(image.pixelSize)
             places.append(DecodingQueue.isCurrent)
@@ -155,8 +155,8 @@ struct ProgressivePreviewLoadingTests {
         }
         let pipeline = fixture.makePipeline { $0.progressivePreviewPolicy = ProgressivePreviewPolicy(maximumPreviewCount: 10, minimumInterval: 0) }
         // A subtree default turns previews on.
-        let withPreviews = ImageRequestDefaults(options: [.progressivePreviews]).applied(to: ImageRequest(url: fixture.url("/shared.jpg")))
-        #expect(withPreviews.options.contains(.progressivePreviews))
+        let withPreviews = ImageRequestDefaults(options: [.showProgressivePreviews]).applied(to: ImageRequest(url: fixture.url("/shared.jpg")))
+        #expect(withPreviews.options.contains(.showProgressivePreviews))
 
         let previews = Recorder<Int>()
         let previewing = pipeline.imageTask(with: withPreviews, preview: { previews.append($0.image.data?.count ?? 0) })

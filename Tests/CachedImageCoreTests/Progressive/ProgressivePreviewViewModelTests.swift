@@ -45,7 +45,7 @@ struct ProgressivePreviewViewModelTests {
             case .failure: shown.append(.failure)
             }
         }
-        loader.load(ImageRequest(url: fixture.url("/p.jpg"), options: [.progressivePreviews]))
+        loader.load(ImageRequest(url: fixture.url("/p.jpg"), options: [.showProgressivePreviews]))
         await loader.settle()
 
         #expect(shown.last == .final)
@@ -58,7 +58,7 @@ struct ProgressivePreviewViewModelTests {
         let sizes = shown.compactMap { if case .preview(let bytes) = $0 { bytes } else { nil } }
         #expect(sizes == sizes.sorted())
         // The phase itself stays `.loading` while previews show (callbacks and retry rules are unchanged).
-        #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/p.jpg"), options: [.progressivePreviews]))?.data == (try ProgressiveFixtures.progressive()))
+        #expect(pipeline.memoryCachedImage(for: ImageRequest(url: fixture.url("/p.jpg"), options: [.showProgressivePreviews]))?.data == (try ProgressiveFixtures.progressive()))
     }
 
     @Test("a memory hit shows the final image in the first frame: no preview, no placeholder")
@@ -66,7 +66,7 @@ struct ProgressivePreviewViewModelTests {
     func memoryHitHasNoPreview() async throws {
         let (fixture, pipeline) = try await start("/p.jpg")
         defer { Task { await fixture.tearDown() } }
-        let request = ImageRequest(url: fixture.url("/p.jpg"), options: [.progressivePreviews])
+        let request = ImageRequest(url: fixture.url("/p.jpg"), options: [.showProgressivePreviews])
         _ = try await pipeline.image(for: request)
         let loader = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
         let phase = loader.phase(for: request)
@@ -85,9 +85,9 @@ struct ProgressivePreviewViewModelTests {
         loader.onChange = { [weak loader] _ in
             if let preview = loader?.preview, preview.request.url?.path != "/p.jpg" { previewsForOther += 1 }
         }
-        loader.load(ImageRequest(url: fixture.url("/p.jpg"), options: [.progressivePreviews]))
+        loader.load(ImageRequest(url: fixture.url("/p.jpg"), options: [.showProgressivePreviews]))
         while loader.preview == nil, loader.phase.isLoading { try await Task.sleep(for: .milliseconds(1)) }
-        loader.load(ImageRequest(url: fixture.url("/other.png"), options: [.progressivePreviews]))
+        loader.load(ImageRequest(url: fixture.url("/other.png"), options: [.showProgressivePreviews]))
         #expect(loader.preview == nil)
         await loader.settle()
         #expect(loader.phase.response?.request.url?.path == "/other.png")
@@ -108,7 +108,7 @@ struct ProgressivePreviewViewModelTests {
             case .failure: shown.append(.failure)
             }
         }
-        controller.setRequest(ImageRequest(url: fixture.url("/p.jpg"), options: [.progressivePreviews]))
+        controller.setRequest(ImageRequest(url: fixture.url("/p.jpg"), options: [.showProgressivePreviews]))
         await controller.loader.settle()
 
         #expect(shown.first == .placeholder)

@@ -201,7 +201,7 @@ struct FaultInjectionTests {
                 #expect(error.url == url)
             }
             ReliabilityChecks.expectDisk(of: pipeline, key: url.absoluteString, holds: nil)
-            #expect(pipeline.cachedImage(for: ImageRequest(url: url)) == nil)
+            #expect(pipeline.memoryCachedImage(for: ImageRequest(url: url)) == nil)
             // Retries are off by default: one request per failure. A redirect loop is cut off
             // when a URL comes back a second time (the first return is followed, as URLSession
             // follows a redirect to the same URL), so the looping URL is requested twice.

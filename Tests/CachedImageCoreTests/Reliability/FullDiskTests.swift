@@ -60,7 +60,7 @@ struct FullDiskTests {
             #expect(diskCache.totalSize == ReliabilityChecks.sizeOfEntryFiles(in: diskCache.directory))
             // Memory still serves every image.
             for (path, body) in bodies {
-                #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url(path)))?.data == body)
+                #expect(pipeline.memoryCachedImage(for: ImageRequest(url: fixture.url(path)))?.data == body)
             }
             listener.cancel()
         }
@@ -100,7 +100,7 @@ struct FullDiskTests {
             #expect(errors.values.first?.operation == .write)
             #expect((errors.values.first?.underlying as? POSIXError)?.code == .EROFS)
             #expect(pipeline.diskCache?.entry(forKey: fixture.url("/new.png").absoluteString) == nil)
-            #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/new.png")))?.data == new)
+            #expect(pipeline.memoryCachedImage(for: ImageRequest(url: fixture.url("/new.png")))?.data == new)
             listener.cancel()
         }
         mount.unmount()

@@ -19,7 +19,7 @@ struct HostileImageTests {
     ]
 
     private static func validate(_ data: Data, _ transfer: ResponseValidator.Transfer) throws -> ImageInfo {
-        try ResponseValidator(maxPixelCount: 100_000_000).validate(
+        try ResponseValidator(maximumPixelCount: 100_000_000).validate(
             data, url: url, contentType: nil, expectedLength: nil, transfer: transfer
         )
     }
@@ -163,7 +163,7 @@ struct TIFFStripCompletenessTests {
         let tiff = ImageFixtures.tiffWithStripTablesLast(width: 40, height: 30, rowsPerStrip: 4, big: big)
         #expect(ImageInfo(data: tiff)?.pixelSize == PixelSize(width: 40, height: 30))
         #expect(ImageInfo.containerCheck(tiff, format: .tiff) == .complete)
-        let validator = ResponseValidator(maxPixelCount: 100_000_000)
+        let validator = ResponseValidator(maximumPixelCount: 100_000_000)
         let url = URL(string: "https://example.com/a.tiff")!
         for cut in [tiff.count / 2, tiff.count - 1] {
             let prefix = tiff.prefix(cut)

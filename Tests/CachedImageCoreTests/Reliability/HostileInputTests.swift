@@ -130,7 +130,7 @@ struct HostileInputTests {
     func trickledBodyHeaderLooks() async throws {
         let url = URL(string: "http://127.0.0.1:9/trickle.jpg")!
         let jpeg = Self.jpegWithLateFrameHeader(padding: 16_384) // 64 KB before the frame header
-        let operation = DataLoadOperation(url: url, limits: DataLoadLimits(maxPixelCount: 64_000_000)) { _, _ in }
+        let operation = DataLoadOperation(url: url, limits: DataLoadLimits(maximumPixelCount: 64_000_000)) { _, _ in }
         let session = URLSession(configuration: .ephemeral)
         defer { session.invalidateAndCancel() }
         let task = session.dataTask(with: url) // never resumed: the bytes are fed by hand

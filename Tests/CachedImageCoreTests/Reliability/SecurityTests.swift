@@ -30,7 +30,7 @@ struct SecurityTests {
         #expect(fixture.server.requests(for: "/private.png").first?.header("Authorization") == "Bearer secret-token")
         ReliabilityChecks.expectDisk(of: pipeline, key: url.absoluteString, holds: nil)
         // Still served from memory in this session.
-        #expect(pipeline.cachedImage(for: authorizedRequest(url))?.data == png)
+        #expect(pipeline.memoryCachedImage(for: authorizedRequest(url))?.data == png)
 
         // A relaunch (another user, perhaps) finds nothing on disk and must ask the server.
         let relaunched = fixture.makePipeline()

@@ -214,7 +214,7 @@ struct ResumableDownloadTests {
         // Cut after the second scan: the kept bytes alone make a preview.
         fixture.server.serveSequence("/photo.jpg", [Fixture.response(jpeg, headers: headers, cutAfter: 4_000), rest])
         let pipeline = fixture.makePipeline { $0.progressivePreviewPolicy = ProgressivePreviewPolicy(maximumPreviewCount: 10, minimumInterval: 0) }
-        let request = ImageRequest(url: fixture.url("/photo.jpg"), options: [.progressivePreviews])
+        let request = ImageRequest(url: fixture.url("/photo.jpg"), options: [.showProgressivePreviews])
         let kept = await Fixture.loadCut(pipeline, request.url!)
 
         let previews = Recorder<ImageResponse>()

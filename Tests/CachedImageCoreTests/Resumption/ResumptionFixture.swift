@@ -58,7 +58,7 @@ enum ResumptionFixture {
     /// Nothing partial is an image anywhere: no memory entry, no disk entry, and a load that
     /// may not use the network finds nothing.
     static func expectNothingServed(_ pipeline: ImagePipeline, _ url: URL, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(pipeline.cachedImage(for: ImageRequest(url: url)) == nil, sourceLocation: sourceLocation)
+        #expect(pipeline.memoryCachedImage(for: ImageRequest(url: url)) == nil, sourceLocation: sourceLocation)
         ReliabilityChecks.expectDisk(of: pipeline, key: url.absoluteString, holds: nil, sourceLocation: sourceLocation)
     }
 }

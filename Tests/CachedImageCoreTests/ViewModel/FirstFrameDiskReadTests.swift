@@ -29,7 +29,7 @@ struct FirstFrameDiskReadTests {
             #expect(recorder.seen.isEmpty, "the first frame showed the image: nothing to publish")
             #expect(loader.task == nil, "no pipeline task")
             #expect(fixture.server.requestCount(for: "/thumb.png") == 1, "no request")
-            #expect(relaunched.cachedImage(for: request) != nil, "kept in memory like any decode")
+            #expect(relaunched.memoryCachedImage(for: request) != nil, "kept in memory like any decode")
         }
     }
 

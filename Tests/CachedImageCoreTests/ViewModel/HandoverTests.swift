@@ -30,7 +30,7 @@ struct HandoverTests {
         try await waitFor { fixture.server.requestCount(for: "/cell.png") == 1 }
 
         controller.viewDidLayout(width: 200, height: 200, scale: 3)
-        #expect(controller.request?.targetSize == PixelSize(width: 600, height: 600))
+        #expect(controller.request?.targetPixelSize == PixelSize(width: 600, height: 600))
         gate.open()
         try await recorder.wait { $0.last == .image(path: "/cell.png", animated: true) }
         #expect(fixture.server.requestCount(for: "/cell.png") == 1, "the resize joined the download")
@@ -45,12 +45,12 @@ struct HandoverTests {
         let gate = Gate()
         serveGated(fixture, "/v.png", gate: gate)
         let loader = ImageLoader(pipeline: fixture.makePipeline())
-        var request = ImageRequest(url: fixture.url("/v.png"), targetSize: PixelSize(width: 100, height: 100))
+        var request = ImageRequest(url: fixture.url("/v.png"), targetPixelSize: PixelSize(width: 100, height: 100))
         _ = loader.phase(for: request)
         loader.didAppear()
         loader.load(request)
         try await waitFor { fixture.server.requestCount(for: "/v.png") == 1 }
-        request.targetSize = PixelSize(width: 300, height: 300)
+        request.targetPixelSize = PixelSize(width: 300, height: 300)
         _ = loader.phase(for: request)
         loader.load(request)
         request.priority = .high
@@ -82,9 +82,9 @@ extension HandoverTests {
             let factory = FakeSourceFactory()
             let player = AnimationPlayer<FakeFrameSource>(clock: ManualAnimationClock(), makeSource: { factory.make($0, $1) })
             let pipeline = fixture.makePipeline()
-            player.load(ImageRequest(url: fixture.url("/a.gif"), targetSize: PixelSize(width: 44, height: 44)), pipeline: pipeline)
+            player.load(ImageRequest(url: fixture.url("/a.gif"), targetPixelSize: PixelSize(width: 44, height: 44)), pipeline: pipeline)
             try await waitFor { fixture.server.requestCount(for: "/a.gif") == 1 }
-            player.load(ImageRequest(url: fixture.url("/a.gif"), targetSize: PixelSize(width: 200, height: 200)), pipeline: pipeline)
+            player.load(ImageRequest(url: fixture.url("/a.gif"), targetPixelSize: PixelSize(width: 200, height: 200)), pipeline: pipeline)
             gate.open()
             #expect(await waitUntil(player) { player.playback.animation != nil })
             #expect(fixture.server.requestCount(for: "/a.gif") == 1)

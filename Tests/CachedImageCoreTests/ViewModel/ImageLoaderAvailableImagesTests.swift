@@ -183,7 +183,7 @@ struct ImageLoaderAvailableImagesTests {
             let pipeline = fixture.makePipeline()
             let unsized = ImageRequest(url: fixture.url("/a.png"))
             var sized = unsized
-            sized.targetSize = PixelSize(width: 32, height: 24)
+            sized.targetPixelSize = PixelSize(width: 32, height: 24)
             let grid = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
             let gridRecorder = PhaseRecorder(grid)
             SwiftUIDriver(loader: grid, request: sized).appear()
@@ -207,7 +207,7 @@ struct ImageLoaderAvailableImagesTests {
 
             // Off screen, nothing is taken back (a hidden view holds no image).
             loader.didDisappear()
-            #expect(loader.previousResponse(for: ImageRequest(url: fixture.url("/a.png"), targetSize: PixelSize(width: 64, height: 48))) == nil)
+            #expect(loader.previousResponse(for: ImageRequest(url: fixture.url("/a.png"), targetPixelSize: PixelSize(width: 64, height: 48))) == nil)
         }
     }
 }

@@ -151,7 +151,7 @@ struct ImageLoaderRelaunchTests {
             var unsized = view.driver.request
             view.driver.appear() // body (the stale image, revalidated behind it), onAppear, task
             // The layout pass gives a size: body and task run again with the sized request.
-            unsized.targetSize = PixelSize(width: 32, height: 24)
+            unsized.targetPixelSize = PixelSize(width: 32, height: 24)
             let sized = SwiftUIDriver(loader: view.loader, request: unsized)
             #expect(Seen(sized.render()) == .success(path: "/a.png", source: .disk))
             view.loader.load(sized.request)
@@ -161,7 +161,7 @@ struct ImageLoaderRelaunchTests {
 
             // Another size in the same appearance: shown from the disk, not asked again.
             var larger = sized.request
-            larger.targetSize = PixelSize(width: 48, height: 36)
+            larger.targetPixelSize = PixelSize(width: 48, height: 36)
             let resized = SwiftUIDriver(loader: view.loader, request: larger)
             #expect(Seen(resized.render()) == .success(path: "/a.png", source: .disk))
             view.loader.load(larger)

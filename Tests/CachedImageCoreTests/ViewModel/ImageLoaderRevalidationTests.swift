@@ -176,13 +176,13 @@ struct ImageLoaderRevalidationTests {
                 return .ok(image, contentType: "image/png", headers: ["Cache-Control": "max-age=3600"])
             }
             let pipeline = fixture.makePipeline { $0.diskCacheDirectory = nil }
-            let small = ImageRequest(url: fixture.url("/a.png"), targetSize: PixelSize(width: 32, height: 24))
+            let small = ImageRequest(url: fixture.url("/a.png"), targetPixelSize: PixelSize(width: 32, height: 24))
             let shown = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
             let shownRecorder = PhaseRecorder(shown)
             SwiftUIDriver(loader: shown, request: small).appear()
             await shownRecorder.wait { $0.successPath != nil }
 
-            var large = ImageRequest(url: fixture.url("/a.png"), targetSize: PixelSize(width: 160, height: 120))
+            var large = ImageRequest(url: fixture.url("/a.png"), targetPixelSize: PixelSize(width: 160, height: 120))
             large.urlRequest.setValue("1", forHTTPHeaderField: "X-Second") // held by the server
             let loader = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
             loader.load(large)
@@ -245,7 +245,7 @@ struct ImageLoaderRevalidationTests {
             }
             view.driver.appear() // the stale image, its revalidation held by the server
             var sized = view.driver.request
-            sized.targetSize = PixelSize(width: 20, height: 15)
+            sized.targetPixelSize = PixelSize(width: 20, height: 15)
             let laidOut = SwiftUIDriver(loader: view.loader, request: sized)
             #expect(Seen(laidOut.render()) == .success(path: "/a.png", source: .disk))
             view.loader.load(sized)

@@ -124,7 +124,7 @@ struct ImageLoaderTests {
             #expect(recorder.seen.compactMap(\.successPath) == ["/row-b.png"])
             #expect(!recorder.seen.contains { $0.isFailure }, "the abandoned request is not a failure")
             #expect(pipeline.statistics.cancellations == 1)
-            #expect(pipeline.cachedImage(for: ImageRequest(url: fixture.url("/row-a.png"))) == nil,
+            #expect(pipeline.memoryCachedImage(for: ImageRequest(url: fixture.url("/row-a.png"))) == nil,
                     "nobody else wanted A: its work stopped before decoding")
         }
     }

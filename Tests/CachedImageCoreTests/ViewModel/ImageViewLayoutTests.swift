@@ -30,12 +30,12 @@ struct ImageViewLayoutTests {
             for _ in 0..<186 { controller.viewDidLayout(width: 0, height: 0, scale: 3) }
             try await recorder.wait { $0.last == .image(path: "/a.png", animated: true) }
             #expect(fixture.server.requestCount(for: "/a.png") == 1)
-            #expect(controller.request?.targetSize == nil, "no size from the layout: the cap decides")
+            #expect(controller.request?.targetPixelSize == nil, "no size from the layout: the cap decides")
             #expect(controller.display.image?.pixelSize == PixelSize(width: 200, height: 150))
 
             // The image sized the view: its first real size is covered by the image at the cap.
             controller.viewDidLayout(width: 67, height: 50, scale: 3)
-            #expect(recorder.shown.count == 2, "\(recorder.shown) \(String(describing: controller.request?.targetSize)) \(String(describing: controller.display.image?.pixelSize))")
+            #expect(recorder.shown.count == 2, "\(recorder.shown) \(String(describing: controller.request?.targetPixelSize)) \(String(describing: controller.display.image?.pixelSize))")
             #expect(fixture.server.requestCount(for: "/a.png") == 1)
         }
     }
@@ -64,7 +64,7 @@ struct ImageViewLayoutTests {
             controller.viewDidLayout(width: 50, height: 50, scale: 2)
             scheduler.endTurn()
             try await recorder.wait { $0.last == .image(path: "/a.png", animated: true) }
-            #expect(controller.request?.targetSize == PixelSize(width: 100, height: 100))
+            #expect(controller.request?.targetPixelSize == PixelSize(width: 100, height: 100))
             #expect(fixture.server.requestCount(for: "/a.png") == 1)
         }
     }
@@ -93,7 +93,7 @@ struct ImageViewLayoutTests {
             controller.setRequest(ImageRequest(url: fixture.url("/a.png")), fittingWidth: 100, height: 100, scale: 1)
             try await recorder.wait { $0.last == .image(path: "/a.png", animated: true) }
             controller.viewDidLayout(width: 100, height: 100, scale: 3)
-            #expect(controller.request?.targetSize == PixelSize(width: 300, height: 300))
+            #expect(controller.request?.targetPixelSize == PixelSize(width: 300, height: 300))
             try await recorder.wait { $0.count == 3 }
             #expect(recorder.shown == [.placeholder, .image(path: "/a.png", animated: true), .image(path: "/a.png", animated: false)])
             #expect(controller.display.image?.pixelSize == PixelSize(width: 300, height: 300))
@@ -107,12 +107,12 @@ struct ImageViewLayoutTests {
             let (controller, _) = makeController(fixture)
             let request = ImageRequest(url: fixture.url("/a.png"))
             controller.setRequest(request, drawnIn: .aspectFit, width: 100, height: 100, scale: 2)
-            #expect(controller.request?.targetSize == PixelSize(width: 200, height: 200))
+            #expect(controller.request?.targetPixelSize == PixelSize(width: 200, height: 200))
             #expect(controller.request?.contentMode == .aspectFit)
             controller.setRequest(request, drawnIn: nil, width: 100, height: 100, scale: 2)
-            #expect(controller.request?.targetSize == nil)
+            #expect(controller.request?.targetPixelSize == nil)
             var sized = request
-            sized.targetSize = PixelSize(width: 50, height: 50)
+            sized.targetPixelSize = PixelSize(width: 50, height: 50)
             controller.setRequest(sized, drawnIn: .aspectFit, width: 100, height: 100, scale: 2)
             #expect(controller.request == sized, "a request's own size and mode win")
         }

@@ -110,7 +110,7 @@ struct ImageViewLoadingControllerTests {
         #expect(controller.handedOffCount == 1)
         gate.open()
         try await recorder.wait { _ in controller.handedOffCount == 0 }
-        #expect(pipeline.cachedImage(for: old) != nil, "the handed-off load finished into the memory cache")
+        #expect(pipeline.memoryCachedImage(for: old) != nil, "the handed-off load finished into the memory cache")
         #expect(!recorder.shown.contains { if case .image = $0 { true } else { false } })
         await fixture.tearDown()
     }
@@ -139,7 +139,7 @@ struct ImageViewLoadingControllerTests {
         controller.prepareForReuse()
         gate.open()
         try await recorder.wait { _ in controller.handedOffCount == 0 }
-        #expect(pipeline.cachedImage(for: request) != nil, "the retry's download finished into the memory cache")
+        #expect(pipeline.memoryCachedImage(for: request) != nil, "the retry's download finished into the memory cache")
         #expect(fixture.server.requestCount(for: "/flaky.png") == 2)
         await fixture.tearDown()
     }
@@ -172,9 +172,9 @@ struct ImageViewLoadingControllerTests {
         fixture.servePNG("/a.png")
         let controller = ImageViewLoadingController(pipeline: fixture.makePipeline())
         controller.setRequest(ImageRequest(url: fixture.url("/a.png")), fittingWidth: 40, height: 30, scale: 2)
-        #expect(controller.request?.targetSize == PixelSize(width: 80, height: 60))
-        controller.setRequest(ImageRequest(url: fixture.url("/a.png"), targetSize: PixelSize(width: 7, height: 7)), fittingWidth: 40, height: 30, scale: 2)
-        #expect(controller.request?.targetSize == PixelSize(width: 7, height: 7))
+        #expect(controller.request?.targetPixelSize == PixelSize(width: 80, height: 60))
+        controller.setRequest(ImageRequest(url: fixture.url("/a.png"), targetPixelSize: PixelSize(width: 7, height: 7)), fittingWidth: 40, height: 30, scale: 2)
+        #expect(controller.request?.targetPixelSize == PixelSize(width: 7, height: 7))
         await fixture.tearDown()
     }
 }

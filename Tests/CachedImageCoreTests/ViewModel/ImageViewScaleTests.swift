@@ -36,7 +36,7 @@ struct ImageViewScaleTests {
             try await waitFor { fixture.server.requestCount(for: "/a.png") == 1 }
 
             controller.viewScaleDidChange(3) // joins the 3x window: no size change, no layout
-            #expect(controller.request?.targetSize == PixelSize(width: 300, height: 300))
+            #expect(controller.request?.targetPixelSize == PixelSize(width: 300, height: 300))
             gate.open()
             try await recorder.wait { $0.last == .image(path: "/a.png", animated: true) }
             #expect(controller.display.image?.pixelSize == PixelSize(width: 300, height: 300), "not the 1x decode")
@@ -81,7 +81,7 @@ struct ImageViewScaleTests {
             try await waitFor { fixture.server.requestCount(for: "/a.png") == 1 }
 
             controller.viewDidLayout(width: 100, height: 100, scale: 1) // removed from the window
-            #expect(controller.request?.targetSize == PixelSize(width: 300, height: 300), "not retargeted down to 1x")
+            #expect(controller.request?.targetPixelSize == PixelSize(width: 300, height: 300), "not retargeted down to 1x")
             controller.viewScaleDidChange(3) // back in the window
             gate.open()
             try await recorder.wait { $0.last == .image(path: "/a.png", animated: true) }

@@ -27,7 +27,7 @@ struct ImageViewSizingTests {
             #expect(fixture.server.totalRequestCount == 0, "no full-size decode for want of a size")
 
             controller.viewDidLayout(width: 100, height: 50, scale: 3)
-            #expect(controller.request?.targetSize == PixelSize(width: 300, height: 150))
+            #expect(controller.request?.targetPixelSize == PixelSize(width: 300, height: 150))
             try await recorder.wait { $0.last == .image(path: "/a.png", animated: true) }
             #expect(fixture.server.requestCount(for: "/a.png") == 1)
         }
@@ -48,7 +48,7 @@ struct ImageViewSizingTests {
             controller.setRequest(request, fittingWidth: 100, height: 100, scale: 2)
             // Rotation: larger.
             controller.viewDidLayout(width: 200, height: 150, scale: 2)
-            #expect(controller.request?.targetSize == PixelSize(width: 400, height: 300))
+            #expect(controller.request?.targetPixelSize == PixelSize(width: 400, height: 300))
             #expect(recorder.shown.count == shownBefore, "no placeholder while the larger image loads")
             try await recorder.wait { $0.count > shownBefore }
             #expect(recorder.shown.dropFirst(shownBefore).elementsEqual([.image(path: "/a.png", animated: false)]),
@@ -57,7 +57,7 @@ struct ImageViewSizingTests {
             // Smaller again: the image on screen covers it.
             let requests = fixture.server.totalRequestCount
             controller.viewDidLayout(width: 100, height: 100, scale: 2)
-            #expect(controller.request?.targetSize == PixelSize(width: 400, height: 300))
+            #expect(controller.request?.targetPixelSize == PixelSize(width: 400, height: 300))
             #expect(recorder.shown.count == shownBefore + 1)
             #expect(fixture.server.totalRequestCount == requests)
         }
@@ -68,11 +68,11 @@ struct ImageViewSizingTests {
         try await withScriptedFixture { fixture throws in
             fixture.servePNG("/a.png")
             let controller = ImageViewLoadingController(pipeline: fixture.makePipeline())
-            let request = ImageRequest(url: fixture.url("/a.png"), targetSize: PixelSize(width: 32, height: 32))
+            let request = ImageRequest(url: fixture.url("/a.png"), targetPixelSize: PixelSize(width: 32, height: 32))
             controller.setRequest(request, fittingWidth: 0, height: 0, scale: 3)
-            #expect(controller.request?.targetSize == PixelSize(width: 32, height: 32))
+            #expect(controller.request?.targetPixelSize == PixelSize(width: 32, height: 32))
             controller.viewDidLayout(width: 500, height: 500, scale: 3)
-            #expect(controller.request?.targetSize == PixelSize(width: 32, height: 32))
+            #expect(controller.request?.targetPixelSize == PixelSize(width: 32, height: 32))
         }
     }
 
@@ -80,7 +80,7 @@ struct ImageViewSizingTests {
     func displayScale() {
         let plain = ImageRequest(url: URL(string: "https://example.com/a.png"))
         var sized = plain
-        sized.targetSize = PixelSize(width: 600, height: 600)
+        sized.targetPixelSize = PixelSize(width: 600, height: 600)
         #expect(ImageDisplayScale.scale(for: sized, explicitScale: nil, displayScale: 3) == 3, "600 px is 200 pt on a 3x screen")
         #expect(ImageDisplayScale.scale(for: sized, explicitScale: 2, displayScale: 3) == 2)
         #expect(ImageDisplayScale.scale(for: plain, explicitScale: nil, displayScale: 3) == 1, "as AsyncImage")
@@ -93,7 +93,7 @@ struct ImageViewSizingTests {
     func animatedFrameScale() {
         let plain = ImageRequest(url: URL(string: "https://example.com/a.gif"))
         var sized = plain
-        sized.targetSize = PixelSize(width: 300, height: 300)
+        sized.targetPixelSize = PixelSize(width: 300, height: 300)
         let frame = PixelSize(width: 100, height: 75)
         #expect(ImageDisplayScale.scale(1, decoded: frame, source: PixelSize(width: 400, height: 300), request: plain) == 0.25)
         #expect(ImageDisplayScale.scale(1, decoded: frame, source: nil, request: plain) == 1, "source unknown: as decoded")
@@ -114,7 +114,7 @@ struct ImageViewSizingTests {
             #expect(ImageDisplayScale.scale(1, for: image, request: plain) == 0.25)
             #expect(ImageDisplayScale.scale(2, for: image, request: plain) == 0.5, "an @2x source: 200 pt")
             var sized = plain
-            sized.targetSize = PixelSize(width: 100, height: 100)
+            sized.targetPixelSize = PixelSize(width: 100, height: 100)
             #expect(ImageDisplayScale.scale(3, for: image, request: sized) == 3, "a requested size lays out at the display's scale")
             var processed = plain
             processed.processors = [ImageProcessors.Custom(id: "test.identity") { $0 }]

@@ -61,9 +61,9 @@ struct LayoutDecodeSizeTests {
         var sizing = LayoutDecodeSize()
         sizing.record(proposedWidth: fixed.width, proposedHeight: fixed.height, displayScale: 3, contentMode: .aspectFill, shown: nil)
         var defaults = ImageRequestDefaults()
-        defaults.maximumPixelSize = PixelSize(width: 1200, height: 1200)
+        defaults.maximumDecodedPixelSize = PixelSize(width: 1200, height: 1200)
         let request = sizing.request(for: ImageRequest(url: URL(string: "https://example.com/a.jpg")), defaults: defaults)
-        #expect(request.targetSize == PixelSize(width: 192, height: 192))
+        #expect(request.targetPixelSize == PixelSize(width: 192, height: 192))
     }
 
     @Test("the content mode decides what the target decodes to: fill covers the cell, fit fits inside")
@@ -71,7 +71,7 @@ struct LayoutDecodeSizeTests {
         var sizing = LayoutDecodeSize()
         sizing.record(proposedWidth: 110, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
         let request = sizing.applied(to: ImageRequest(url: URL(string: "https://example.com/a.jpg")))
-        let target = try #require(request.targetSize)
+        let target = try #require(request.targetPixelSize)
         #expect(DecodingTarget(size: target, contentMode: .aspectFill).decodedSize(of: photo) == PixelSize(width: 440, height: 330))
         #expect(DecodingTarget(size: target, contentMode: .aspectFit).decodedSize(of: photo) == PixelSize(width: 330, height: 248))
     }
@@ -80,9 +80,9 @@ struct LayoutDecodeSizeTests {
     func ownSizeWins() {
         var sizing = LayoutDecodeSize()
         sizing.record(proposedWidth: 110, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
-        let own = ImageRequest(url: URL(string: "https://example.com/a.jpg"), targetSize: PixelSize(width: 50, height: 50))
-        #expect(sizing.applied(to: own).targetSize == PixelSize(width: 50, height: 50))
-        #expect(LayoutDecodeSize().applied(to: ImageRequest(url: URL(string: "https://example.com/a.jpg"))).targetSize == nil)
+        let own = ImageRequest(url: URL(string: "https://example.com/a.jpg"), targetPixelSize: PixelSize(width: 50, height: 50))
+        #expect(sizing.applied(to: own).targetPixelSize == PixelSize(width: 50, height: 50))
+        #expect(LayoutDecodeSize().applied(to: ImageRequest(url: URL(string: "https://example.com/a.jpg"))).targetPixelSize == nil)
     }
 
     @Test("hysteresis: a 1-point change does not re-decode; a larger proposal beyond the tolerance does; a smaller one never does")
@@ -186,10 +186,10 @@ struct LayoutDecodeSizeTests {
         #expect(sizing.target?.width == 1170)
     }
 
-    @Test("the layout decides and subtree defaults cap it: a 64-point avatar under maximumPixelSize 1200x1200 decodes at 256x192, not 1200x900")
+    @Test("the layout decides and subtree defaults cap it: a 64-point avatar under maximumDecodedPixelSize 1200x1200 decodes at 256x192, not 1200x900")
     func layoutBeatsDefaults() {
         var defaults = ImageRequestDefaults()
-        defaults.maximumPixelSize = PixelSize(width: 1200, height: 1200)
+        defaults.maximumDecodedPixelSize = PixelSize(width: 1200, height: 1200)
         let own = ImageRequest(url: URL(string: "https://example.com/a.jpg"))
         let cap = PixelSize(width: 2556, height: 2556)
         // Before layout (or with no proposal): the default's maximum, fitted.
@@ -198,27 +198,27 @@ struct LayoutDecodeSizeTests {
         var sizing = LayoutDecodeSize()
         sizing.record(proposedWidth: 64, proposedHeight: 64, displayScale: 3, contentMode: .aspectFill, shown: nil)
         let request = sizing.request(for: own, defaults: defaults)
-        #expect(request.targetSize == PixelSize(width: 192, height: 192))
+        #expect(request.targetPixelSize == PixelSize(width: 192, height: 192))
         #expect(request.decodingTarget(maximumSize: cap).decodedSize(of: photo) == PixelSize(width: 256, height: 192))
         // A default target size applies only while no layout gave one; an own size always wins.
         var sized = ImageRequestDefaults()
-        sized.targetSize = PixelSize(width: 600, height: 600)
-        #expect(sizing.request(for: own, defaults: sized).targetSize == PixelSize(width: 192, height: 192))
-        #expect(unlaid.request(for: own, defaults: sized).targetSize == PixelSize(width: 600, height: 600))
-        let explicit = ImageRequest(url: own.url, targetSize: PixelSize(width: 90, height: 90))
-        #expect(sizing.request(for: explicit, defaults: defaults).targetSize == PixelSize(width: 90, height: 90))
+        sized.targetSize = CGSize(width: 600, height: 600)
+        #expect(sizing.request(for: own, defaults: sized).targetPixelSize == PixelSize(width: 192, height: 192))
+        #expect(unlaid.request(for: own, defaults: sized).targetPixelSize == PixelSize(width: 600, height: 600))
+        let explicit = ImageRequest(url: own.url, targetPixelSize: PixelSize(width: 90, height: 90))
+        #expect(sizing.request(for: explicit, defaults: defaults).targetPixelSize == PixelSize(width: 90, height: 90))
     }
 
     @Test("a new target for the same image keeps the image on screen while it decodes; another image does not")
     func keepsImageWhileResizing() {
         let url = URL(string: "https://example.com/a.jpg")
-        let small = ImageRequest(url: url, targetSize: PixelSize(width: 330, height: 330))
-        let large = ImageRequest(url: url, targetSize: PixelSize(width: 600, height: 330))
+        let small = ImageRequest(url: url, targetPixelSize: PixelSize(width: 330, height: 330))
+        let large = ImageRequest(url: url, targetPixelSize: PixelSize(width: 600, height: 330))
         #expect(LayoutDecodeSize.keepsImage(whileLoading: large, after: small))
         #expect(!LayoutDecodeSize.keepsImage(whileLoading: large, after: nil))
         #expect(!LayoutDecodeSize.keepsImage(whileLoading: large, after: large))
         #expect(!LayoutDecodeSize.keepsImage(whileLoading: ImageRequest(url: URL(string: "https://example.com/b.jpg")), after: small))
-        #expect(!LayoutDecodeSize.keepsImage(whileLoading: ImageRequest(url: nil), after: ImageRequest(url: nil, targetSize: small.targetSize)))
+        #expect(!LayoutDecodeSize.keepsImage(whileLoading: ImageRequest(url: nil), after: ImageRequest(url: nil, targetPixelSize: small.targetPixelSize)))
     }
 
     /// BENCHMARKS.md, table 15, "Decoding at the laid-out size": a 3-column grid of 4000x3000 photos in

@@ -20,14 +20,14 @@ final class PipelineDemoClient: DemoClient {
             let session = URLSessionDataLoader.defaultConfiguration
             session.httpMaximumConnectionsPerHost = slots
             configuration.dataLoader = URLSessionDataLoader(configuration: session)
-            configuration.maxConcurrentDownloads = slots
+            configuration.maximumConcurrentDownloads = slots
         }
         pipeline = ImagePipeline(configuration: configuration)
         targetSize = PixelSize(width: options.cellPixels, height: options.cellPixels)
     }
 
     func load(_ image: FeedImage, url: URL) async -> Shown {
-        let request = ImageRequest(url: url, targetSize: targetSize)
+        let request = ImageRequest(url: url, targetPixelSize: targetSize)
         let first = pipeline.firstFrameImage(for: request)
         if let first, !first.isStale {
             return Shown(source: first.source == .memory ? .memory : .disk, data: first.image.data)
@@ -48,7 +48,7 @@ final class PipelineDemoClient: DemoClient {
     }
 
     @MainActor func makeFlingView(_ image: FeedImage, url: URL, cellPixels: Int) -> any FlingView {
-        LoaderFlingView(pipeline: pipeline, request: ImageRequest(url: url, targetSize: targetSize))
+        LoaderFlingView(pipeline: pipeline, request: ImageRequest(url: url, targetPixelSize: targetSize))
     }
 
     var decodedCacheBytes: Int { pipeline.memoryCache?.totalCost ?? 0 }

@@ -30,7 +30,7 @@ final class DataFetcher: Sendable {
     private let diskCache: DiskCache?
     private let downloader: Downloader
     private let validator: ResponseValidator
-    private let maxResponseBytes: Int
+    private let maximumResponseBytes: Int
     private let storePolicy: DiskStorePolicy
     private let freshness: FreshnessCheck
     private let retryPolicy: ImagePipeline.RetryPolicy
@@ -42,21 +42,21 @@ final class DataFetcher: Sendable {
     init(configuration: ImagePipeline.Configuration, diskCache: DiskCache?, instrumentation: PipelineInstrumentation) {
         self.diskCache = diskCache
         self.downloader = Downloader(
-            maxConcurrentDownloads: configuration.maxConcurrentDownloads,
+            maximumConcurrentDownloads: configuration.maximumConcurrentDownloads,
             loader: configuration.dataLoader,
             clock: configuration.clock,
             instrumentation: instrumentation,
             limits: DataLoadLimits(
-                maxResponseBytes: configuration.maxResponseBytes,
-                maxPixelCount: PixelLimit(maxPixelCount: configuration.maxPixelCount).earlyLimit(for: configuration.decoder)
+                maximumResponseBytes: configuration.maximumResponseBytes,
+                maximumPixelCount: PixelLimit(maximumPixelCount: configuration.maximumPixelCount).earlyLimit(for: configuration.decoder)
             ),
             requestModifier: configuration.requestModifier,
             resumableDownloadBudget: configuration.resumableDownloadBudget
         )
         self.validator = ResponseValidator(
-            maxPixelCount: configuration.maxPixelCount, registry: configuration.decoderRegistry, decoder: configuration.decoder
+            maximumPixelCount: configuration.maximumPixelCount, registry: configuration.decoderRegistry, decoder: configuration.decoder
         )
-        self.maxResponseBytes = configuration.maxResponseBytes
+        self.maximumResponseBytes = configuration.maximumResponseBytes
         self.storePolicy = DiskStorePolicy(storesAuthorizedResponses: configuration.storesAuthorizedResponsesOnDisk)
         self.freshness = FreshnessCheck(policy: configuration.freshnessPolicy, clock: configuration.clock)
         self.retryPolicy = configuration.retryPolicy
@@ -81,7 +81,7 @@ final class DataFetcher: Sendable {
             return .hit(try loadFile(url))
         }
         if url.scheme?.lowercased() == "data" {
-            return .hit(try validator.validateDataURL(url, maxBytes: maxResponseBytes))
+            return .hit(try validator.validateDataURL(url, maxBytes: maximumResponseBytes))
         }
         let offline = request.options.contains(.returnCacheDataDontLoad)
         // `only-if-cached` never asks the network either, but serves only what is fresh enough.
@@ -186,7 +186,7 @@ final class DataFetcher: Sendable {
         context: Context
     ) async throws -> ImageDataResponse {
         let key = request.cacheKey
-        let insists = !request.options.isDisjoint(with: [.retryingFailure, .reloadIgnoringLocalCacheData, .reloadRevalidatingCacheData])
+        let insists = !request.options.isDisjoint(with: [.skipFailureCache, .reloadIgnoringLocalCacheData, .reloadRevalidatingCacheData])
         if !insists, let error = failures.error(forKey: key) {
             throw error
         }
@@ -366,6 +366,6 @@ struct DataTaskKey: Hashable, Sendable {
         cacheKey = request.cacheKey
         directives = request.cacheDirectives
         // Memory and preview options do not change what the data job does.
-        options = request.options.subtracting([.skipMemoryCache, .progressivePreviews])
+        options = request.options.subtracting([.skipMemoryCache, .showProgressivePreviews])
     }
 }

@@ -45,7 +45,7 @@ final class Downloader: Sendable {
     let partials: PartialDownloadStore
 
     init(
-        maxConcurrentDownloads: Int,
+        maximumConcurrentDownloads: Int,
         loader: any DataLoading,
         clock: any CacheClock,
         instrumentation: PipelineInstrumentation,
@@ -56,7 +56,7 @@ final class Downloader: Sendable {
         self.partials = PartialDownloadStore(budget: resumableDownloadBudget)
         self.limits = limits
         self.requestModifier = requestModifier
-        self.queue = WorkQueue(maxConcurrentCount: maxConcurrentDownloads)
+        self.queue = WorkQueue(maxConcurrentCount: maximumConcurrentDownloads)
         self.loader = (loader as? any StreamingDataLoading) ?? WholeBodyDataLoader(base: loader)
         self.clock = clock
         self.instrumentation = instrumentation

@@ -4,7 +4,7 @@ import Foundation
 /// under), stores under the key a response's `Vary` calls for, and removal.
 extension ImageJobs {
     /// The memory cache's image for `request`, keyed as a task would key it (first frame).
-    func cachedImage(for request: ImageRequest) -> DecodedImage? {
+    func memoryCachedImage(for request: ImageRequest) -> DecodedImage? {
         resolver.withKeyed(request) { lookUpMemory(for: $0, counting: .hitsOnly) { image, _ in image } }
     }
 

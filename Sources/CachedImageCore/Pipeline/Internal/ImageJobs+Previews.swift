@@ -1,6 +1,6 @@
 import Foundation
 
-/// Progressive JPEG previews (``ImageRequest/Options/progressivePreviews``): decoded from the
+/// Progressive JPEG previews (``ImageRequest/Options/showProgressivePreviews``): decoded from the
 /// bytes a download has received so far, at the request's target size with its processors,
 /// handed to the image job's subscribers, and never stored in the memory or disk cache.
 extension ImageJobs {
@@ -10,7 +10,7 @@ extension ImageJobs {
         url: URL,
         context: TaskCoalescer<ImageTaskKey, DecodedResult>.JobContext
     ) -> ProgressivePreviewer? {
-        guard request.options.contains(.progressivePreviews), progressivePreviewPolicy.maximumPreviewCount > 0 else { return nil }
+        guard request.options.contains(.showProgressivePreviews), progressivePreviewPolicy.maximumPreviewCount > 0 else { return nil }
         let incremental = incrementalDecoder()
         return ProgressivePreviewer(
             policy: progressivePreviewPolicy,

@@ -87,12 +87,12 @@ extension ImageJobs {
         }
         return resolver.withKeyed(request) { keyed -> DecodedImage? in
             guard variants.lookupKey(for: keyed) == nil, let shape = shownSizes.shape(for: keyed),
-                  shape.size != keyed.targetSize || (keyed.targetSize != nil && shape.mode != keyed.contentMode)
+                  shape.size != keyed.targetPixelSize || (keyed.targetPixelSize != nil && shape.mode != keyed.contentMode)
             else {
                 return nil
             }
             var key = ImageCacheKey(keyed)
-            key.targetSize = shape.size
+            key.targetPixelSize = shape.size
             key.contentMode = shape.mode
             return memoryCache.value(forKey: key) ?? memoryCache.value(forKey: Self.shownKey(key))
         }

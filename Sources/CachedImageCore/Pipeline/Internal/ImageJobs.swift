@@ -43,7 +43,7 @@ final class ImageJobs: Sendable {
     /// The size each image was last shown at (``otherSizeImage(for:)``).
     let shownSizes = ShownSizes()
     let clock: any CacheClock
-    /// When requests with `.progressivePreviews` get a preview (``ImageJobs+Previews``).
+    /// When requests with `.showProgressivePreviews` get a preview (``ImageJobs+Previews``).
     let progressivePreviewPolicy: ProgressivePreviewPolicy
     /// Time the first frame's synchronous disk reads take per frame (``ImagePipeline/Configuration/synchronousDiskRead``).
     let firstFrameBudget: FrameTimeBudget?
@@ -67,7 +67,7 @@ final class ImageJobs: Sendable {
             FrameTimeBudget(timePerFrame: $0.timePerFrame, frameInterval: $0.frameInterval)
         }
         self.decoderRegistry = configuration.decoderRegistry
-        self.pixelLimit = PixelLimit(maxPixelCount: configuration.maxPixelCount)
+        self.pixelLimit = PixelLimit(maximumPixelCount: configuration.maximumPixelCount)
         self.resolver = RequestResolver(
             allowedSchemes: configuration.allowedSchemes,
             isNetworkConstrained: configuration.isNetworkConstrained,

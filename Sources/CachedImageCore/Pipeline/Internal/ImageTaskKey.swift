@@ -12,8 +12,8 @@ struct ImageTaskKey: Hashable, Sendable {
     init(_ request: ImageRequest) {
         cacheKey = request.cacheKey
         directives = request.cacheDirectives
-        targetSize = request.targetSize
-        contentMode = request.targetSize == nil ? nil : request.contentMode
+        targetSize = request.targetPixelSize
+        contentMode = request.targetPixelSize == nil ? nil : request.contentMode
         options = request.options
         processors = request.processorChain.identifiers
     }

@@ -25,8 +25,8 @@ struct ResponseValidator: Sendable {
     var registry: ImageDecoderRegistry
     var decoder: any ImageDecoding
 
-    init(maxPixelCount: Int, registry: ImageDecoderRegistry = ImageDecoderRegistry(), decoder: any ImageDecoding = HeaderImageDecoder()) {
-        self.limit = PixelLimit(maxPixelCount: maxPixelCount)
+    init(maximumPixelCount: Int, registry: ImageDecoderRegistry = ImageDecoderRegistry(), decoder: any ImageDecoding = HeaderImageDecoder()) {
+        self.limit = PixelLimit(maximumPixelCount: maximumPixelCount)
         self.registry = registry
         self.decoder = decoder
     }
@@ -54,7 +54,7 @@ struct ResponseValidator: Sendable {
         guard info.registeredDecoder == nil else { return info }
         let sourceLimit = limit.sourceLimit(downsamples: decoder.downsamplesWhileDecoding(info))
         if let size = info.decodingSize, size.pixelCount > sourceLimit {
-            throw ImagePipeline.Error.imageTooLarge(url: url, size: size, maxPixelCount: sourceLimit)
+            throw ImagePipeline.Error.imageTooLarge(url: url, size: size, maximumPixelCount: sourceLimit)
         }
         var missing: String?
         switch ImageInfo.containerCheck(data, format: info.format) {

@@ -22,7 +22,7 @@ final class ShownSizes: Sendable {
 
     /// `request` (as the caches key it) was shown; only sized requests are remembered.
     func record(_ request: ImageRequest) {
-        guard let size = request.targetSize else { return }
+        guard let size = request.targetPixelSize else { return }
         let shape = Shape(size: size, mode: request.contentMode)
         let key = Self.key(request)
         shapes.withLock { shapes in
