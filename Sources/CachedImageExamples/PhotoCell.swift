@@ -11,7 +11,7 @@ public final class PhotoCell: UICollectionViewCell {
         loader.placeholder = UIImage(systemName: "photo")
         loader.failureImage = UIImage(systemName: "exclamationmark.triangle")
         // Scrolled away before it loaded: finish at low priority, so scrolling back is instant.
-        loader.controller.reuseBehavior = .lowerPriority(to: .low)
+        loader.reuseBehavior = .lowerPriority(to: .low)
         return loader
     }()
 

@@ -52,7 +52,9 @@ struct PhotoRow: View {
     }
 }
 
-/// The same request for a row and its prefetch, so they share one download and one cache entry:
+/// The same request for a row and its prefetch, so `stopPrefetching(with:)` finds the prefetch.
+/// The prefetcher fills the disk cache only (the original bytes, nothing decoded): a row decodes
+/// its thumbnail from disk, or joins the prefetch's download while it runs.
 /// 64x64 points (192x192 pixels at 3x; the display's scale is applied for you).
 func thumbnail(_ photo: Photo) -> ImageRequest {
     ImageRequest(url: photo.url, targetSize: CGSize(width: 64, height: 64))

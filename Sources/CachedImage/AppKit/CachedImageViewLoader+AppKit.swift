@@ -5,7 +5,7 @@ import QuartzCore
 
 /// Loads images into an `NSImageView` through an ``ImagePipeline``, safe in reused table and
 /// collection view items: a reused item never shows the previous row's image. The AppKit mirror
-/// of the UIKit loader of the same name, over the same ``ImageViewLoadingController``.
+/// of the UIKit loader of the same name, over the same state machine.
 ///
 /// ```swift
 /// final class PhotoItem: NSCollectionViewItem {
@@ -28,7 +28,7 @@ import QuartzCore
 /// scale itself; call ``layoutDidChange()`` from `layout()` or `viewDidMoveToWindow()` if the
 /// view is resized or moved some other way. Memory hits show in the same frame without a
 /// transition; images that arrive later cross-dissolve (``transitionDuration``) in a
-/// layer-backed view. The decisions live in ``ImageViewLoadingController``.
+/// layer-backed view. What reuse does to a load in flight: ``reuseBehavior``.
 @MainActor
 public final class CachedImageViewLoader {
     /// The view images go into (held weakly).
@@ -48,7 +48,7 @@ public final class CachedImageViewLoader {
     public var transitionDuration: TimeInterval = 0.25
 
     /// The controller underneath (reuse behaviour, the loader and its pipeline).
-    public let controller: ImageViewLoadingController
+    package let controller: ImageViewLoadingController
 
     private let observers = NotificationObservers()
     /// The key of this loader's own cross-dissolve: only it is ever removed.

@@ -28,7 +28,7 @@ public typealias PlatformImageView = NSImageView
 ///
 /// One ``CachedImageViewLoader`` is attached to each image view the first time, and every call
 /// goes through it, so reuse needs no code: a new call replaces the previous load (cancelled,
-/// or handed off at a lower priority: `ImageViewLoadingController/reuseBehavior`) and a
+/// or handed off at a lower priority: ``CachedImageViewLoader/reuseBehavior``) and a
 /// reused view never shows the previous row's image. Sizing, the fade and the callbacks are the
 /// loader's: decoded for the view's bounds and scale (an image view sized by its image, such as
 /// `UITableViewCell.imageView`, loads after its first layout at the pipeline's cap), memory hits

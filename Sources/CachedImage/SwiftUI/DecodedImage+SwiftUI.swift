@@ -6,6 +6,10 @@ extension DecodedImage {
     /// The image as a SwiftUI `Image` at `scale` pixels per point (`nil` when the decoder made
     /// nothing displayable). Accessible as `AsyncImage`'s image is: an image element VoiceOver
     /// reaches, named by the app's `.accessibilityLabel`; `decorative: true` hides it.
+    ///
+    /// The default scale, 1, is one pixel per point: an image decoded at 3x for a 100-point view
+    /// is 300 points wide unless it is `.resizable()`. Pass the display's scale
+    /// (`@Environment(\.displayScale)`) to show it at its size in points.
     public func swiftUIImage(scale: CGFloat = 1, decorative: Bool = false) -> Image? {
         if let cgImage {
             return decorative ? Image(decorative: cgImage, scale: scale, orientation: .up) : Image(accessible: cgImage, scale: scale)

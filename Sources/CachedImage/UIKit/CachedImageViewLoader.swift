@@ -29,10 +29,9 @@ import UIKit
 /// its scale changes (it joins a window) the image is loaded again at the new size while the
 /// current one stays on screen; a download in flight is joined, never restarted. The loader
 /// follows the view's bounds and scale itself; call ``layoutDidChange()`` from `layoutSubviews` if the
-/// view is resized some other way (``ImageViewLoadingController/viewScaleDidChange(_:)`` for a
-/// scale change alone). Memory hits show in the same frame without a transition;
-/// images that arrive later cross-dissolve (``transitionDuration``). The decisions live in
-/// `ImageViewLoadingController`.
+/// view is resized some other way. Memory hits show in the same frame without a transition;
+/// images that arrive later cross-dissolve (``transitionDuration``). What reuse does to a load
+/// in flight: ``reuseBehavior``.
 @MainActor
 public final class CachedImageViewLoader {
     /// The view images go into (held weakly).

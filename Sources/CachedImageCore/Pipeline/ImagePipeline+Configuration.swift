@@ -38,10 +38,12 @@ extension ImagePipeline {
         /// of the cache. Default: 0.1 (10%, as Nuke does).
         public var memoryCacheMaximumEntryShare: Double = 0.1
 
-        /// The most an image decodes to when its request has no target size (and no leading
-        /// resize processor): the image is fitted inside it, never upscaled. `nil` turns the cap
-        /// off (full-size decodes). Default: ``defaultMaximumDecodedPixelSize``, the main
-        /// screen's longer side in pixels, squared, on Apple platforms; `nil` elsewhere.
+        /// The most an image decodes to, whatever its request's size: an image decoded for no
+        /// size, or to fit a size (`.aspectFit`), is fitted inside it; one decoded to fill a size
+        /// (`.aspectFill`, the default) covers that size with each side taken up to the cap's,
+        /// and never holds more pixels than the cap. Never upscaled. `nil` turns the cap off
+        /// (full-size decodes, a zoomable detail's). Default: ``defaultMaximumDecodedPixelSize``,
+        /// the main screen's longer side in pixels, squared, on Apple platforms; `nil` elsewhere.
         public var maximumDecodedPixelSize: PixelSize? = Configuration.defaultMaximumDecodedPixelSize
 
         /// The most bytes the decodes running at once may allocate (their decoded bitmaps, from
@@ -220,7 +222,7 @@ extension ImagePipeline {
             self.diskCacheDirectory = Configuration.defaultDiskCacheDirectory
         }
 
-        /// The cap for images decoded without a target size: a square of the main screen's longer
+        /// The default ``maximumDecodedPixelSize``: a square of the main screen's longer
         /// side in pixels (so a full-screen image is sharp in either orientation) on iOS, tvOS and
         /// macOS; 4096x4096 there when the screen is not known yet (a configuration made off the
         /// main thread before any was made on it). Where there is no main screen to read, a
