@@ -5,7 +5,7 @@ import Foundation
 import ImageFixtures
 
 enum FuzzTarget {
-    static let validator = ResponseValidator(maxPixelCount: 100_000_000)
+    static let validator = ResponseValidator(maximumPixelCount: 100_000_000)
 
     static func run(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)

@@ -8,7 +8,7 @@ import ImageFixtures
 
 enum FuzzTarget {
     static let url = URL(string: "https://fuzz.invalid/image")!
-    static let validator = ResponseValidator(maxPixelCount: 100_000_000)
+    static let validator = ResponseValidator(maximumPixelCount: 100_000_000)
     static let targets = [
         DecodingTarget(size: nil),
         DecodingTarget(size: PixelSize(width: 120, height: 80), contentMode: .aspectFill),

@@ -43,7 +43,7 @@ package struct AnimationSizing: Sendable, Equatable {
     /// Whether ``own`` waits for the view's first layout before it loads.
     package var isWaitingForLayout: Bool {
         guard let own, followsLayout, waitsForLayout, !hasLayout else { return false }
-        return own.targetPixelSize == nil && !(own.processors.first is ImageResizing)
+        return own.isSizedByLayout
     }
 
     /// The view shows `own` now. The layout recorded so far stays (a reused cell keeps its

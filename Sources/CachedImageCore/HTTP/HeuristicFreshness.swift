@@ -17,8 +17,8 @@ public enum HeuristicFreshness: Sendable, Hashable {
     /// `fraction` of `Date - Last-Modified`, at most `cap` seconds; `withoutLastModified`
     /// seconds (the cap when `nil`) for a response without a usable `Last-Modified`.
     case lastModifiedFraction(Double, cap: TimeInterval, withoutLastModified: TimeInterval? = nil)
-    /// A flat lifetime whatever the headers say: the behaviour of
-    /// `FreshnessPolicy.http(heuristicLifetime:)` before heuristics followed `Last-Modified`.
+    /// A flat lifetime in seconds for a response that states none, whatever its
+    /// `Last-Modified`: `freshnessPolicy = .http(heuristic: .fixed(3_600))`.
     case fixed(TimeInterval)
 
     /// The default heuristic cap: one day.

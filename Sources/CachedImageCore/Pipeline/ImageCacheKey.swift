@@ -26,15 +26,21 @@ public struct ImageCacheKey: Hashable, Sendable {
         self.processorIdentifiers = processorIdentifiers
     }
 
-    /// The key under which the pipeline keeps `request`'s image.
+    /// The key under which the pipeline keeps `request`'s image. A request for the full
+    /// resolution (``ImageRequest/Options/decodeFullResolution``) with no size of its own is
+    /// keyed as fitting an unbounded size: never the capped decode of the same bytes.
     public init(_ request: ImageRequest) {
+        let fullResolution = request.targetPixelSize == nil && request.options.contains(.decodeFullResolution)
         self.init(
             cacheKey: request.cacheKey,
-            targetPixelSize: request.targetPixelSize,
-            contentMode: request.contentMode,
+            targetPixelSize: fullResolution ? Self.unbounded : request.targetPixelSize,
+            contentMode: fullResolution ? .aspectFit : request.contentMode,
             processorIdentifiers: request.processorChain.identifiers
         )
     }
+
+    /// The size a full-resolution decode is keyed at.
+    static let unbounded = PixelSize(width: Int(Int32.max), height: Int(Int32.max))
 
     // Written out rather than synthesized: every memory lookup hashes a key and compares it at
     // least once. The synthesized versions go through `Optional`'s generic paths and hash the

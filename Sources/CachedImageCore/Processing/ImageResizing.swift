@@ -15,9 +15,18 @@ public protocol ImageResizing: ImageProcessing {
 }
 
 extension ImageRequest {
+    /// Whether the view's laid-out size decides what this request decodes: it gives no target
+    /// size, does not start with a resize processor (whose size is the target then) and does
+    /// not ask for the image's full resolution.
+    package var isSizedByLayout: Bool {
+        targetPixelSize == nil && !(processorChain.processors.first is ImageResizing) && !options.contains(.decodeFullResolution)
+    }
+
     /// What to decode for this request with the pipeline's cap: its target size and content
     /// mode, or, with no target size, those of a leading ``ImageResizing`` processor.
+    /// ``Options/decodeFullResolution`` lifts the cap.
     func decodingTarget(maximumSize: PixelSize?) -> DecodingTarget {
+        let maximumSize = options.contains(.decodeFullResolution) ? nil : maximumSize
         if targetPixelSize == nil, let resize = processorChain.processors.first as? any ImageResizing {
             return DecodingTarget(size: resize.pixelSize, contentMode: resize.contentMode, maximumSize: maximumSize)
         }

@@ -307,6 +307,26 @@ extension ImageRequest {
         /// joins a download already under way, started without previews, gets none from it (the
         /// scans before it joined are gone).
         public static let showProgressivePreviews = Options(rawValue: 1 << 6)
+
+        /// Decode at the image's own size: above the pipeline's cap
+        /// (``ImagePipeline/Configuration/maximumDecodedPixelSize``, the screen's size by default)
+        /// and a subtree's (``ImageRequestDefaults/maximumDecodedPixelSize``), and whatever size
+        /// the view is laid out at: a zoomable detail, a photo to edit. A target size the request
+        /// gives itself still applies. The pixel limit
+        /// (``ImagePipeline/Configuration/maximumPixelCount``) still refuses what no device could
+        /// hold, and the memory cost is the image's: a 12-megapixel photo holds 48 MB, more than
+        /// one memory-cache entry may take by default
+        /// (``ImagePipeline/Configuration/memoryCacheMaximumEntryShare``), so it is decoded again
+        /// (from disk) when it is shown again.
+        ///
+        /// ```swift
+        /// CachedAsyncImage(request: ImageRequest(url: url, options: [.decodeFullResolution])) { image in
+        ///     image.resizable().scaledToFit()
+        /// } placeholder: {
+        ///     ProgressView()
+        /// }
+        /// ```
+        public static let decodeFullResolution = Options(rawValue: 1 << 8)
     }
 
     /// What to load when the system says the network is constrained (Low Data Mode).

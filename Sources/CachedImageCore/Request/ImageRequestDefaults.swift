@@ -79,8 +79,10 @@ public struct ImageRequestDefaults: Sendable, Hashable {
     /// `request` with these defaults filled in where it left things unset.
     public func applied(to request: ImageRequest) -> ImageRequest {
         var request = request
-        var size = request.targetPixelSize ?? targetSize.flatMap { PixelSize(points: $0, scale: displayScale ?? MainScreen.scale ?? 1) }
-        if let maximumDecodedPixelSize = maximumDecodedPixelSize {
+        let fullResolution = request.options.contains(.decodeFullResolution)
+        var size = request.targetPixelSize
+            ?? (fullResolution ? nil : targetSize.flatMap { PixelSize(points: $0, scale: displayScale ?? MainScreen.scale ?? 1) })
+        if let maximumDecodedPixelSize, !fullResolution {
             if let target = size {
                 // A fill target is what the view shows: kept. A fit target is a maximum too.
                 if request.contentMode == .aspectFit {

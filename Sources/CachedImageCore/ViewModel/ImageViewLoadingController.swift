@@ -116,7 +116,7 @@ package final class ImageViewLoadingController {
     /// arranged subview sized by its image). Setting the same request again with another size
     /// is a layout change.
     package func setRequest(_ request: ImageRequest, fittingWidth width: Double, height: Double, scale: Double) {
-        guard request.targetPixelSize == nil || request.pointSize != nil else {
+        guard request.targetPixelSize == nil || request.pointSize != nil, !request.options.contains(.decodeFullResolution) else {
             setRequest(request)
             return
         }

@@ -192,7 +192,7 @@ package struct LayoutDecodeSize: Sendable, Hashable {
     /// `request` with ``target`` as its target size, when it asks for none (and does not
     /// start with a resize processor, whose size is the decode's target then).
     package func applied(to request: ImageRequest) -> ImageRequest {
-        guard request.targetPixelSize == nil, let layout, !(request.processors.first is ImageResizing) else { return request }
+        guard request.isSizedByLayout, let layout else { return request }
         return layout.applied(to: request)
     }
 

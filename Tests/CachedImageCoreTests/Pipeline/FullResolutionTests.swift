@@ -1,0 +1,59 @@
+import Foundation
+import ImageFixtures
+import LoopbackServer
+import Testing
+@_spi(Testing) @testable import CachedImageCore
+
+/// `.decodeFullResolution`: a zoomable detail decodes the image at its own size, above every cap
+/// and whatever its view's layout, in every place a size is chosen.
+@Suite("A request for the full resolution", .timeLimit(.minutes(1)))
+@MainActor
+struct FullResolutionTests {
+    private let cap = PixelSize(width: 100, height: 100)
+
+    @Test("the pipeline decodes above its cap for it, and at the cap for the same image without it")
+    func pipelineLiftsTheCap() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/photo.png", width: 400, height: 300)
+            let pipeline = fixture.makePipeline { $0.maximumDecodedPixelSize = cap }
+            let url = fixture.url("/photo.png")
+            let capped = try await pipeline.image(for: ImageRequest(url: url))
+            let full = try await pipeline.image(for: ImageRequest(url: url, options: [.decodeFullResolution]))
+            #expect(capped.image.pixelSize == PixelSize(width: 100, height: 75))
+            #expect(full.image.pixelSize == PixelSize(width: 400, height: 300))
+            #expect(fixture.server.requestCount(for: "/photo.png") == 1, "one download for both decodes")
+            // A size the request gives itself still applies.
+            let sized = try await pipeline.image(for: ImageRequest(url: url, targetPixelSize: PixelSize(width: 200, height: 200), contentMode: .aspectFit, options: [.decodeFullResolution]))
+            #expect(sized.image.pixelSize == PixelSize(width: 200, height: 150))
+        }
+    }
+
+    @Test("neither a subtree's defaults nor a view's layout size it")
+    func layoutAndDefaultsKeepOut() throws {
+        let url = try #require(URL(string: "https://example.com/photo.jpg"))
+        let full = ImageRequest(url: url, options: [.decodeFullResolution])
+        let defaults = ImageRequestDefaults(targetSize: CGSize(width: 50, height: 50), maximumDecodedPixelSize: cap)
+        #expect(defaults.applied(to: full).targetPixelSize == nil)
+        #expect(defaults.applied(to: ImageRequest(url: url)).targetPixelSize == PixelSize(width: 50, height: 50))
+
+        var sizing = LayoutDecodeSize()
+        sizing.record(proposedWidth: 110, proposedHeight: 110, displayScale: 3, contentMode: .aspectFill, shown: nil)
+        #expect(sizing.request(for: full, defaults: defaults).targetPixelSize == nil)
+        #expect(sizing.request(for: ImageRequest(url: url), defaults: defaults).targetPixelSize == PixelSize(width: 330, height: 330))
+    }
+
+    @Test("an image view laid out at 50x50 points shows the full image for it")
+    func imageViewShowsTheFullImage() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/photo.png", width: 400, height: 300)
+            let pipeline = fixture.makePipeline { $0.maximumDecodedPixelSize = cap }
+            let controller = ImageViewLoadingController(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
+            let recorder = ImageViewLoadingControllerTests.Recorder(controller)
+            let request = ImageRequest(url: fixture.url("/photo.png"), options: [.decodeFullResolution])
+            controller.setRequest(request, fittingWidth: 50, height: 50, scale: 3)
+            #expect(controller.request?.targetPixelSize == nil)
+            try await recorder.wait { $0.last == .image(path: "/photo.png", animated: true) }
+            #expect(controller.display.image?.pixelSize == PixelSize(width: 400, height: 300))
+        }
+    }
+}
