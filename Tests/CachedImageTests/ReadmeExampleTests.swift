@@ -76,13 +76,27 @@ struct ReadmeExampleTests {
         #expect(Set(files).subtracting(shown).isEmpty, "not shown in any document: \(Set(files).subtracting(shown).sorted())")
     }
 
-    @Test("the README shows the three AsyncImage call sites, a configured pipeline and UIKit")
+    @Test("the README shows the three AsyncImage call sites, then UIKit")
     func readmeExamples() throws {
         #expect(try examples(in: "README.md").map(\.path) == [
             "Sources/CachedImageExamples/AsyncImageStyleExamples.swift",
-            "Sources/CachedImageExamples/PipelineSetupExamples.swift",
             "Sources/CachedImageExamples/OneLinerCell.swift",
         ])
+    }
+
+    @Test("the README's first screen is an app's first hour: install, the first image, sizing, launch, extensions, UIKit, then the contributors' two commands")
+    func readmeOrder() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let headings = readme.split(separator: "\n").filter { $0.hasPrefix("## ") }.map(String.init)
+        #expect(Array(headings.prefix(6)) == [
+            "## Install", "## The first image", "## Sizing: automatic, or in points", "## At launch: one pipeline",
+            "## Widgets and extensions", "## UIKit",
+        ])
+        let contributors = try #require(headings.firstIndex(of: "## For contributors"))
+        #expect(contributors > 5)
+        // Exactly two commands for a newcomer: the demo and the tests.
+        let shell = readme.components(separatedBy: "```sh\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        #expect(shell == ["swift run cachedimage demo   # CachedImage against the usual ways of loading images, side by side\nswift test                   # the tests: unit, and integration against a loopback HTTP server\n"])
     }
 
     @Test("the README stays a five-minute read: at most 250 lines, and every DocC article it names exists")
