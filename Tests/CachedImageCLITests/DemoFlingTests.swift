@@ -52,6 +52,10 @@ struct DemoFlingTests {
         #expect(cachedImage.requests <= distinct, "one download per image at most, whatever the scrolling")
         #expect(cachedImage.scrollBackRequests <= session.frames[session.scrollBackStart...].reduce(0) { $0 + $1.appeared.count })
 
+        #expect(FlingReplayer.time(untilShown: 2, of: [0.5, nil, 0.2, 0.9]) == 0.5)
+        #expect(FlingReplayer.time(untilShown: 4, of: [0.5, nil, 0.2, 0.9]) == nil, "one cell never showed its image")
+        #expect(FlingReplayer.time(untilShown: 0, of: []) == 0)
+
         let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(report.approach(.asyncImage))) as? [String: Any]
         let fling = try #require(json?["fling"] as? [String: Any])
         for key in ["requests", "bytesDownloaded", "completedAfterLeaving", "peakDecodedBytes"] {
@@ -76,7 +80,8 @@ struct DemoFlingTests {
             #expect(fling.stopScreenBytes > 0)
             let complete = try #require(fling.stopToComplete)
             let first = try #require(fling.stopToFirstImage)
-            #expect(first <= complete)
+            let half = try #require(fling.stopToHalf)
+            #expect(first <= half && half <= complete)
             #expect(fling.physicalLimit == options.flingLinks[0].transferTime(ofBytes: fling.stopScreenBytes).seconds)
             #expect(approach.phases.isEmpty, "--fling-only runs no launch")
         }
@@ -85,9 +90,13 @@ struct DemoFlingTests {
         #expect(cachedImage.scrollBackRequests <= session.frames[session.scrollBackStart...].reduce(0) { $0 + $1.appeared.count })
         #expect(cachedImage.requests <= 2 * distinct, "a flung row asks at most once more when it comes back")
 
+        #expect(FlingReplayer.time(untilShown: 2, of: [0.5, nil, 0.2, 0.9]) == 0.5)
+        #expect(FlingReplayer.time(untilShown: 4, of: [0.5, nil, 0.2, 0.9]) == nil, "one cell never showed its image")
+        #expect(FlingReplayer.time(untilShown: 0, of: []) == 0)
+
         let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(report.approach(.cachedImage))) as? [String: Any]
         let linkFling = try #require((json?["linkFlings"] as? [[String: Any]])?.first)
-        for key in ["stopToFirstImage", "stopToComplete", "physicalLimit", "stopScreenBytes", "link"] {
+        for key in ["stopToFirstImage", "stopToHalf", "stopToComplete", "physicalLimit", "stopScreenBytes", "link"] {
             #expect(linkFling[key] != nil, "linkFlings[0].\(key)")
         }
         let table = DemoTable(report: report).render()

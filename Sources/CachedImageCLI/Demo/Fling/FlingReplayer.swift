@@ -76,8 +76,17 @@ struct FlingReplayer: Sendable {
             link: link.name,
             stopScreenBytes: stopScreenBytes,
             stopToFirstImage: shownAfterStop.compactMap { $0 }.min(),
+            stopToHalf: Self.time(untilShown: (shownAfterStop.count + 1) / 2, of: shownAfterStop),
             stopToComplete: shownAfterStop.contains(nil) ? nil : shownAfterStop.compactMap { $0 }.max(),
             physicalLimit: link.transferTime(ofBytes: stopScreenBytes).seconds
         )
+    }
+
+    /// When `count` of the cells had shown their image (`times`: each cell's, `nil` for never);
+    /// `nil` when fewer ever did.
+    static func time(untilShown count: Int, of times: [Double?]) -> Double? {
+        let shown = times.compactMap { $0 }.sorted()
+        guard count > 0, shown.count >= count else { return count == 0 ? 0 : nil }
+        return shown[count - 1]
     }
 }

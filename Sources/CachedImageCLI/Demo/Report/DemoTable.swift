@@ -150,6 +150,9 @@ public struct DemoTable: Sendable {
         rows.append(("  stop -> first image of the stop screen", approaches.map { cell(fling($0)) {
             $0.stopToFirstImage.map { Formatting.duration($0) } ?? "never"
         } }))
+        rows.append(("  stop -> half the stop screen", approaches.map { cell(fling($0)) {
+            $0.stopToHalf.map { Formatting.duration($0) } ?? "never"
+        } }))
         rows.append(("  stop -> stop screen complete (x limit)", approaches.map { cell(fling($0)) { report in
             guard let complete = report.stopToComplete else { return "never" }
             return "\(Formatting.duration(complete)) (\(String(format: "%.2f", report.completeOverLimit ?? 0))x)"

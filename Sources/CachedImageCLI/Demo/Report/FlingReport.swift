@@ -27,6 +27,9 @@ public struct FlingReport: Sendable, Hashable, Codable {
     /// Seconds from the stop (the last frame) until the stop screen showed its first image
     /// (0 when one was shown already); `nil` when none was.
     public var stopToFirstImage: Double?
+    /// Seconds from the stop until half the stop screen's cells (rounded up) showed their
+    /// image; `nil` when fewer did.
+    public var stopToHalf: Double?
     /// Seconds from the stop until every cell of the stop screen showed its image; `nil` when
     /// some never did.
     public var stopToComplete: Double?
