@@ -46,7 +46,7 @@ enum FuzzTarget {
             _ = HTTPDate.parse(value, now: responseTime)
             _ = HTTPDate.parse(value, strict: true)
             _ = FailureCachePolicy.retryAfterSeconds(value, headers: responseHeaders, responseTime: responseTime)
-            if let delay = ImagePipeline.RetryPolicy(maxDelay: .infinity).delay(beforeRetry: 1, retryAfter: value, now: responseTime) {
+            if let delay = ImagePipeline.RetryPolicy(maximumDelay: .infinity).delay(beforeRetry: 1, retryAfter: value, now: responseTime) {
                 _ = ImagePipeline.RetryPolicy.nanoseconds(sleeping: delay)
             }
             _ = ResponseValidator.Transfer.contentLength(value)

@@ -130,7 +130,7 @@ struct DiskHitLoop: Sendable {
     func documentsHit(_ url: URL) throws -> DecodedImage {
         let data = try documents.read(Self.fileName(url))
         guard let info = ImageInfo(data: data) else { throw CocoaError(.fileReadCorruptFile) }
-        return try decoder.decode(data, info: info, targetSize: Self.targetSize)
+        return try decoder.decode(data, info: info, targetPixelSize: Self.targetSize)
     }
 
     /// Stores the photos (JPEGs of about 400 KB, as in bench 7a) and the thumbnails (PNGs of

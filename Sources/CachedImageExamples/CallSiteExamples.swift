@@ -72,7 +72,8 @@ public struct CallSiteExamples: View {
                 Text(phase.progress.map { "\(Int(($0.fraction ?? 0) * 100))%" } ?? "")
             })
         }
-        // Every CachedAsyncImage(url:) above decodes at most 1200x1200 pixels, app-wide.
+        // Every CachedAsyncImage(url:) above that fits its image decodes within 1200x1200 pixels
+        // (a view that fills keeps its own size, within the pipeline's cap).
         .imageRequestDefaults(ImageRequestDefaults(maximumDecodedPixelSize: PixelSize(width: 1200, height: 1200)))
     }
 }

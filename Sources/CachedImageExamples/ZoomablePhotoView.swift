@@ -4,8 +4,8 @@ import SwiftUI
 
 /// A photo to zoom into: decoded at its own resolution (`.decodeFullResolution`), not at the
 /// screen's size, so pinching in shows the original's pixels. A 12-megapixel photo holds 48 MB
-/// while it is on screen; show one such view at a time. The screen's thumbnail shows at once
-/// (`keepsPreviousImageWhileLoading()` keeps it while the full image decodes).
+/// while it is on screen; show one such view at a time. A smaller decode of the same photo
+/// already in memory (the grid's thumbnail) shows at once while the full image decodes.
 @MainActor
 public struct ZoomablePhotoView: View {
     let url: URL?

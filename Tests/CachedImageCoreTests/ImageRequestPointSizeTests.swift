@@ -35,7 +35,8 @@ struct ImageRequestPointSizeTests {
         let url = try #require(URL(string: "https://example.com/a.jpg"))
         let request = ImageRequest(url: url, targetSize: CGSize(width: 100, height: 80), contentMode: .aspectFit)
         #expect(request.targetSize == CGSize(width: 100, height: 80))
-        #expect(request.targetPixelSize == PixelSize(width: 100, height: 80), "no screen on Linux: 1 pixel per point")
+        let main = MainScreen.scale ?? 1
+        #expect(request.targetPixelSize == PixelSize(points: CGSize(width: 100, height: 80), scale: main), "the main screen's scale (1 where there is none)")
         #expect(request.contentMode == .aspectFit)
 
         let onRetina = request.resolvingPointSize(displayScale: 3)

@@ -36,6 +36,10 @@ public final class CachedAnimatedImageView: UIImageView {
     private let player = AnimatedImagePlayer()
     /// The request as the caller gave it, point sizes resolved: what the scale rule reads.
     private var ownRequest: ImageRequest?
+    /// The request as the caller gave it (sizes and processors in points unresolved), and the
+    /// scale they were resolved at: joining a window of another scale resolves them again.
+    private var givenRequest: ImageRequest?
+    private var resolvedScale = 0.0
     private var pipeline: ImagePipeline = .shared
     /// Voids an end-of-turn layout armed for an earlier request.
     private var layoutToken = 0
@@ -130,8 +134,11 @@ public final class CachedAnimatedImageView: UIImageView {
     /// when it has no size yet). Setting the request already shown changes nothing; a new one
     /// never shows the previous image's frames.
     public func setImage(with request: ImageRequest?, pipeline: ImagePipeline = .shared) {
-        // A size in points becomes pixels at this view's scale, once it has one (in a window).
-        let scale = Double(traitCollection.displayScale)
+        // A size in points becomes pixels at this view's scale, once it has one (in a window);
+        // joining a window of another scale resolves it again (layoutDidChange).
+        let scale = Double((window?.traitCollection ?? traitCollection).displayScale)
+        givenRequest = request
+        resolvedScale = scale
         var request = scale > 0 ? request?.resolvingPointSize(displayScale: scale) : request
         // Fill or fit as the view draws its image; drawn unscaled (`.center`...): as is, within the cap.
         let mode = ImageContentMode(viewContentMode: contentMode.rawValue)
@@ -170,6 +177,11 @@ public final class CachedAnimatedImageView: UIImageView {
     private func layoutDidChange() {
         guard window != nil else { return }
         let scale = (window?.traitCollection ?? traitCollection).displayScale
+        if scale > 0, Double(scale) != resolvedScale, givenRequest != nil {
+            // Points resolved outside the window (at 1x): resolve them at the window's scale
+            // (a request with none is the same request: nothing changes).
+            setImage(with: givenRequest, pipeline: pipeline)
+        }
         player.core.layoutDidChange(width: Double(bounds.width), height: Double(bounds.height), displayScale: Double(scale > 0 ? scale : 1))
     }
 

@@ -55,10 +55,11 @@ public final class CachedImageModel: ObservableObject {
     public var fadeDuration: TimeInterval?
     /// Pixels per point of the image; `nil` (the default): `ImageDisplayScale`'s rule.
     public var scale: CGFloat?
-    /// The screen's pixels per point, for requests with a `targetSize`
-    /// (`ImageDisplayScale`): ``SwiftUI/View/loadImage(_:into:)`` sets the environment's on
-    /// every `body`; set it yourself when calling ``load(_:)`` directly. Default 1.
-    public var displayScale: CGFloat = 1
+    /// The screen's pixels per point: what sizes and processors in points are resolved at, and
+    /// how a sized image lays out. ``SwiftUI/View/loadImage(_:into:)`` sets the environment's
+    /// on every `body`; when you call ``load(_:)`` directly, the main screen's applies unless
+    /// you set your view's. Default: the main screen's (1 where there is none).
+    public var displayScale: CGFloat = CGFloat(MainScreen.scale ?? 1)
     /// The caller's request before the environment's defaults (it decides the layout size).
     private var ownRequest: ImageRequest?
     private var isConnected = false

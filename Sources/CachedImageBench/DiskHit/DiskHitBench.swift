@@ -36,7 +36,7 @@ struct DiskHitBench {
         @Sendable @discardableResult func documentsHit(_ url: URL) throws -> DecodedImage {
             let data = try documents.read(url.lastPathComponent)
             guard let info = ImageInfo(data: data) else { throw CocoaError(.fileReadCorruptFile) }
-            return try decoder.decode(data, info: info, targetSize: targetSize)
+            return try decoder.decode(data, info: info, targetPixelSize: targetSize)
         }
         /// A new pipeline on the cache directory; without a memory cache unless `keepsImages`
         /// (every request is then a disk hit).

@@ -36,6 +36,6 @@ final class AsyncImageStyleLoader: @unchecked Sendable {
             }.resume()
         }
         guard let info = ImageInfo(data: data) else { throw URLError(.cannotDecodeContentData) }
-        return try decoder.decode(data, info: info, targetSize: targetSize)
+        return try decoder.decode(data, info: info, targetPixelSize: targetSize)
     }
 }

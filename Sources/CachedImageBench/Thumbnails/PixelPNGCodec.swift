@@ -10,7 +10,7 @@ import ImageFixtures
 struct PixelPNGCodec: ImageDecoding, ImageEncoding {
     struct Unsupported: Error {}
 
-    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+    func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
         let (size, channels, raw) = try Self.inflate(data)
         let output = targetSize.map { size.fitted(into: $0) } ?? size
         let rgb = Self.boxFilter(raw, size: size, channels: channels, to: output)

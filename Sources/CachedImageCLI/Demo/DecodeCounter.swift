@@ -36,7 +36,7 @@ struct CountingDecoder: TargetedImageDecoding {
     let base: any ImageDecoding
     let counter: DecodeCounter
 
-    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+    func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
         try decode(data, info: info, target: DecodingTarget(size: targetSize, contentMode: .aspectFit))
     }
 
@@ -48,7 +48,7 @@ struct CountingDecoder: TargetedImageDecoding {
     }
 
     /// The wrapped decoder's answer: counting must not send cheap decodes to a decoding thread.
-    func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool {
-        base.isExpensive(data, info: info, targetSize: targetSize)
+    func isExpensive(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) -> Bool {
+        base.isExpensive(data, info: info, targetPixelSize: targetSize)
     }
 }

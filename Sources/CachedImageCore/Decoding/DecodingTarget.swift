@@ -78,7 +78,7 @@ package struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The bounds whose aspect fit gives ``decodedSize(of:)`` for an image of `source` pixels:
-    /// how a target reaches a decoder that only fits (``ImageDecoding/decode(_:info:targetSize:)``).
+    /// how a target reaches a decoder that only fits (``ImageDecoding/decode(_:info:targetPixelSize:)``).
     /// For `.aspectFit` (or an unknown size) that is the target size within the cap; `nil` when
     /// nothing bounds the decode.
     package func fittingBounds(for source: PixelSize?) -> PixelSize? {

@@ -12,32 +12,33 @@ import Foundation
 ///
 /// ```swift
 /// struct GrayscaleDecoder: ImageDecoding {
-///     func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage { ... }
+///     func decode(_ data: Data, info: ImageInfo, targetPixelSize: PixelSize?) throws -> DecodedImage { ... }
 /// }
 /// var configuration = ImagePipeline.Configuration()
 /// configuration.decoder = GrayscaleDecoder()
 /// ```
 public protocol ImageDecoding: Sendable {
-    /// Decodes `data`, downsampling to fit inside `targetSize` when one is given (never upscaling).
+    /// Decodes `data`, downsampling to fit inside `targetSize` pixels when one is given (never
+    /// upscaling).
     ///
     /// - Throws: Any error; the pipeline reports it as ``ImagePipeline/Error/decodingFailed(url:underlying:)``,
     ///   keeping the error.
-    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage
+    func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage
 
     /// Whether decoding these bytes takes long enough (milliseconds) that the pipeline should
     /// run it on a decoding thread of its own rather than hold one of Swift concurrency's
     /// shared threads. Default: images of 1 megapixel or more (or 512 KB when the header gives
     /// no size).
-    func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool
+    func isExpensive(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) -> Bool
 
-    /// Whether ``decode(_:info:targetSize:)`` with a target size produces the smaller image
+    /// Whether ``decode(_:info:targetPixelSize:)`` with a target size produces the smaller image
     /// without ever holding the full-size bitmap (ImageIO's thumbnails for JPEG and HEIF).
     /// Then the pixel limit applies to the decoded size instead of the source's. Default: `false`.
     func downsamplesWhileDecoding(_ info: ImageInfo) -> Bool
 }
 
 extension ImageDecoding {
-    public func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool {
+    public func isExpensive(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) -> Bool {
         guard let size = info.pixelSize else { return data.count >= 512 * 1024 }
         return size.pixelCount >= 1_000_000
     }
@@ -58,14 +59,14 @@ package protocol TargetedImageDecoding: ImageDecoding {
 extension ImageDecoding {
     /// Decodes `data` at the size `target` asks for: through
     /// ``TargetedImageDecoding/decode(_:info:target:)`` when this decoder is one, otherwise with
-    /// ``decode(_:info:targetSize:)`` and the bounds whose aspect fit gives that size
+    /// ``decode(_:info:targetPixelSize:)`` and the bounds whose aspect fit gives that size
     /// (``DecodingTarget/fittingBounds(for:)``, from the header's size). This is what the
     /// pipeline calls.
     package func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
         if let targeted = self as? any TargetedImageDecoding {
             return try targeted.decodeAtTarget(data, info: info, target: target)
         }
-        return try decode(data, info: info, targetSize: target.fittingBounds(for: info.pixelSize))
+        return try decode(data, info: info, targetPixelSize: target.fittingBounds(for: info.pixelSize))
     }
 }
 
@@ -84,9 +85,9 @@ package struct HeaderImageDecoder: TargetedImageDecoding {
     package init() {}
 
     /// Never: it reads only the header.
-    package func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool { false }
+    package func isExpensive(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) -> Bool { false }
 
-    package func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+    package func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
         try decode(data, info: info, target: DecodingTarget(size: targetSize, contentMode: .aspectFit))
     }
 

@@ -19,7 +19,7 @@ import ImageIO
 /// - Animated images decode to their first frame.
 ///
 /// ```swift
-/// let image = try ImageIODecoder().decode(data, info: info, targetSize: PixelSize(width: 900, height: 900))
+/// let image = try ImageIODecoder().decode(data, info: info, targetPixelSize: PixelSize(width: 900, height: 900))
 /// let cgImage = image.cgImage
 /// ```
 public struct ImageIODecoder: TargetedImageDecoding {
@@ -50,7 +50,7 @@ public struct ImageIODecoder: TargetedImageDecoding {
     }
 
     /// Decodes to fit inside `targetSize` (aspect fit), or at full size without one.
-    public func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+    public func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
         try decode(data, info: info, target: DecodingTarget(size: targetSize, contentMode: .aspectFit))
     }
 

@@ -11,7 +11,7 @@ import CoreGraphics
 /// UIKit's screen is read on the main thread only: the first read on the main thread keeps
 /// the value for every thread (a configuration is normally made there, at launch). Read off
 /// the main thread before that, it asks the main thread to record it and reports `nil` for now.
-enum MainScreen {
+package enum MainScreen {
     private static let recorded = Locked<PixelSize?>(nil)
     private static let recordedRate = Locked<Int?>(nil)
     private static let recordedScale = Locked<Double?>(nil)
@@ -19,7 +19,7 @@ enum MainScreen {
     /// The main screen's pixels per point (3 on most iPhones), or `nil` where there is none
     /// (Linux) or not yet known. Read like ``pixelSize``. Views use their own display's scale;
     /// this is for a points-based size outside a view (``ImageRequest/targetSize``).
-    static var scale: Double? {
+    package static var scale: Double? {
         #if os(iOS) || os(tvOS)
         return recordedOnMainThread(recordedScale, readUIKitScale)
         #elseif os(macOS)

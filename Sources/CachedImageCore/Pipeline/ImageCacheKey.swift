@@ -27,20 +27,21 @@ public struct ImageCacheKey: Hashable, Sendable {
     }
 
     /// The key under which the pipeline keeps `request`'s image. A request for the full
-    /// resolution (``ImageRequest/Options/decodeFullResolution``) with no size of its own is
-    /// keyed as fitting an unbounded size: never the capped decode of the same bytes.
+    /// resolution (``ImageRequest/Options/decodeFullResolution``) is keyed apart from the capped
+    /// decode of the same bytes, with or without a size of its own.
     public init(_ request: ImageRequest) {
-        let fullResolution = request.targetPixelSize == nil && request.options.contains(.decodeFullResolution)
         self.init(
             cacheKey: request.cacheKey,
-            targetPixelSize: fullResolution ? Self.unbounded : request.targetPixelSize,
-            contentMode: fullResolution ? .aspectFit : request.contentMode,
+            targetPixelSize: request.targetPixelSize,
+            contentMode: request.contentMode,
             processorIdentifiers: request.processorChain.identifiers
         )
+        isUncapped = request.options.contains(.decodeFullResolution)
     }
 
-    /// The size a full-resolution decode is keyed at.
-    static let unbounded = PixelSize(width: Int(Int32.max), height: Int(Int32.max))
+    /// Whether the image was decoded above the pipeline's cap
+    /// (``ImageRequest/Options/decodeFullResolution``).
+    var isUncapped = false
 
     // Written out rather than synthesized: every memory lookup hashes a key and compares it at
     // least once. The synthesized versions go through `Optional`'s generic paths and hash the
@@ -63,14 +64,16 @@ public struct ImageCacheKey: Hashable, Sendable {
     }
 
     /// ``targetPixelSize`` and ``contentMode`` as integers, equal exactly when both are: the size
-    /// (zero when there is none) and flags (bit 0: a size; bit 1: fit; bit 2: fill).
+    /// (zero when there is none) and flags (bit 0: a size; bit 1: fit; bit 2: fill; bit 3:
+    /// uncapped).
     private var shape: (width: Int, height: Int, flags: UInt8) {
-        let mode: UInt8
+        var mode: UInt8
         switch contentMode {
         case nil: mode = 0
         case .aspectFit?: mode = 2
         case .aspectFill?: mode = 4
         }
+        if isUncapped { mode |= 8 }
         guard let targetSize = targetPixelSize else { return (0, 0, mode) }
         return (targetSize.width, targetSize.height, mode | 1)
     }

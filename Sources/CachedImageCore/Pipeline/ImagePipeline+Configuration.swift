@@ -49,7 +49,7 @@ extension ImagePipeline {
         /// The most bytes the decodes running at once may allocate (their decoded bitmaps, from
         /// each image's header size and target). A decode that does not fit waits for others to
         /// finish; one larger than the whole budget runs alone. Only decodes the decoder calls
-        /// expensive (``ImageDecoding/isExpensive(_:info:targetSize:)``) are counted; cheap ones
+        /// expensive (``ImageDecoding/isExpensive(_:info:targetPixelSize:)``) are counted; cheap ones
         /// run at once. Default: 64 MB in an app, 16 MB in an app extension.
         public var decodingMemoryBudget: Int = Configuration.processDefaults.decodingMemoryBudget
 

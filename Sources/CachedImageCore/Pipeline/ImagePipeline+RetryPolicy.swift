@@ -6,8 +6,8 @@ extension ImagePipeline {
     /// body). Permanent failures (404, not an image, too large) are never retried.
     ///
     /// The delay before retry *n* (1-based) is `initialDelay * backoffMultiplier^(n-1)`, at most
-    /// `maxDelay`. When the failed response carries `Retry-After` (seconds or an HTTP date), that
-    /// delay is used instead; if it is longer than `maxDelay` the pipeline gives up at once rather
+    /// `maximumDelay`. When the failed response carries `Retry-After` (seconds or an HTTP date), that
+    /// delay is used instead; if it is longer than `maximumDelay` the pipeline gives up at once rather
     /// than ask again sooner than the server allowed.
     ///
     /// Retries are off by default (``disabled``): a retry multiplies load on a server that is
@@ -17,43 +17,43 @@ extension ImagePipeline {
     ///
     /// ```swift
     /// var configuration = ImagePipeline.Configuration()
-    /// configuration.retryPolicy = .init(maxRetries: 2, initialDelay: 0.5, maxDelay: 10)
+    /// configuration.retryPolicy = .init(maximumRetries: 2, initialDelay: 0.5, maximumDelay: 10)
     /// ```
     ///
     /// A cancelled request stops waiting at once and throws `CancellationError`.
     public struct RetryPolicy: Sendable {
         /// Retries after the first attempt; `0` disables retrying.
-        public var maxRetries: Int
+        public var maximumRetries: Int
         /// The delay before the first retry, in seconds.
         public var initialDelay: TimeInterval
         /// How much each further delay grows.
         public var backoffMultiplier: Double
         /// The longest delay, in seconds, whether computed or asked for by `Retry-After`.
-        public var maxDelay: TimeInterval
+        public var maximumDelay: TimeInterval
         /// Waits the given number of seconds, throwing `CancellationError` if the task is
         /// cancelled. Default: `Task.sleep`. Tests inject a sleeper that records and returns.
         public var sleep: @Sendable (TimeInterval) async throws -> Void
 
         /// Creates a policy.
         public init(
-            maxRetries: Int = 2,
+            maximumRetries: Int = 2,
             initialDelay: TimeInterval = 0.5,
             backoffMultiplier: Double = 2,
-            maxDelay: TimeInterval = 10,
+            maximumDelay: TimeInterval = 10,
             sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await RetryPolicy.taskSleep($0) }
         ) {
-            self.maxRetries = max(0, maxRetries)
+            self.maximumRetries = max(0, maximumRetries)
             self.initialDelay = max(0, initialDelay)
             self.backoffMultiplier = max(1, backoffMultiplier)
-            self.maxDelay = max(0, maxDelay)
+            self.maximumDelay = max(0, maximumDelay)
             self.sleep = sleep
         }
 
         /// No retries: every failure is reported at once. The default.
-        public static var disabled: RetryPolicy { RetryPolicy(maxRetries: 0) }
+        public static var disabled: RetryPolicy { RetryPolicy(maximumRetries: 0) }
 
         /// Sleeps with `Task.sleep`, honouring cancellation. A wait longer than a century (a
-        /// server's `Retry-After: 99999999999999999999` under a `maxDelay` of `.infinity`, say)
+        /// server's `Retry-After: 99999999999999999999` under a `maximumDelay` of `.infinity`, say)
         /// sleeps a century; NaN and negative waits do not sleep.
         public static func taskSleep(_ seconds: TimeInterval) async throws {
             try await Task.sleep(nanoseconds: nanoseconds(sleeping: seconds))
@@ -73,14 +73,14 @@ extension ImagePipeline {
         ///
         /// - Parameter retryAfter: What the failed response's `Retry-After` asked for, in
         ///   seconds, if anything: used instead of the backoff, or a reason to give up when it
-        ///   is longer than ``maxDelay``.
+        ///   is longer than ``maximumDelay``.
         func delay(beforeRetry retry: Int, retryAfter: TimeInterval?) -> TimeInterval? {
-            guard retry >= 1, retry <= maxRetries else { return nil }
+            guard retry >= 1, retry <= maximumRetries else { return nil }
             if let retryAfter {
-                return retryAfter <= maxDelay ? retryAfter : nil
+                return retryAfter <= maximumDelay ? retryAfter : nil
             }
             let computed = initialDelay * pow(backoffMultiplier, Double(retry - 1))
-            return min(computed, maxDelay)
+            return min(computed, maximumDelay)
         }
 
         /// ``delay(beforeRetry:retryAfter:)`` for a raw `Retry-After` value (an unparseable one

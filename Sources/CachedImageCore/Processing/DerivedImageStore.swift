@@ -69,7 +69,7 @@ struct DerivedImageStore: Sendable {
         if let limits {
             guard let size = info.decodingSize ?? info.pixelSize, DecodedImage.bitmapCost(of: size) <= limits.decodedBytes else { return nil }
         }
-        guard let image = try? decoder.decode(derived.data, info: info, targetSize: nil) else { return nil }
+        guard let image = try? decoder.decode(derived.data, info: info, targetPixelSize: nil) else { return nil }
         return (image, version.metadata)
     }
 
@@ -148,7 +148,8 @@ struct DerivedImageStore: Sendable {
     }
 
     static func derivedKey(_ request: ImageRequest, version: Data) -> String {
-        let size = request.targetPixelSize.map { "\($0),\(request.contentMode.rawValue)" } ?? "full"
+        let size = (request.targetPixelSize.map { "\($0),\(request.contentMode.rawValue)" } ?? "full")
+            + (request.options.contains(.decodeFullResolution) ? ",uncapped" : "")
         let processors = request.processorChain.identifiers.joined(separator: "|")
         return request.cacheKey + "#derived(" + size + ";" + processors + ";" + String(decoding: version, as: UTF8.self) + ")"
     }

@@ -19,7 +19,14 @@ extension ImageRequest {
     /// size, does not start with a resize processor (whose size is the target then) and does
     /// not ask for the image's full resolution.
     package var isSizedByLayout: Bool {
-        targetPixelSize == nil && !(processorChain.processors.first is ImageResizing) && !options.contains(.decodeFullResolution)
+        !hasOwnDecodeSize && !options.contains(.decodeFullResolution)
+    }
+
+    /// Whether the request says what size it decodes at: a target size, or a leading resize
+    /// processor (whose size is the target then). Such an image lays out in points at the
+    /// display's scale (`ImageDisplayScale`).
+    package var hasOwnDecodeSize: Bool {
+        targetPixelSize != nil || processorChain.processors.first is ImageResizing
     }
 
     /// What to decode for this request with the pipeline's cap: its target size and content

@@ -16,7 +16,7 @@ extension ImageRequest {
     ///
     /// ```swift
     /// var request = ImageRequest(url: url)
-    /// request.targetPixelSize = CGSize(width: 100, height: 100) // 300x300 pixels at 3x
+    /// request.targetSize = CGSize(width: 100, height: 100) // 300x300 pixels at 3x
     /// ```
     public var targetSize: CGSize? {
         get { pointSize.map { CGSize(width: $0.width, height: $0.height) } }

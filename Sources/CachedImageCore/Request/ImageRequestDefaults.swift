@@ -79,7 +79,7 @@ public struct ImageRequestDefaults: Sendable, Hashable {
     /// `request` with these defaults filled in where it left things unset.
     public func applied(to request: ImageRequest) -> ImageRequest {
         var request = request
-        let fullResolution = request.options.contains(.decodeFullResolution)
+        let fullResolution = request.options.union(options).contains(.decodeFullResolution)
         var size = request.targetPixelSize
             ?? (fullResolution ? nil : targetSize.flatMap { PixelSize(points: $0, scale: displayScale ?? MainScreen.scale ?? 1) })
         if let maximumDecodedPixelSize, !fullResolution {

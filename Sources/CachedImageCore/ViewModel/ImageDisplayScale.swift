@@ -4,8 +4,9 @@
 ///
 /// - An explicit scale (`CachedAsyncImage(url:scale:)`, an `@2x` asset) wins: pixels divided by
 ///   it, as with `AsyncImage`.
-/// - Otherwise a request with a `targetSize` was sized in pixels for the screen, so it lays out
-///   in points at the display's scale: a 600x600-pixel target is 200x200 points on a 3x screen.
+/// - Otherwise a request with a size of its own (a target size, or a leading resize processor)
+///   was sized in pixels for the screen, so it lays out in points at the display's scale: a
+///   600x600-pixel target is 200x200 points on a 3x screen.
 /// - Otherwise 1, as `AsyncImage`.
 package enum ImageDisplayScale {
     /// `pointScale` (from ``scale(for:explicitScale:displayScale:)``) for `image`, keeping its
@@ -27,7 +28,7 @@ package enum ImageDisplayScale {
     /// `CachedAnimatedImage` and `CachedAnimatedImageView` lay them out as `CachedAsyncImage`
     /// lays out a still image.
     package static func scale(_ pointScale: Double, decoded decodedSize: PixelSize, source: PixelSize?, request: ImageRequest) -> Double {
-        guard request.targetPixelSize == nil, let source else { return pointScale }
+        guard !request.hasOwnDecodeSize, let source else { return pointScale }
         // Longer sides: ImageIO applies EXIF orientation to the bitmap, not to the header's size.
         let decoded = max(decodedSize.width, decodedSize.height)
         let original = max(source.width, source.height)
@@ -47,7 +48,7 @@ package enum ImageDisplayScale {
     /// subtree defaults), shown on a display of `displayScale` pixels per point.
     package static func scale(for request: ImageRequest, explicitScale: Double?, displayScale: Double) -> Double {
         if let explicitScale, explicitScale > 0, explicitScale.isFinite { return explicitScale }
-        if request.targetPixelSize != nil, displayScale > 0, displayScale.isFinite { return displayScale }
+        if request.hasOwnDecodeSize, displayScale > 0, displayScale.isFinite { return displayScale }
         return 1
     }
 }

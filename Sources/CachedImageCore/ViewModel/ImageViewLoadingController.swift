@@ -117,7 +117,8 @@ package final class ImageViewLoadingController {
     /// is a layout change.
     package func setRequest(_ request: ImageRequest, fittingWidth width: Double, height: Double, scale: Double) {
         guard request.targetPixelSize == nil || request.pointSize != nil, !request.options.contains(.decodeFullResolution) else {
-            setRequest(request)
+            // Sized by itself: its points (a size, processors) at the view's scale.
+            setRequest(request.resolvingPointSize(displayScale: ViewScaleRule.scale(reported: scale, current: nil)))
             return
         }
         if let sizing, sizing.base == request {

@@ -126,7 +126,10 @@ package struct LayoutDecodeSize: Sendable, Hashable {
     /// `targetSize` applies only while no layout gave one, and a default `maximumDecodedPixelSize`
     /// caps a fit target and never replaces a fill target (the size the view is drawn at).
     package func request(for own: ImageRequest, defaults: ImageRequestDefaults) -> ImageRequest {
-        defaults.applied(to: applied(to: own))
+        var own = own
+        // A subtree that asks for the full resolution is not sized by its views' layout either.
+        own.options.formUnion(defaults.options.intersection(.decodeFullResolution))
+        return defaults.applied(to: applied(to: own))
     }
 
     /// Records the proposal the view was placed with (and the size its content took for it,

@@ -24,7 +24,7 @@ private struct RecordingResize: ImageResizing {
 private final class FittingOnlyDecoder: ImageDecoding {
     let bounds = Locked<[PixelSize?]>([])
 
-    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+    func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
         bounds.withLock { $0.append(targetSize) }
         let size = info.pixelSize.map { size in targetSize.map { size.fitted(into: $0) } ?? size } ?? PixelSize(width: 0, height: 0)
         return DecodedImage(image: nil, data: data, format: info.format, pixelSize: size, cost: DecodedImage.bitmapCost(of: size))

@@ -134,8 +134,8 @@ struct PixelGuardTests {
 struct DownsamplingDecoder: ImageDecoding {
     func downsamplesWhileDecoding(_ info: ImageInfo) -> Bool { info.format == .jpeg }
 
-    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
-        try HeaderImageDecoder().decode(data, info: info, targetSize: targetSize)
+    func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
+        try HeaderImageDecoder().decode(data, info: info, targetPixelSize: targetSize)
     }
 }
 

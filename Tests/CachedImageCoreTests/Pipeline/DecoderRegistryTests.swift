@@ -12,7 +12,7 @@ struct ToyDecoder: ImageDecoding {
     static func matches(_ data: Data) -> Bool { data.starts(with: Data("TOY1 ".utf8)) }
 
     /// Renders at the target size (a vector format scales for free), else at its own size.
-    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+    func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
         let fields = String(decoding: data, as: UTF8.self).split(separator: " ")
         guard fields.count == 3, let width = Int(fields[1]), let height = Int(fields[2]), width > 0, height > 0 else {
             throw Unreadable()
@@ -142,7 +142,7 @@ struct DecoderRegistryTests {
 
 /// A toy decoder that renders at its own size whatever it is asked.
 private struct FullSizeToyDecoder: ImageDecoding {
-    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
-        try ToyDecoder().decode(data, info: info, targetSize: nil)
+    func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
+        try ToyDecoder().decode(data, info: info, targetPixelSize: nil)
     }
 }

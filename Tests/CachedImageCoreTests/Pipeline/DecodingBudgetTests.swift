@@ -16,14 +16,14 @@ private final class ConcurrencyCountingDecoder: ImageDecoding {
     private let state = Locked((running: 0, peak: 0))
     var peak: Int { state.withLock { $0.peak } }
 
-    func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool { true }
+    func isExpensive(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) -> Bool { true }
 
-    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+    func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
         state.withLock { $0.running += 1; $0.peak = max($0.peak, $0.running) }
         defer { state.withLock { $0.running -= 1 } }
         // Long enough for the others to pile up if the budget let them in.
         Thread.sleep(forTimeInterval: 0.01)
-        return try HeaderImageDecoder().decode(data, info: info, targetSize: targetSize)
+        return try HeaderImageDecoder().decode(data, info: info, targetPixelSize: targetSize)
     }
 }
 

@@ -14,14 +14,14 @@ private final class PlaceRecordingDecoder: ImageDecoding {
     /// For each decoded width: whether it was decoded on a decoding queue.
     var decodedOnDecodingQueue: [Int: Bool] { places.withLock { $0 } }
 
-    func isExpensive(_ data: Data, info: ImageInfo, targetSize: PixelSize?) -> Bool {
+    func isExpensive(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) -> Bool {
         (info.pixelSize?.width ?? 0) >= expensiveWidth
     }
 
-    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+    func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
         let onQueue = DecodingQueue.isCurrent
         places.withLock { $0[info.pixelSize?.width ?? 0] = onQueue }
-        return try HeaderImageDecoder().decode(data, info: info, targetSize: targetSize)
+        return try HeaderImageDecoder().decode(data, info: info, targetPixelSize: targetSize)
     }
 }
 
@@ -49,7 +49,7 @@ struct PipelineDecodingTests {
             struct Failure: Error, Equatable, CustomStringConvertible {
                 var description: String { "refused on purpose" }
             }
-            func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+            func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
                 throw Failure()
             }
         }
@@ -71,16 +71,16 @@ struct PipelineDecodingTests {
     @Test("by default, images of a megapixel or more count as expensive; the header decoder never does")
     func defaultThreshold() throws {
         struct Default: ImageDecoding {
-            func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
-                try HeaderImageDecoder().decode(data, info: info, targetSize: targetSize)
+            func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
+                try HeaderImageDecoder().decode(data, info: info, targetPixelSize: targetSize)
             }
         }
         let large = ImageFixtures.pngHeader(width: 1000, height: 1000)
         let small = ImageFixtures.pngHeader(width: 999, height: 1000)
         let largeInfo = try #require(ImageInfo(data: large))
         let smallInfo = try #require(ImageInfo(data: small))
-        #expect(Default().isExpensive(large, info: largeInfo, targetSize: nil))
-        #expect(!Default().isExpensive(small, info: smallInfo, targetSize: nil))
-        #expect(!HeaderImageDecoder().isExpensive(large, info: largeInfo, targetSize: nil))
+        #expect(Default().isExpensive(large, info: largeInfo, targetPixelSize: nil))
+        #expect(!Default().isExpensive(small, info: smallInfo, targetPixelSize: nil))
+        #expect(!HeaderImageDecoder().isExpensive(large, info: largeInfo, targetPixelSize: nil))
     }
 }

@@ -188,5 +188,5 @@ private struct RefusingDecoder: ImageDecoding {
         var description: String { "incomplete zlib stream" }
     }
 
-    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage { throw Refusal() }
+    func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage { throw Refusal() }
 }

@@ -38,7 +38,7 @@ struct PointProcessorTests {
 
     @Test("a length in points is its points times the scale; one in pixels never changes")
     func lengths() {
-        #expect(ProcessingLength(points: 8).pixels == 8, "no screen on Linux: 1 pixel per point until a view resolves it")
+        #expect(ProcessingLength(points: 8).pixels == 8 * (MainScreen.scale ?? 1), "the main screen's scale (1 where there is none) until a view resolves it")
         #expect(ProcessingLength(points: 8).resolved(displayScale: 3).pixels == 24)
         #expect(ProcessingLength(points: 8).resolved(displayScale: 3).resolved(displayScale: 2).pixels == 16)
         #expect(ProcessingLength(pixels: 8).resolved(displayScale: 3).pixels == 8)
@@ -83,5 +83,33 @@ struct PointProcessorTests {
             #expect(controller.request?.processors.map(\.identifier) == ["test.corners(24.0)"])
             #expect(await eventually { seen.withLock { $0 } == [8, 24] })
         }
+    }
+}
+
+@Suite("Defaults in points: a view resolves them at its display's scale")
+struct PointDefaultsTests {
+    let url = URL(string: "https://example.com/a.jpg")!
+
+    @Test("a default size of 300 points is 900 pixels in a 3x view and 600 in a 2x one")
+    func resolvedByTheView() {
+        let defaults = ImageRequestDefaults(targetSize: CGSize(width: 300, height: 300))
+        #expect(defaults.resolvingPointSize(displayScale: 3).applied(to: ImageRequest(url: url)).targetPixelSize == PixelSize(width: 900, height: 900))
+        #expect(defaults.resolvingPointSize(displayScale: 2).applied(to: ImageRequest(url: url)).targetPixelSize == PixelSize(width: 600, height: 600))
+        var unlaid = LayoutDecodeSize()
+        unlaid.record(proposedWidth: nil, proposedHeight: nil, displayScale: 3, contentMode: .aspectFill, shown: nil)
+        #expect(unlaid.request(for: ImageRequest(url: url), defaults: defaults.resolvingPointSize(displayScale: 3)).targetPixelSize == PixelSize(width: 900, height: 900))
+    }
+
+    @Test("an image resized by a leading processor lays out in points at the display's scale, as one with a target size")
+    func resizedImageLaysOutInPoints() {
+        struct Resize: ImageResizing {
+            var pixelSize: PixelSize { PixelSize(width: 192, height: 192) }
+            var contentMode: ImageContentMode { .aspectFill }
+            var identifier: String { "test.resize(192)" }
+            func process(_ image: DecodedImage) throws -> DecodedImage { image }
+        }
+        let resized = ImageRequest(url: url, processors: [Resize()])
+        #expect(ImageDisplayScale.scale(for: resized, explicitScale: nil, displayScale: 3) == 3)
+        #expect(ImageDisplayScale.scale(for: ImageRequest(url: url), explicitScale: nil, displayScale: 3) == 1, "AsyncImage's rule without a size")
     }
 }

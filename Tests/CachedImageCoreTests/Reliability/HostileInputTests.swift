@@ -12,7 +12,7 @@ import Testing
 /// ignored field.
 @Suite("Reliability: hostile numbers in HTTP fields and cache files never trap or hang")
 struct HostileInputTests {
-    @Test("a Retry-After of 10^20 seconds under a maxDelay of .infinity waits (cancellably) instead of trapping")
+    @Test("a Retry-After of 10^20 seconds under a maximumDelay of .infinity waits (cancellably) instead of trapping")
     @available(macOS 14.0, *)
     func hugeRetryAfterDoesNotTrap() async throws {
         let fixture = try await PipelineFixture.start()
@@ -20,7 +20,7 @@ struct HostileInputTests {
         let asked = Locked<[TimeInterval]>([])
         let pipeline = fixture.makePipeline {
             // The default sleep, behind a probe that says when it is reached.
-            $0.retryPolicy = .init(maxRetries: 1, maxDelay: .infinity) { seconds in
+            $0.retryPolicy = .init(maximumRetries: 1, maximumDelay: .infinity) { seconds in
                 asked.withLock { $0.append(seconds) }
                 try await ImagePipeline.RetryPolicy.taskSleep(seconds)
             }
@@ -46,7 +46,7 @@ struct HostileInputTests {
         // A delay-seconds too long for any integer still parses (a long wait, not "no header").
         let digits = String(repeating: "9", count: 400)
         #expect(Policy.seconds(fromRetryAfter: digits, now: Date()) == .infinity)
-        #expect(Policy(maxRetries: 1, maxDelay: .infinity).delay(beforeRetry: 1, retryAfter: digits, now: Date()) == .infinity)
+        #expect(Policy(maximumRetries: 1, maximumDelay: .infinity).delay(beforeRetry: 1, retryAfter: digits, now: Date()) == .infinity)
     }
 
     @Test("every freshness field at its most hostile in one loopback response: the image loads, and each stored duration is finite and bounded")

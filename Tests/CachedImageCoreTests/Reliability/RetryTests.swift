@@ -10,18 +10,18 @@ struct RetryTests {
     private func makePipeline(
         _ fixture: PipelineFixture,
         _ sleeper: RecordingSleeper,
-        maxRetries: Int = 3,
-        maxDelay: TimeInterval = 10
+        maximumRetries: Int = 3,
+        maximumDelay: TimeInterval = 10
     ) -> ImagePipeline {
         fixture.makePipeline {
-            $0.retryPolicy = .init(maxRetries: maxRetries, initialDelay: 0.5, backoffMultiplier: 2, maxDelay: maxDelay, sleep: sleeper.sleep)
+            $0.retryPolicy = .init(maximumRetries: maximumRetries, initialDelay: 0.5, backoffMultiplier: 2, maximumDelay: maximumDelay, sleep: sleeper.sleep)
         }
     }
 
     @Test("retries are off by default")
     @available(macOS 14.0, *)
     func offByDefault() async throws {
-        #expect(ImagePipeline.Configuration().retryPolicy.maxRetries == 0)
+        #expect(ImagePipeline.Configuration().retryPolicy.maximumRetries == 0)
         let fixture = try await PipelineFixture.start()
         fixture.server.serve("/busy.png", .unavailable())
         let pipeline = fixture.makePipeline()
@@ -90,7 +90,7 @@ struct RetryTests {
         let fixture = try await PipelineFixture.start()
         fixture.server.serve("/tomorrow.png", .unavailable(retryAfter: "86400"))
         let sleeper = RecordingSleeper()
-        let pipeline = makePipeline(fixture, sleeper, maxDelay: 30)
+        let pipeline = makePipeline(fixture, sleeper, maximumDelay: 30)
         await #expect {
             try await pipeline.image(for: fixture.url("/tomorrow.png"))
         } throws: { error in
@@ -102,14 +102,14 @@ struct RetryTests {
         await fixture.tearDown()
     }
 
-    @Test("a failure that persists is tried 1 + maxRetries times with capped delays, then reported")
+    @Test("a failure that persists is tried 1 + maximumRetries times with capped delays, then reported")
     @available(macOS 14.0, *)
     func boundedAttempts() async throws {
         let fixture = try await PipelineFixture.start()
         let png = ImageFixtures.png(width: 100, height: 100, seed: 5)
         fixture.server.serve("/cut.png", .resetMidBody(png, contentType: "image/png", after: 200))
         let sleeper = RecordingSleeper()
-        let pipeline = makePipeline(fixture, sleeper, maxRetries: 4, maxDelay: 2)
+        let pipeline = makePipeline(fixture, sleeper, maximumRetries: 4, maximumDelay: 2)
         let url = fixture.url("/cut.png")
         await #expect {
             try await pipeline.image(for: url)
@@ -131,7 +131,7 @@ struct RetryTests {
         let refusing = try RefusingPort()
         let url = refusing.url("/gone.png")
         let sleeper = RecordingSleeper()
-        let pipeline = makePipeline(fixture, sleeper, maxRetries: 2)
+        let pipeline = makePipeline(fixture, sleeper, maximumRetries: 2)
         await #expect {
             try await pipeline.image(for: url)
         } throws: { error in
@@ -175,7 +175,7 @@ struct RetryTests {
         fixture.server.serve("/busy.png", .unavailable())
         let waiting = Gate()
         let pipeline = fixture.makePipeline {
-            $0.retryPolicy = .init(maxRetries: 5, initialDelay: 3600, maxDelay: 3600) { seconds in
+            $0.retryPolicy = .init(maximumRetries: 5, initialDelay: 3600, maximumDelay: 3600) { seconds in
                 waiting.open()
                 try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
             }
@@ -196,10 +196,10 @@ struct RetryTests {
         fixture.server.serve("/s.png", .ok(png, contentType: "image/png", headers: ["Cache-Control": "max-age=10, stale-if-error=3600", "ETag": "\"a\""]))
         let sleeper = RecordingSleeper()
         let url = fixture.url("/s.png")
-        _ = try await makePipeline(fixture, sleeper, maxRetries: 2).image(for: url)
+        _ = try await makePipeline(fixture, sleeper, maximumRetries: 2).image(for: url)
         fixture.clock.advance(by: 60)
         fixture.server.serve("/s.png", .unavailable())
-        let relaunched = makePipeline(fixture, sleeper, maxRetries: 2)
+        let relaunched = makePipeline(fixture, sleeper, maximumRetries: 2)
         let response = try await relaunched.image(for: url)
         #expect(response.source == .disk)
         #expect(response.image.data == png)
@@ -210,7 +210,7 @@ struct RetryTests {
 
     @Test("delays grow by the multiplier up to the cap; Retry-After parses seconds and dates")
     func delayArithmetic() {
-        let policy = ImagePipeline.RetryPolicy(maxRetries: 5, initialDelay: 1, backoffMultiplier: 3, maxDelay: 20)
+        let policy = ImagePipeline.RetryPolicy(maximumRetries: 5, initialDelay: 1, backoffMultiplier: 3, maximumDelay: 20)
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         #expect((1...6).map { policy.delay(beforeRetry: $0, retryAfter: nil, now: now) } == [1, 3, 9, 20, 20, nil])
         #expect(policy.delay(beforeRetry: 1, retryAfter: "12", now: now) == 12)

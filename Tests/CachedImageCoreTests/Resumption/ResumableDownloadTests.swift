@@ -125,7 +125,7 @@ struct ResumableDownloadTests {
         let fixture = try await PipelineFixture.start()
         let png = Fixture.image(seed: 8)
         fixture.server.serveSequence(Fixture.path, [Fixture.response(png, cutAfter: png.count / 2), Fixture.response(png)])
-        let pipeline = fixture.makePipeline { $0.retryPolicy = .init(maxRetries: 1, sleep: { _ in }) }
+        let pipeline = fixture.makePipeline { $0.retryPolicy = .init(maximumRetries: 1, sleep: { _ in }) }
         let url = fixture.url(Fixture.path)
 
         let data = try await pipeline.data(for: ImageRequest(url: url))

@@ -8,8 +8,8 @@ final class CountingDecoder: ImageDecoding {
     var decodeCount: Int { calls.withLock { $0.count } }
     var targetSizes: [PixelSize?] { calls.withLock { $0 } }
 
-    func decode(_ data: Data, info: ImageInfo, targetSize: PixelSize?) throws -> DecodedImage {
+    func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
         calls.withLock { $0.append(targetSize) }
-        return try HeaderImageDecoder().decode(data, info: info, targetSize: targetSize)
+        return try HeaderImageDecoder().decode(data, info: info, targetPixelSize: targetSize)
     }
 }

@@ -365,7 +365,7 @@ struct DataTaskKey: Hashable, Sendable {
     init(_ request: ImageRequest) {
         cacheKey = request.cacheKey
         directives = request.cacheDirectives
-        // Memory and preview options do not change what the data job does.
-        options = request.options.subtracting([.skipMemoryCache, .showProgressivePreviews])
+        // Memory, preview and decoding options do not change what the data job does.
+        options = request.options.subtracting([.skipMemoryCache, .showProgressivePreviews, .decodeFullResolution])
     }
 }

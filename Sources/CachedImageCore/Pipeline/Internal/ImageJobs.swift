@@ -399,7 +399,7 @@ extension ImageJobs {
     /// Decodes at `target` with `decoder`: inline when it says the decode is cheap, else on the
     /// decoding queue once the bytes it allocates fit its budget.
     func decodeImage(_ data: Data, info: ImageInfo, target: DecodingTarget, decoder: any ImageDecoding) async throws -> DecodedImage {
-        guard decoder.isExpensive(data, info: info, targetSize: target.size) else {
+        guard decoder.isExpensive(data, info: info, targetPixelSize: target.size) else {
             return try decoder.decode(data, info: info, target: target)
         }
         return try await decodingQueue.run(bytes: decodingBytes(info: info, target: target)) {
