@@ -100,11 +100,12 @@ public struct CachedAsyncImage<Content: View>: View {
     /// placeholder until then (and on failure).
     ///
     /// ```swift
-    /// CachedAsyncImage(request: ImageRequest(url: url, targetPixelSize: PixelSize(width: 600, height: 600)))
+    /// CachedAsyncImage(request: ImageRequest(url: url, targetSize: CGSize(width: 200, height: 200)))
     /// ```
     ///
-    /// With a `targetSize` and no `scale`, the image lays out in points at the screen's scale
-    /// (600x600 pixels are 200x200 points on a 3x screen).
+    /// With a size of its own (``ImageRequest/targetSize``, ``ImageRequest/targetPixelSize``, a
+    /// leading resize) and no `scale`, the image lays out in points at the screen's scale
+    /// (200x200 points are 600x600 pixels on a 3x screen).
     public init(request: ImageRequest, scale: CGFloat? = nil) where Content == Image {
         self.init(request: request, scale: scale, transaction: Transaction(), showsDefaultPlaceholder: true) { phase in
             phase.image ?? Image(systemName: "photo")

@@ -94,7 +94,8 @@ public struct ImageRequestDefaults: Sendable, Hashable {
                 request.contentMode = .aspectFit
             }
         }
-        request.targetPixelSize = size
+        // Set only when it changes: setting it clears the request's size in points.
+        if size != request.targetPixelSize { request.targetPixelSize = size }
         request.options.formUnion(options)
         if let priority, request.priority == .normal {
             request.priority = priority

@@ -296,7 +296,9 @@ package final class ImageViewLoadingController {
     /// Whether `shown` is already as sharp as a decode for `request` would be: the decode
     /// would be no larger in either dimension (an image at its source size, or at the cap,
     /// covers every view).
+    /// Processors that differ (points resolved at another scale) never cover.
     static func covers(_ shown: ImageResponse, _ request: ImageRequest, cap: PixelSize?) -> Bool {
+        guard shown.request.processorChain == request.processorChain else { return false }
         let shownTarget = shown.request.targetPixelSize
         guard let target = request.targetPixelSize else { return shownTarget == nil }
         guard let source = shown.image.sourcePixelSize else {
