@@ -30,6 +30,9 @@ struct ImageLoaderProgressTests {
 
         func loadData(for request: URLRequest, progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> (Data, URLResponse) {
             let total = Int64(body.count)
+            // Start once the main actor is free: the load has published its `.loading` state at
+            // the clock's current time (the clock is moved only here, from this thread).
+            await MainActor.run {}
             for chunk in 1...chunks {
                 clock.advance(by: step)
                 progress(total * Int64(chunk) / Int64(chunks), total)
