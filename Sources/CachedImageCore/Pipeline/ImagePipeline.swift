@@ -142,7 +142,10 @@ public final class ImagePipeline: Sendable {
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil,
         preview: (@Sendable (_ preview: ImageResponse) -> Void)? = nil
     ) -> ImageTask {
-        imageTask(with: request, progress: progress, preview: preview, stale: nil)
+        // A task observed while it loads also learns its image's size early (ImageTask.imageSize).
+        var observesSize: (@Sendable (PixelSize) -> Void)?
+        if progress != nil || preview != nil { observesSize = { _ in } }
+        return imageTask(with: request, progress: progress, preview: preview, stale: nil, size: observesSize)
     }
 
     /// ``imageTask(with:progress:preview:)`` for a view: `stale` is also called with the stored
@@ -153,10 +156,11 @@ public final class ImagePipeline: Sendable {
         with request: ImageRequest,
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?,
         preview: (@Sendable (_ preview: ImageResponse) -> Void)?,
-        stale: (@Sendable (_ stale: ImageResponse) -> Void)?
+        stale: (@Sendable (_ stale: ImageResponse) -> Void)?,
+        size: (@Sendable (_ pixelSize: PixelSize) -> Void)? = nil
     ) -> ImageTask {
         let task = ImageTask(request: request, startDate: configuration.clock.now)
-        let start = jobs.begin(task, progress: progress, preview: preview, stale: stale)
+        let start = jobs.begin(task, progress: progress, preview: preview, stale: stale, size: size)
         task.start { [jobs] in try await jobs.complete(task, start) }
         return task
     }
