@@ -1,8 +1,7 @@
 import Foundation
 
-/// Reads an image's size, as it shows (a JPEG's EXIF orientation applied), from the first bytes
-/// of its body as they arrive, and reports it once: what lets a view reserve its space before
-/// the last byte. It keeps at most
+/// Reads an image's size from the first bytes of its body as they arrive, and reports it once:
+/// what lets a view reserve its space before the last byte. It keeps at most
 /// ``maximumHeaderBytes`` (formats put their size in the first few hundred bytes; a JPEG's
 /// frame header may come after its EXIF block) and stops looking past them or once found.
 final class ImageSizeReader: Sendable {
@@ -23,12 +22,9 @@ final class ImageSizeReader: Sendable {
             let found: PixelSize? = state.withLock { state in
                 guard !state.isDone else { return nil }
                 state.bytes.append(chunk.prefix(Self.maximumHeaderBytes - state.bytes.count))
-                if let info = ImageInfo(data: state.bytes), let size = info.pixelSize, size.width > 0, size.height > 0 {
-                    // As shown: a JPEG's EXIF orientation 5-8 swaps the stored sides.
-                    let shown = info.format == .jpeg && JPEGOrientation.swapsSides(state.bytes)
-                        ? PixelSize(width: size.height, height: size.width) : size
+                if let size = ImageInfo(data: state.bytes)?.pixelSize, size.width > 0, size.height > 0 {
                     state = (Data(), true)
-                    return shown
+                    return size
                 }
                 if state.bytes.count >= Self.maximumHeaderBytes { state = (Data(), true) }
                 return nil
