@@ -142,10 +142,7 @@ public final class ImagePipeline: Sendable {
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil,
         preview: (@Sendable (_ preview: ImageResponse) -> Void)? = nil
     ) -> ImageTask {
-        // A task observed while it loads also learns its image's size early (ImageTask.imageSize).
-        var observesSize: (@Sendable (PixelSize) -> Void)?
-        if progress != nil || preview != nil { observesSize = { _ in } }
-        return imageTask(with: request, progress: progress, preview: preview, stale: nil, size: observesSize)
+        imageTask(with: request, progress: progress, preview: preview, stale: nil)
     }
 
     /// ``imageTask(with:progress:preview:)`` for a view: `stale` is also called with the stored
@@ -156,11 +153,10 @@ public final class ImagePipeline: Sendable {
         with request: ImageRequest,
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?,
         preview: (@Sendable (_ preview: ImageResponse) -> Void)?,
-        stale: (@Sendable (_ stale: ImageResponse) -> Void)?,
-        size: (@Sendable (_ pixelSize: PixelSize) -> Void)? = nil
+        stale: (@Sendable (_ stale: ImageResponse) -> Void)?
     ) -> ImageTask {
         let task = ImageTask(request: request, startDate: configuration.clock.now)
-        let start = jobs.begin(task, progress: progress, preview: preview, stale: stale, size: size)
+        let start = jobs.begin(task, progress: progress, preview: preview, stale: stale)
         task.start { [jobs] in try await jobs.complete(task, start) }
         return task
     }

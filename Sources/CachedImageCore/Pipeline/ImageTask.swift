@@ -28,28 +28,6 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
         var work: Task<ImageResponse, any Error>?
         /// ``cancel()`` was called: ``response`` throws, whatever the work produced.
         var isCancelled = false
-        /// ``imageSize``.
-        var imageSize: PixelSize?
-    }
-
-    /// The image's size in pixels, as soon as the first bytes of its body give it (before the
-    /// last byte arrives), for a task that observes its load (made with a `progress` or
-    /// `preview` handler; views always do): reserve a view's space with it
-    /// (``PixelSize/aspectRatio``). `nil` until then, and for images served from the caches
-    /// (their response has the size).
-    ///
-    /// ```swift
-    /// let task = pipeline.imageTask(with: request)
-    /// // ... later, while it downloads:
-    /// if let size = task.imageSize { row.height = row.width / CGFloat(size.aspectRatio) }
-    /// ```
-    public var imageSize: PixelSize? {
-        state.withLock { $0.imageSize }
-    }
-
-    /// The job read the image's size from its first bytes.
-    func noteImageSize(_ size: PixelSize) {
-        state.withLock { $0.imageSize = size }
     }
 
     private static let nextID = Locked(0)

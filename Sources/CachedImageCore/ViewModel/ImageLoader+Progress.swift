@@ -22,19 +22,6 @@ extension ImageLoader {
         }
     }
 
-    /// The handler the current load's task calls with the image's size, read from the body's
-    /// first bytes: published at once (it comes once, and a view reserves its space with it).
-    func sizeHandler(generation: Int) -> @Sendable (PixelSize) -> Void {
-        { [weak self] size in
-            Task { @MainActor [weak self] in
-                guard let self, generation == self.generation, case .loading(let current) = self.phase, current.pixelSize == nil else { return }
-                let published = Progress(completed: current.completed, total: current.total, pixelSize: size)
-                self.update(.loading(published))
-                self.callbacks.onProgress?(published)
-            }
-        }
-    }
-
     /// Publishes the latest progress now, or once the throttle interval since the last update
     /// has passed (one timer at a time; the value published is the latest at that moment).
     func deliverProgress(generation: Int) {
@@ -57,9 +44,7 @@ extension ImageLoader {
         // Never let progress go backwards.
         guard progress.completed > current.completed || (current.total == nil && progress.total != nil) else { return }
         lastProgressDate = now
-        let published = Progress(
-            completed: max(progress.completed, current.completed), total: progress.total ?? current.total, pixelSize: current.pixelSize
-        )
+        let published = Progress(completed: max(progress.completed, current.completed), total: progress.total ?? current.total)
         update(.loading(published))
         callbacks.onProgress?(published)
     }

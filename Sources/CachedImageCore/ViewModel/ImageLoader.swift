@@ -325,7 +325,7 @@ package final class ImageLoader {
         }
         let task = pipeline.imageTask(
             with: taskRequest, progress: progressHandler(generation: generation), preview: previewHandler(generation: generation),
-            stale: staleHandler(generation: generation), size: sizeHandler(generation: generation)
+            stale: staleHandler(generation: generation)
         )
         self.task = task
         lastProgressDate = scheduler.clock.now

@@ -52,11 +52,6 @@ package final class ImageViewLoadingController {
 
     /// Called on every change of ``display``.
     package var onDisplay: (@MainActor (Display) -> Void)?
-    /// Called once per load with the image's size in pixels, as soon as the first bytes of its
-    /// body give it (before the image): a cell reserves its space with it.
-    package var onImageSize: (@MainActor (PixelSize) -> Void)?
-    /// The load whose size was last reported (``onImageSize``).
-    private var sizeReported: (request: ImageRequest?, size: PixelSize)?
 
     /// What the view shows now.
     package private(set) var display: Display = .placeholder
@@ -331,11 +326,6 @@ package final class ImageViewLoadingController {
     }
 
     private func loaderDidChange(_ phase: ImageLoader.Phase) {
-        if case .loading(let progress) = phase, let size = progress.pixelSize,
-           sizeReported?.request != loader.request || sizeReported?.size != size {
-            sizeReported = (loader.request, size)
-            onImageSize?(size)
-        }
         switch loader.shownPhase(phase) {
         case .empty, .loading:
             if isResizing { return } // the current image stays while the larger one loads

@@ -63,17 +63,15 @@ extension ImageJobs {
     }
 
     /// What a task that observes its job subscribes with: each preview of its image job, as a
-    /// response flagged ``ImageResponse/isPreview``, the stored copy shown while it is
-    /// revalidated, flagged ``ImageResponse/isStale``, and the image's size as soon as the
-    /// body's first bytes give it (also kept on the task: ``ImageTask/imageSize``).
+    /// response flagged ``ImageResponse/isPreview``, and the stored copy shown while it is
+    /// revalidated, flagged ``ImageResponse/isStale``.
     func jobUpdates(
         for task: ImageTask,
         request: ImageRequest,
         preview: (@Sendable (ImageResponse) -> Void)?,
-        stale: (@Sendable (ImageResponse) -> Void)?,
-        size: (@Sendable (PixelSize) -> Void)? = nil
+        stale: (@Sendable (ImageResponse) -> Void)?
     ) -> (@Sendable (JobUpdate) -> Void)? {
-        guard preview != nil || stale != nil || size != nil else { return nil }
+        guard preview != nil || stale != nil else { return nil }
         return { update in
             let metrics = TaskMetrics(startDate: task.startDate, duration: task.elapsedTime, isCoalesced: false, bytesDownloaded: 0)
             switch update {
@@ -86,9 +84,6 @@ extension ImageJobs {
                 response.displayRetention = result.displayRetention
                 response.mark(result.staleness)
                 stale?(response)
-            case .imageSize(let pixelSize):
-                task.noteImageSize(pixelSize)
-                size?(pixelSize)
             case .bytes, .restarted:
                 break
             }

@@ -101,8 +101,7 @@ final class ImageJobs: Sendable {
         _ task: ImageTask,
         progress: (@Sendable (Int64, Int64?) -> Void)?,
         preview: (@Sendable (ImageResponse) -> Void)? = nil,
-        stale: (@Sendable (ImageResponse) -> Void)? = nil,
-        size: (@Sendable (PixelSize) -> Void)? = nil
+        stale: (@Sendable (ImageResponse) -> Void)? = nil
     ) -> Start {
         trace?.mark(.started)
         instrumentation.record(.taskStarted(id: task.id, url: task.request.url))
@@ -120,7 +119,7 @@ final class ImageJobs: Sendable {
         let priority = task.priority
         let subscription = imageJobs.subscribe(
             to: ImageTaskKey(request), priority: priority, progress: progress,
-            updates: jobUpdates(for: task, request: request, preview: preview, stale: stale, size: size)
+            updates: jobUpdates(for: task, request: request, preview: preview, stale: stale)
         )
         if subscription.isCoalesced { instrumentation.record(.coalesced) }
         let heldDownload = subscription.isOwner ? dataJobs.join(DataTaskKey(request), priority: priority) : nil
@@ -263,11 +262,7 @@ final class ImageJobs: Sendable {
         }
         let previewer = makePreviewer(request, url: url, context: context)
         defer { previewer?.finish() }
-        let sizeReader = ImageSizeReader { context.report(.imageSize($0)) }
-        let bytes: @Sendable (JobUpdate) -> Void = { [previewChunks = previewer?.bodyChunks] update in
-            previewChunks?(update)
-            sizeReader.receive(update)
-        }
+        let bytes = previewer?.bodyChunks
         let data: DataSubscription
         if let heldDownload {
             // The download joined when the job began (it may have finished since: its value

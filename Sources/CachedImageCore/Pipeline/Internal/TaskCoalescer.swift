@@ -64,7 +64,7 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         updates: UpdateHandler?,
         creatingJob: Bool
     ) -> Subscription? {
-        let added: (job: Job, id: Int, isNew: Bool, isRaised: Bool, replay: [JobUpdate])? = lock.withLock {
+        let added: (job: Job, id: Int, isNew: Bool, isRaised: Bool, replay: JobUpdate?)? = lock.withLock {
             var isNew = false
             let job: Job
             if let existing = jobs[key] {
@@ -81,11 +81,11 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
             job.subscribers[id] = Subscriber(priority: priority, progress: progress, updates: updates)
             let isRaised = priority > job.priority
             if isRaised { job.priority = priority }
-            return (job, id, isNew, isRaised, updates == nil ? [] : job.stickyUpdates)
+            return (job, id, isNew, isRaised, updates == nil ? nil : job.stickyUpdate)
         }
         guard let added else { return nil }
         if added.isRaised { deliverPriority(of: added.job) }
-        for replay in added.replay { updates?(replay) }
+        if let replay = added.replay { updates?(replay) }
         return Subscription(coalescer: self, job: added.job, id: added.id, isCoalesced: !added.isNew)
     }
 
@@ -236,15 +236,7 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
 
     fileprivate func report(_ update: JobUpdate, of job: Job) {
         let handlers = lock.withLock {
-            switch update {
-            case .stale:
-                job.stickyUpdates.removeAll { if case .stale = $0 { true } else { false } }
-                job.stickyUpdates.append(update)
-            case .imageSize:
-                job.stickyUpdates.append(update)
-            case .bytes, .restarted, .preview:
-                break
-            }
+            if case .stale = update { job.stickyUpdate = update }
             return job.subscribers.values.compactMap(\.updates)
         }
         for handler in handlers { handler(update) }
@@ -378,9 +370,9 @@ extension TaskCoalescer {
         /// Whether the priority changed while they were being called: one more round is due.
         var needsPriorityRedelivery = false
         var task: Task<Void, Never>?
-        /// The updates a subscriber that takes updates gets as it joins (``JobUpdate/stale(_:)``:
-        /// what a view shows while the job runs; ``JobUpdate/imageSize(_:)``).
-        var stickyUpdates: [JobUpdate] = []
+        /// The update a subscriber that takes updates gets as it joins (``JobUpdate/stale(_:)``:
+        /// what a view shows while the job runs).
+        var stickyUpdate: JobUpdate?
         var isCancelled = false
         var result: Result<Value, any Error>?
 
@@ -403,7 +395,4 @@ enum JobUpdate: Sendable {
     /// jobs): a view shows it at once instead of a placeholder (``ImageResponse/isStale``).
     /// Handed to subscribers that join later too, as they join.
     case stale(DecodedResult)
-    /// The image's size in pixels, read from the first bytes of its body as they arrive (image
-    /// jobs): a view can reserve its space before the last byte. Handed to later subscribers too.
-    case imageSize(PixelSize)
 }
