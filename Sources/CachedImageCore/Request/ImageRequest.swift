@@ -84,20 +84,6 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// ``processors``, compared and hashed by identifiers.
     var processorChain = ProcessorChain()
 
-    /// A smaller version of the same image (a thumbnail URL) that a view shows until this one
-    /// arrives: decoded like this request (its size, content mode and processors), replaced by
-    /// the full image without a placeholder in between, and kept, with the error beside it
-    /// (`CachedImagePhase.error`), when the full image fails. It is shown as a preview
-    /// (``ImageResponse/isPreview``). A view takes it from memory at once when it is there. The
-    /// pipeline's own loads (``ImagePipeline/image(for:)``) ignore it.
-    ///
-    /// ```swift
-    /// var request = ImageRequest(url: photo.fullURL)
-    /// request.lowResolutionURL = photo.thumbnailURL  // the grid's image, often in memory already
-    /// CachedAsyncImage(request: request) { phase in ... }
-    /// ```
-    public var lowResolutionURL: URL?
-
     /// Whether this request's processed or downsampled result is also kept on disk; `nil` (the
     /// default) follows ``ImagePipeline/Configuration/diskCachePolicy``. Identical requests in
     /// flight share one job: the one that started it decides what is stored.

@@ -102,8 +102,6 @@ extension ImageLoader {
         guard generation == self.generation, case .loading = phase, let task else { return }
         revalidation = task
         self.task = nil
-        lowResolutionTask?.cancel()
-        lowResolutionTask = nil
         progressInbox = nil
         previewState = nil
         previousResponse = nil

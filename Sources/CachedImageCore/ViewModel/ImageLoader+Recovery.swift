@@ -27,10 +27,9 @@ extension ImageLoader {
     /// Asks a transient failure again: the load, or the revalidation behind a stale image.
     func askAgain(_ request: ImageRequest) {
         failureIsStale = false
-        if case .success(let shown) = phase, !shown.isPreview {
+        if case .success = phase {
             revalidate()
         } else {
-            // A failure, or the low-resolution image kept after the full one failed.
             start(request)
         }
     }

@@ -122,11 +122,8 @@ package final class ImageLoader {
     /// When progress (or the load's first `.loading`) was last published, on the scheduler's clock.
     var lastProgressDate: Date?
     var isProgressFlushScheduled = false
-    /// The latest preview of the current load and its number (``ImageLoader+Preview``): a
-    /// progressive scan (1, 2...), or the request's low-resolution image (0, ``ImageLoader+LowResolution``).
+    /// The latest progressive preview of the current load and its number (``ImageLoader+Preview``).
     var previewState: (response: ImageResponse, number: Int)?
-    /// The load of the current request's ``ImageRequest/lowResolutionURL``.
-    var lowResolutionTask: ImageTask?
     /// The request ``Callbacks/onSuccess`` was last called for.
     var reportedSuccess: ImageRequest?
     let scheduler: any ViewModelScheduler
@@ -165,7 +162,6 @@ package final class ImageLoader {
 
     deinit {
         task?.cancel()
-        lowResolutionTask?.cancel()
         revalidation?.cancel()
     }
 
@@ -332,7 +328,6 @@ package final class ImageLoader {
         update(.loading(Progress(completed: 0, total: nil)))
         callbacks.onStart?(taskRequest)
         track(task) { [weak self] result in self?.finished(result, generation: generation, task: task) }
-        startLowResolution(for: taskRequest, generation: generation)
         armOffscreenCheckIfHidden()
     }
 
@@ -358,9 +353,6 @@ package final class ImageLoader {
     /// (``revalidate(adding:)``): the server is asked once per URL, whatever the sizes.
     func handingOver(_ body: () -> Void) {
         let outgoing = task
-        let outgoingLowResolution = lowResolutionTask
-        lowResolutionTask = nil
-        defer { outgoingLowResolution?.cancel() }
         task = nil
         handedOverRevalidation = revalidation
         revalidation = nil
@@ -380,9 +372,6 @@ package final class ImageLoader {
         self.task = nil
         progressInbox = nil
         previousResponse = nil
-        let lowResolution = shownLowResolution
-        lowResolutionTask?.cancel()
-        lowResolutionTask = nil
         previewState = nil // the final image (or the failure) replaces the preview in this update
         switch result {
         case .success(let response):
@@ -401,13 +390,7 @@ package final class ImageLoader {
             pause = .stopped
             update(.empty)
         case .failure(let error):
-            if var kept = lowResolution, let pipelineError = error as? ImagePipeline.Error {
-                // The smaller image stays, with the error beside it (retry asks the full one again).
-                kept.revalidationError = pipelineError
-                update(.success(kept))
-            } else {
-                update(.failure(error))
-            }
+            update(.failure(error))
             waitForRecovery(after: error)
             callbacks.onFailure?(error)
         }
@@ -424,8 +407,6 @@ package final class ImageLoader {
         generation += 1
         task?.cancel()
         task = nil
-        lowResolutionTask?.cancel()
-        lowResolutionTask = nil
         revalidation?.cancel()
         revalidation = nil
         progressInbox = nil
