@@ -115,10 +115,12 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
         processors: [any ImageProcessing] = []
     ) {
         self.init(
-            url: url, cacheKey: cacheKey, priority: priority, pixels: nil, contentMode: contentMode,
-            options: options, constrainedNetworkPolicy: constrainedNetworkPolicy, processors: processors
+            urlRequest: URLRequest(url: url ?? ImageRequest.missingURL), cacheKey: cacheKey, priority: priority,
+            targetSize: targetSize, contentMode: contentMode, options: options,
+            constrainedNetworkPolicy: constrainedNetworkPolicy, processors: processors
         )
-        if let targetSize { self.targetSize = targetSize }
+        // A plain `GET`: the caches key it without reading the `URLRequest`.
+        urlRequestIsPlain.value = true
     }
 
     /// Creates a request for a URL decoded at `targetPixelSize` pixels whatever the screen
@@ -134,9 +136,10 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
         processors: [any ImageProcessing] = []
     ) {
         self.init(
-            url: url, cacheKey: cacheKey, priority: priority, pixels: targetPixelSize, contentMode: contentMode,
-            options: options, constrainedNetworkPolicy: constrainedNetworkPolicy, processors: processors
+            url: url, cacheKey: cacheKey, priority: priority, contentMode: contentMode, options: options,
+            constrainedNetworkPolicy: constrainedNetworkPolicy, processors: processors
         )
+        self.targetPixelSize = targetPixelSize
     }
 
     /// Creates a request from a `URLRequest`, for custom headers, timeouts or methods, shown at
@@ -151,52 +154,15 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
         constrainedNetworkPolicy: ConstrainedNetworkPolicy = .allow,
         processors: [any ImageProcessing] = []
     ) {
-        self.init(
-            urlRequest: urlRequest, cacheKey: cacheKey, priority: priority, pixels: nil, contentMode: contentMode,
-            options: options, constrainedNetworkPolicy: constrainedNetworkPolicy, processors: processors
-        )
-        if let targetSize { self.targetSize = targetSize }
-    }
-
-    /// A request for `url`, a plain `GET` the caches key without reading the `URLRequest`.
-    private init(
-        url: URL?,
-        cacheKey: String?,
-        priority: Priority,
-        pixels: PixelSize?,
-        contentMode: ImageContentMode,
-        options: Options,
-        constrainedNetworkPolicy: ConstrainedNetworkPolicy,
-        processors: [any ImageProcessing]
-    ) {
-        self.init(
-            urlRequest: URLRequest(url: url ?? ImageRequest.missingURL), cacheKey: cacheKey, priority: priority,
-            pixels: pixels, contentMode: contentMode, options: options,
-            constrainedNetworkPolicy: constrainedNetworkPolicy, processors: processors
-        )
-        urlRequestIsPlain.value = true
-    }
-
-    /// Every stored property from its parameter.
-    private init(
-        urlRequest: URLRequest,
-        cacheKey: String?,
-        priority: Priority,
-        pixels: PixelSize?,
-        contentMode: ImageContentMode,
-        options: Options,
-        constrainedNetworkPolicy: ConstrainedNetworkPolicy,
-        processors: [any ImageProcessing]
-    ) {
         self.urlRequest = urlRequest
         self.cacheKey = cacheKey ?? Self.derivedCacheKey(urlRequest.url)
         self.hasExplicitCacheKey = cacheKey != nil
         self.priority = priority
-        self.targetPixelSize = pixels
         self.contentMode = contentMode
         self.options = options
         self.constrainedNetworkPolicy = constrainedNetworkPolicy
         self.processorChain = ProcessorChain(processors)
+        if let targetSize { self.targetSize = targetSize }
     }
 
     /// The request's URL (`nil` for a request created with a `nil` URL).
