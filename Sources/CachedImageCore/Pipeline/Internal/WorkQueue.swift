@@ -4,11 +4,23 @@ import Foundation
 /// priority first, first-come first-served within a priority. A waiting operation's priority
 /// can change (a prefetch that a visible view now needs jumps the queue).
 ///
+/// Within the maximum, a lower limit may apply to the operations that *count* (the downloader's
+/// link rule, ``setLimit(_:counts:)``): an operation counts unless its owner says otherwise
+/// (a revalidation before any body, a stalled transfer, one about to end). A waiting operation
+/// that does not count starts whenever the maximum allows; one that counts also needs fewer
+/// counting operations running than the limit.
+///
 /// Visible work comes first for the slots, not only for the queue: when an operation at
-/// ``preemptingPriority`` or above waits with every slot taken, the running operation with the
+/// ``preemptingPriority`` or above waits and cannot start, the running operation with the
 /// lowest priority below both (the latest started among equals: the least invested) is
 /// preempted: its ``Preemption`` fires, it gives its slot back, and its owner may enqueue again
-/// (the downloader does; once partial bodies are kept, it resumes where it stopped).
+/// (the downloader does; once partial bodies are kept, it resumes where it stopped). The slot it
+/// frees is handed to the highest waiting operation at ``preemptingPriority`` or above whatever
+/// the limit is by then (only the maximum applies), so a limit that falls in between never
+/// strands the request that preempted.
+///
+/// An owner may also ask running operations to step aside (``yield(_:)``): they are preempted
+/// the same way, without handing their slot over (the limit decides who starts next).
 final class WorkQueue: @unchecked Sendable {
     typealias Priority = ImageRequest.Priority
 
@@ -17,9 +29,12 @@ final class WorkQueue: @unchecked Sendable {
     static let preemptingPriority = Priority.normal
 
     private let lock = Lock()
+    /// The most operations the queue runs at once, counting or not.
     private let maxConcurrentCount: Int
+    /// The most counting operations it starts: at most ``maxConcurrentCount``.
+    private var limit: Int
     private var runningCount = 0
-    /// Running tickets that may be preempted, by ID: their priority and start order.
+    /// Running tickets by ID: their priority, start order, whether they count and may be preempted.
     private var running: [Int: Runner] = [:]
     private var startCount = 0
     private var nextID = 0
@@ -32,21 +47,57 @@ final class WorkQueue: @unchecked Sendable {
     init(maxConcurrentCount: Int) {
         precondition(maxConcurrentCount > 0, "maxConcurrentCount must be positive")
         self.maxConcurrentCount = maxConcurrentCount
+        self.limit = maxConcurrentCount
     }
 
     /// Operations currently running.
     var activeCount: Int { lock.withLock { runningCount } }
 
+    /// Running operations that count against the limit.
+    var countingCount: Int { lock.withLock { countingRunners } }
+
+    /// The most counting operations the queue starts now.
+    var currentLimit: Int { lock.withLock { limit } }
+
     /// Operations waiting for a slot (enqueued tickets that have not started waiting do not count).
     var pendingCount: Int { lock.withLock { waiting.values.filter { $0.continuation != nil }.count } }
 
     /// Takes a place in the queue. Await ``Ticket/run(_:)`` to wait for a slot and run.
-    func enqueue(priority: Priority) -> Ticket {
+    /// `counts`: whether the operation counts against the limit from its start.
+    func enqueue(priority: Priority, counts: Bool = true) -> Ticket {
         lock.withLock {
             let id = nextID
             nextID += 1
-            waiting[id] = Waiter(priority: priority)
+            waiting[id] = Waiter(priority: priority, counts: counts)
             return Ticket(queue: self, id: id)
+        }
+    }
+
+    /// Sets the limit (clamped to `1...maximum`) and whether the running operations in `counts`
+    /// count against it, and starts what may start. Returns the running operations to preempt
+    /// for a visible waiter that still cannot start: the caller preempts them once it holds no
+    /// lock (a transfer's cancellation may call back into it).
+    func setLimit(_ newLimit: Int, counts: [Int: Bool] = [:]) -> [Preemption] {
+        lock.withLock {
+            limit = min(max(1, newLimit), maxConcurrentCount)
+            for (id, value) in counts where running[id] != nil {
+                running[id]?.counts = value
+            }
+            _ = startNextIfPossible()
+            return victimsForWaiters()
+        }
+    }
+
+    /// Marks the running operations `ids` as stepping aside and returns their preemptions (each
+    /// once) for the caller to fire outside its locks. Their slots are not handed to a waiter of
+    /// their own: the limit decides who starts next.
+    func yield(_ ids: [Int]) -> [Preemption] {
+        lock.withLock {
+            ids.compactMap { id in
+                guard let runner = running[id], runner.stop == nil, let preemption = runner.preemption else { return nil }
+                running[id]?.stop = .yielded
+                return preemption
+            }
         }
     }
 
@@ -55,10 +106,10 @@ final class WorkQueue: @unchecked Sendable {
     fileprivate func waitForTurn(_ id: Int, preemption: Preemption?) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (outcome, victim): (Result<Void, any Error>?, Preemption?) = lock.withLock {
+                let (outcome, victims): (Result<Void, any Error>?, [Preemption]) = lock.withLock {
                     guard waiting[id] != nil else {
                         // Cancelled before it could wait.
-                        return (.failure(CancellationError()), nil)
+                        return (.failure(CancellationError()), [])
                     }
                     waiting[id]?.continuation = continuation
                     waiting[id]?.preemption = preemption
@@ -66,10 +117,10 @@ final class WorkQueue: @unchecked Sendable {
                         buckets[priority.rawValue].append(id)
                     }
                     let outcome = startNextIfPossible(resuming: id)
-                    return (outcome, outcome == nil ? victimForWaiters() : nil)
+                    return (outcome, victimsForWaiters())
                 }
                 if let outcome { continuation.resume(with: outcome) }
-                victim?.preempt()
+                for victim in victims { victim.preempt() }
             }
         } onCancel: {
             let continuation = lock.withLock { waiting.removeValue(forKey: id)?.continuation }
@@ -77,70 +128,95 @@ final class WorkQueue: @unchecked Sendable {
         }
     }
 
+    private var countingRunners: Int { running.values.reduce(0) { $0 + ($1.counts ? 1 : 0) } }
+
     /// Starts waiters while slots are free. Must be called under the lock. Returns the outcome
     /// for `ownID` when it is started, so its caller resumes it outside the lock.
     private func startNextIfPossible(resuming ownID: Int? = nil) -> Result<Void, any Error>? {
         var ownOutcome: Result<Void, any Error>?
-        while runningCount < maxConcurrentCount, let id = popHighest() {
-            guard let waiter = waiting.removeValue(forKey: id), let continuation = waiter.continuation else { continue }
-            runningCount += 1
-            startCount += 1
-            if let preemption = waiter.preemption {
-                running[id] = Runner(priority: waiter.priority, order: startCount, preemption: preemption)
-            }
-            if id == ownID {
-                ownOutcome = .success(())
-            } else {
-                continuation.resume()
-            }
+        while let id = nextStartable() {
+            if start(id, resuming: ownID) { ownOutcome = .success(()) }
         }
         return ownOutcome
     }
 
+    /// Starts waiter `id` (under the lock); `true` when it is `ownID`, whose caller resumes it.
+    private func start(_ id: Int, resuming ownID: Int?) -> Bool {
+        guard let waiter = waiting.removeValue(forKey: id), let continuation = waiter.continuation else { return false }
+        runningCount += 1
+        startCount += 1
+        running[id] = Runner(priority: waiter.priority, order: startCount, preemption: waiter.preemption, counts: waiter.counts)
+        if id == ownID { return true }
+        continuation.resume()
+        return false
+    }
+
     fileprivate func finish(_ id: Int) {
-        lock.withLock {
+        let victims: [Preemption] = lock.withLock {
             runningCount -= 1
-            running[id] = nil
+            let runner = running.removeValue(forKey: id)
+            if runner?.stop == .handedOver, runningCount < maxConcurrentCount, let visible = highestWaiter(atLeast: Self.preemptingPriority) {
+                // The slot goes to the request that preempted, whatever the limit is now.
+                _ = start(visible, resuming: nil)
+            }
             _ = startNextIfPossible()
+            return victimsForWaiters()
         }
+        for victim in victims { victim.preempt() }
     }
 
     fileprivate func setPriority(_ priority: Priority, of id: Int) {
-        let victim: Preemption? = lock.withLock {
+        let victims: [Preemption] = lock.withLock {
             if running[id] != nil {
                 running[id]?.priority = priority
-                return victimForWaiters()
+                return victimsForWaiters()
             }
-            guard let waiter = waiting[id], waiter.priority != priority else { return nil }
+            guard let waiter = waiting[id], waiter.priority != priority else { return [] }
             waiting[id]?.priority = priority
-            guard waiter.continuation != nil else { return nil }
+            guard waiter.continuation != nil else { return [] }
             buckets[priority.rawValue].append(id)
-            return victimForWaiters()
+            return victimsForWaiters()
         }
-        victim?.preempt()
+        for victim in victims { victim.preempt() }
     }
 
-    /// The running operation to preempt for the highest waiting one, if any (under the lock):
-    /// all slots taken, a waiter at ``preemptingPriority`` or above, a preemptible runner below
-    /// it and below that priority, not already preempted. The runner leaves the table at once,
-    /// so one waiter preempts one runner.
-    private func victimForWaiters() -> Preemption? {
-        guard runningCount >= maxConcurrentCount, let waiter = highestWaitingPriority(),
-              waiter >= Self.preemptingPriority else { return nil }
-        let candidates = running.filter { $0.value.priority < Self.preemptingPriority && $0.value.priority < waiter }
+    /// Whether `waiter` may start now (under the lock): a slot within the maximum and, if it
+    /// counts, within the limit.
+    private func mayStart(_ waiter: Waiter) -> Bool {
+        runningCount < maxConcurrentCount && (!waiter.counts || countingRunners < limit)
+    }
+
+    /// The running operation to preempt for the highest waiting one, if any (under the lock): a
+    /// waiter at ``preemptingPriority`` or above that cannot start, a preemptible runner below it
+    /// and below that priority, not already stopping. The runner is marked at once, so one waiter
+    /// preempts one runner.
+    private func victimsForWaiters() -> [Preemption] {
+        guard let waiterID = highestWaiter(atLeast: Self.preemptingPriority), let waiter = waiting[waiterID],
+              !mayStart(waiter) else { return [] }
+        let candidates = running.filter {
+            $0.value.preemption != nil && $0.value.stop == nil
+                && $0.value.priority < Self.preemptingPriority && $0.value.priority < waiter.priority
+        }
         guard let victim = candidates.min(by: { a, b in
             a.value.priority != b.value.priority ? a.value.priority < b.value.priority : a.value.order > b.value.order
-        }) else { return nil }
+        }) else { return [] }
         // Waiters beyond the first already have a victim each when several were preempted:
-        // count the preempted runners as leaving.
-        let preempted = running.values.filter(\.isPreempted).count
-        guard preempted < waitingCount(atLeast: Self.preemptingPriority) else { return nil }
-        running[victim.key]?.isPreempted = true
-        return victim.value.preemption
+        // count the runners handing their slot over as leaving.
+        let handingOver = running.values.filter { $0.stop == .handedOver }.count
+        guard handingOver < waitingCount(atLeast: Self.preemptingPriority) else { return [] }
+        running[victim.key]?.stop = .handedOver
+        return victim.value.preemption.map { [$0] } ?? []
     }
 
-    private func highestWaitingPriority() -> Priority? {
-        waiting.values.lazy.filter { $0.continuation != nil }.map(\.priority).max()
+    /// The waiter that starts first among those at `priority` or above (under the lock).
+    private func highestWaiter(atLeast priority: Priority) -> Int? {
+        for rawValue in buckets.indices.reversed() where rawValue >= priority.rawValue {
+            for index in bucketHeads[rawValue]..<buckets[rawValue].count {
+                let id = buckets[rawValue][index]
+                if let waiter = waiting[id], waiter.continuation != nil, waiter.priority.rawValue == rawValue { return id }
+            }
+        }
+        return nil
     }
 
     private func waitingCount(atLeast priority: Priority) -> Int {
@@ -149,16 +225,33 @@ final class WorkQueue: @unchecked Sendable {
 
     // MARK: Buckets (under the lock)
 
-    private func popHighest() -> Int? {
+    /// The first waiter, highest priority first and in order within one, that may start now;
+    /// a counting waiter held back by the limit lets a non-counting one behind it start.
+    private func nextStartable() -> Int? {
+        guard runningCount < maxConcurrentCount else { return nil }
         for rawValue in buckets.indices.reversed() {
-            while bucketHeads[rawValue] < buckets[rawValue].count {
-                let id = buckets[rawValue][bucketHeads[rawValue]]
-                bucketHeads[rawValue] += 1
-                compact(rawValue)
+            var index = bucketHeads[rawValue]
+            while index < buckets[rawValue].count {
+                let id = buckets[rawValue][index]
                 // Skip IDs that left the queue or now live in another bucket.
-                if let waiter = waiting[id], waiter.continuation != nil, waiter.priority.rawValue == rawValue {
+                guard let waiter = waiting[id], waiter.continuation != nil, waiter.priority.rawValue == rawValue else {
+                    if index == bucketHeads[rawValue] {
+                        bucketHeads[rawValue] += 1
+                        compact(rawValue)
+                        index = bucketHeads[rawValue]
+                    } else {
+                        index += 1
+                    }
+                    continue
+                }
+                if mayStart(waiter) {
+                    if index == bucketHeads[rawValue] {
+                        bucketHeads[rawValue] += 1
+                        compact(rawValue)
+                    }
                     return id
                 }
+                index += 1
             }
         }
         return nil
@@ -176,15 +269,24 @@ final class WorkQueue: @unchecked Sendable {
 
     private struct Waiter {
         var priority: Priority
+        var counts: Bool
         var continuation: CheckedContinuation<Void, any Error>?
         var preemption: Preemption?
+    }
+
+    private enum Stop {
+        /// Preempted for a visible waiter: its slot goes to that waiter.
+        case handedOver
+        /// Asked to step aside (``yield(_:)``).
+        case yielded
     }
 
     private struct Runner {
         var priority: Priority
         var order: Int
-        var preemption: Preemption
-        var isPreempted = false
+        var preemption: Preemption?
+        var counts: Bool
+        var stop: Stop?
     }
 }
 
@@ -192,12 +294,13 @@ extension WorkQueue {
     /// A place in the queue.
     struct Ticket: Sendable {
         fileprivate let queue: WorkQueue
-        fileprivate let id: Int
+        /// The ticket's number in its queue (``WorkQueue/setLimit(_:counts:)``, ``WorkQueue/yield(_:)``).
+        let id: Int
 
         /// Waits for a slot, runs `body`, and frees the slot. Cancelling the calling task while it
         /// waits leaves the queue and throws `CancellationError`. With a `preemption`, the
         /// operation may be asked to give its slot to a more important one while it runs below
-        /// ``WorkQueue/preemptingPriority`` (``Preemption/onPreempt(_:)``).
+        /// ``WorkQueue/preemptingPriority`` (``Preemption/onPreempt(_:)``), or to step aside.
         func run<T: Sendable>(preemption: Preemption? = nil, _ body: @Sendable () async throws -> T) async throws -> T {
             try await queue.waitForTurn(id, preemption: preemption)
             defer { queue.finish(id) }

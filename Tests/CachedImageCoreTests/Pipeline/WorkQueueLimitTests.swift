@@ -1,0 +1,44 @@
+import Testing
+@testable import CachedImageCore
+
+/// The slot a preempted download gives up goes to the visible request that preempted it,
+/// whatever the limit does in between (the rejected attempt recomputed the limit from the
+/// running transfers and stranded the visible request).
+@Suite("WorkQueue: preemption under a link limit", .timeLimit(.minutes(1)))
+struct WorkQueueLimitTests {
+    @Test("a visible request gets the preempted slot even when the limit falls before the slot is freed")
+    func handOverSurvivesAFallingLimit() async throws {
+        let queue = WorkQueue(maxConcurrentCount: 12)
+        _ = queue.setLimit(2)
+        var collected: [(Preemption, Gate, Task<Bool, any Error>)] = []
+        for _ in 0..<2 {
+            let preemption = Preemption()
+            let gate = Gate()
+            let started = Gate()
+            let ticket = queue.enqueue(priority: .low)
+            let task = Task {
+                try await ticket.run(preemption: preemption) {
+                    started.open()
+                    await gate.wait()
+                    return preemption.isPreempted
+                }
+            }
+            await started.wait()
+            collected.append((preemption, gate, task))
+        }
+        let runners = collected
+        // The victim (the latest started) holds its slot until the test frees it.
+        let visibleRan = Locked(false)
+        let visible = Task { try await queue.enqueue(priority: .normal).run { visibleRan.withLock { $0 = true } } }
+        #expect(await eventually { runners[1].0.isPreempted }, "the latest off-screen download is asked for its slot")
+        #expect(!runners[0].0.isPreempted)
+        for preemption in queue.setLimit(1) { preemption.preempt() } // the link looks slower meanwhile
+        runners[1].1.open()
+        #expect(try await runners[1].2.value == true)
+        #expect(await eventually { visibleRan.withLock { $0 } }, "the slot went to the visible request")
+        #expect(!runners[0].0.isPreempted, "no second download gave its slot for the same request")
+        runners[0].1.open()
+        _ = try await runners[0].2.value
+        try await visible.value
+    }
+}
