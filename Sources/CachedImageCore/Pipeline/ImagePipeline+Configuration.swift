@@ -204,6 +204,13 @@ extension ImagePipeline {
         /// The clock used for HTTP freshness, memory lifetimes and disk access order.
         package var clock: any CacheClock = SystemClock()
 
+        /// The monotonic clock the download queue measures the link on (``LinkGauge``).
+        package var linkClock: any LinkClock = SystemLinkClock()
+
+        /// Whether the download queue runs as many downloads at once as the link needs, measured
+        /// from the transfers (``LinkScheduler``); `false`: always ``maximumConcurrentDownloads``.
+        package var adaptsDownloadsToLink = true
+
         /// Stage timestamps for the benchmark's disk-hit breakdown; `nil` (no cost) otherwise.
         package var stageTrace: StageTrace?
 

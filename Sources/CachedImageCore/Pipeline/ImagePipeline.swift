@@ -177,6 +177,9 @@ public final class ImagePipeline: Sendable {
     /// Downloads waiting for one of the ``Configuration/maximumConcurrentDownloads`` slots.
     var queuedDownloadCount: Int { jobs.queuedDownloadCount }
 
+    /// The download queue's link rule (tests).
+    var link: LinkScheduler { jobs.link }
+
     /// How many bytes of `request`'s image are kept from a download that stopped before its end
     /// (``Configuration/resumableDownloadBudget``): what its next download will not ask for again
     /// if the server answers the range. `0` when none are kept. For policies that weigh what

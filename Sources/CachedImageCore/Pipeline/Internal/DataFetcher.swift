@@ -51,7 +51,9 @@ final class DataFetcher: Sendable {
                 maximumPixelCount: PixelLimit(maximumPixelCount: configuration.maximumPixelCount).earlyLimit(for: configuration.decoder)
             ),
             requestModifier: configuration.requestModifier,
-            resumableDownloadBudget: configuration.resumableDownloadBudget
+            resumableDownloadBudget: configuration.resumableDownloadBudget,
+            linkClock: configuration.linkClock,
+            adaptsToLink: configuration.adaptsDownloadsToLink
         )
         self.validator = ResponseValidator(
             maximumPixelCount: configuration.maximumPixelCount, registry: configuration.decoderRegistry, decoder: configuration.decoder
@@ -68,6 +70,9 @@ final class DataFetcher: Sendable {
 
     /// Downloads waiting for a slot in the download queue.
     var queuedDownloadCount: Int { downloader.queuedCount }
+
+    /// The download queue's link rule.
+    var link: LinkScheduler { downloader.link }
 
     // MARK: Disk
 

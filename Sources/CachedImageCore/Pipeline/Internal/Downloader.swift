@@ -32,9 +32,13 @@ final class Downloader: Sendable {
     }
 
     private let queue: WorkQueue
+    /// How many downloads the link needs at once (``LinkScheduler``, ``LinkGauge``).
+    let link: LinkScheduler
 
     /// Downloads waiting for a slot.
     var queuedCount: Int { queue.pendingCount }
+    /// Downloads running.
+    var runningCount: Int { queue.activeCount }
     private let loader: any StreamingDataLoading
     private let clock: any CacheClock
     private let instrumentation: PipelineInstrumentation
@@ -51,12 +55,15 @@ final class Downloader: Sendable {
         instrumentation: PipelineInstrumentation,
         limits: DataLoadLimits = DataLoadLimits(),
         requestModifier: (@Sendable (URLRequest) async throws -> URLRequest)? = nil,
-        resumableDownloadBudget: Int = 0
+        resumableDownloadBudget: Int = 0,
+        linkClock: any LinkClock = SystemLinkClock(),
+        adaptsToLink: Bool = true
     ) {
         self.partials = PartialDownloadStore(budget: resumableDownloadBudget)
         self.limits = limits
         self.requestModifier = requestModifier
         self.queue = WorkQueue(maxConcurrentCount: maximumConcurrentDownloads)
+        self.link = LinkScheduler(queue: queue, maximum: maximumConcurrentDownloads, clock: linkClock, isEnabled: adaptsToLink)
         self.loader = (loader as? any StreamingDataLoading) ?? WholeBodyDataLoader(base: loader)
         self.clock = clock
         self.instrumentation = instrumentation
@@ -78,6 +85,10 @@ final class Downloader: Sendable {
     /// transfer stops (keeping its bytes where they may be resumed), the image jobs are told
     /// (``JobUpdate/restarted``: they drop what they received), and it waits for a slot again at
     /// its priority; when it gets one it asks for the rest, or starts over.
+    ///
+    /// On a link measured as the bottleneck, fewer downloads run at once (``LinkScheduler``): a
+    /// running one that would hold the link beyond that steps aside the same way, and one that
+    /// asks with validators counts only once a body arrives.
     func send(
         _ urlRequest: URLRequest,
         url: URL,
@@ -88,7 +99,7 @@ final class Downloader: Sendable {
         context: TaskCoalescer<DataTaskKey, ImageDataResponse>.JobContext
     ) async throws -> Response {
         let priority = context.priority
-        let ticket = Locked(queue.enqueue(priority: priority))
+        let ticket = Locked(queue.enqueue(priority: priority, counts: !isConditional))
         // The queue orders waiting downloads; the loader reprioritises the running one.
         let loadPriority = DataLoadPriority(priority)
         context.onPriorityChange(after: priority) { newPriority in
@@ -98,14 +109,15 @@ final class Downloader: Sendable {
         while true {
             let preemption = Preemption()
             do {
-                return try await ticket.withLock { $0 }.run(preemption: preemption) {
+                let current = ticket.withLock { $0 }
+                return try await current.run(preemption: preemption) {
                     var resumes = mayResume && !isConditional
                     while true {
                         let transfer = resumeKey.map { ResumableTransfer(store: partials, key: $0, url: url, mayResume: resumes) }
                         var sent = urlRequest
                         transfer?.prepare(&sent)
                         if let response = try await load(
-                            sent, url: url, isConditional: isConditional, priority: loadPriority,
+                            sent, url: url, isConditional: isConditional, ticket: current.id, priority: loadPriority,
                             transfer: transfer, reportedBytes: reportedBytes, context: context, preemption: preemption
                         ) {
                             return response
@@ -119,7 +131,7 @@ final class Downloader: Sendable {
                 // The subscribers drop what they received; a resumed body hands the kept bytes over again.
                 reportedBytes.withLock { $0 = 0 }
                 context.report(.restarted)
-                ticket.withLock { $0 = queue.enqueue(priority: context.priority) }
+                ticket.withLock { $0 = queue.enqueue(priority: context.priority, counts: !isConditional) }
             }
         }
     }
@@ -132,6 +144,7 @@ final class Downloader: Sendable {
         _ urlRequest: URLRequest,
         url: URL,
         isConditional: Bool,
+        ticket: Int,
         priority: DataLoadPriority,
         transfer: ResumableTransfer?,
         reportedBytes: Locked<Int>,
@@ -142,7 +155,10 @@ final class Downloader: Sendable {
         let urlRequest = try await modified(urlRequest, url: url)
         instrumentation.record(.networkRequest(url: url, isConditional: isConditional))
         let requestTime = clock.now
-        let (loader, limits) = (loader, limits)
+        let (loader, limits, link) = (loader, limits, link)
+        let linkID = link.sent(ticket: ticket, conditional: isConditional, priority: priority)
+        var completed = false
+        defer { link.ended(linkID, complete: completed) }
         // The transfer runs in a task of its own, so that a preemption stops it without
         // cancelling the job.
         let running = Task {
@@ -154,10 +170,12 @@ final class Downloader: Sendable {
                     context.reportProgress(received + offset, expected.map { $0 + offset })
                 },
                 received: { chunk in
+                    link.received(chunk.count, of: linkID)
                     reportedBytes.withLock { $0 += chunk.count }
                     context.report(.bytes(chunk))
                 },
                 head: { response in
+                    link.head(linkID, response: response)
                     guard let (prefix, total) = transfer?.didReceiveHead(response) else { return }
                     // Subscribers that saw none of the body get the kept bytes first (progressive
                     // previews); after a retry in the same job they already have them.
@@ -178,6 +196,7 @@ final class Downloader: Sendable {
             } onCancel: {
                 running.cancel()
             }
+            completed = true
             instrumentation.record(.bytesReceived(loaded.data.count))
             let outcome = transfer?.finish(loaded) ?? .response(data: loaded.data, response: loaded.response, resumedFrom: 0)
             guard case .response(let data, let response, let resumedFrom) = outcome else { return nil }

@@ -93,6 +93,9 @@ final class ImageJobs: Sendable {
     /// Downloads waiting for a slot in the download queue.
     var queuedDownloadCount: Int { fetcher.queuedDownloadCount }
 
+    /// The download queue's link rule.
+    var link: LinkScheduler { fetcher.link }
+
     // MARK: Image tasks
 
     /// Resolves the task's request, answers from memory, or joins (or creates) its image job,

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import ImageFixtures
+@testable import LoopbackServer
+@testable import CachedImageCore
+
+/// Issue 51 on a real loopback server behind an emulated link (one downlink shared by every
+/// connection, a delay each way): on a slow link images complete one after another in the
+/// order they were asked for, visible first, prefetches once the screen is done; on a fast one
+/// nothing is held back. The pipeline's link clock is the real monotonic one; the tests assert
+/// orders and counts, never durations.
+@Suite("Pipeline: downloads follow the link", .timeLimit(.minutes(1)))
+struct LinkSchedulingTests {
+    /// `count` photo-sized PNGs (random pixels: 57,600 bytes of pixels each) at `/<prefix><i>.png`,
+    /// resumable (strong ETag, byte ranges).
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
+    private func serve(_ fixture: PipelineFixture, _ prefix: String, count: Int, seed: UInt64) -> [URL] {
+        (0..<count).map { index in
+            let path = "/\(prefix)\(index).png"
+            fixture.server.serve(path, ResumptionFixture.response(ImageFixtures.png(width: 160, height: 120, seed: seed + UInt64(index))))
+            return fixture.url(path)
+        }
+    }
+
+    @Test("throughput-bound: two at a time, the screen in the order asked, prefetches after it; all complete")
+    func throughputBoundFollowsVisibility() async throws {
+        guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
+        let fixture = try await PipelineFixture.start()
+        // 1.6 Mbit/s, 50 ms round trip: a round trip carries 10 KB, an image is 58 KB.
+        fixture.server.setLink(LinkProfile(name: "slow", downlinkBitsPerSecond: 1_600_000, delayMilliseconds: 25))
+        let pipeline = fixture.makePipeline()
+        let screen = serve(fixture, "screen", count: 6, seed: 100)
+        let prefetch = serve(fixture, "prefetch", count: 2, seed: 200)
+        let completed = Locked<[String]>([])
+        let received = Locked<[String: Int64]>([:])
+        var tasks: [ImageTask] = []
+        // The prefetches are asked first: visibility, not arrival, orders the screen before them.
+        for url in prefetch + screen {
+            let name = url.lastPathComponent
+            let task = pipeline.imageTask(
+                with: ImageRequest(url: url, priority: url.lastPathComponent.hasPrefix("prefetch") ? .low : .normal),
+                progress: { bytes, _ in received.withLock { $0[name] = bytes } }
+            )
+            tasks.append(task)
+            Task {
+                _ = try? await task.response
+                let lastReceived = received.withLock { $0[screen[5].lastPathComponent] ?? 0 }
+                completed.withLock { $0.append(name + (name == screen[0].lastPathComponent ? "@\(lastReceived)" : "")) }
+            }
+        }
+        for task in tasks { _ = try await task.response }
+        #expect(await eventually { completed.withLock { $0.count } == 8 })
+        let order = completed.withLock { $0 }
+        let first = try #require(order.first { $0.hasPrefix("screen0") })
+        let lastOfScreenAtFirst = Int(first.split(separator: "@").last ?? "") ?? .max
+        #expect(lastOfScreenAtFirst < 28_800, "the screen's last image had less than half its bytes when its first completed: \(order)")
+        let names = order.map { String($0.split(separator: "@").first ?? "") }
+        #expect(names.suffix(2).allSatisfy { $0.hasPrefix("prefetch") }, "prefetches complete once the screen is done: \(names)")
+        #expect(pipeline.link.limit == 2, "measured as throughput-bound")
+        await fixture.tearDown()
+    }
+
+    @Test("latency-bound (LTE): measured, and nothing held back or paused")
+    func latencyBoundKeepsTheMaximum() async throws {
+        guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
+        let fixture = try await PipelineFixture.start()
+        // 50 Mbit/s, 100 ms round trip: a round trip carries 625 KB, ten images.
+        fixture.server.setLink(.lte)
+        let pipeline = fixture.makePipeline()
+        let images = (0..<12).map { index in
+            let path = "/big\(index).png"
+            fixture.server.serve(path, ResumptionFixture.response(ImageFixtures.png(width: 320, height: 240, seed: 300 + UInt64(index))))
+            return fixture.url(path)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for url in images { group.addTask { _ = try await pipeline.image(for: url) } }
+            try await group.waitForAll()
+        }
+        #expect(pipeline.link.gauge.capacity != nil, "the link was measured")
+        #expect(images.allSatisfy { fixture.server.requestCount(for: $0.path) == 1 }, "none stepped aside")
+        #expect(pipeline.link.gauge.concurrency(maximum: 12) != nil)
+        await fixture.tearDown()
+    }
+}
