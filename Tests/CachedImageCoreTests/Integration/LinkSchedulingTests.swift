@@ -60,6 +60,44 @@ struct LinkSchedulingTests {
         await fixture.tearDown()
     }
 
+    @Test("throughput-bound: revalidations run beside the downloads holding the link (a 304 is not an image)")
+    func revalidationsAreNotSerialised() async throws {
+        guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
+        let fixture = try await PipelineFixture.start()
+        let pipeline = fixture.makePipeline()
+        // Four small images in the cache, stale at once (max-age=0): asking again sends If-None-Match.
+        let stale = (0..<4).map { index in
+            let path = "/stale\(index).png"
+            fixture.servePNG(path, seed: 400 + UInt64(index), headers: ["ETag": "\"s\(index)\"", "Cache-Control": "max-age=0"])
+            return fixture.url(path)
+        }
+        for url in stale { _ = try await pipeline.image(for: url) }
+        fixture.server.setLink(LinkProfile(name: "slow", downlinkBitsPerSecond: 1_600_000, delayMilliseconds: 25))
+        let downloads = serve(fixture, "photo", count: 4, seed: 500)
+        let completed = Locked<[String]>([])
+        let photos = downloads.map { url in
+            Task {
+                _ = try await pipeline.image(for: url)
+                completed.withLock { $0.append(url.lastPathComponent) }
+            }
+        }
+        #expect(await eventually({ pipeline.link.limit == 2 }, rounds: 10_000_000), "measured as throughput-bound")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for url in stale {
+                group.addTask {
+                    _ = try await pipeline.image(for: url)
+                    completed.withLock { $0.append(url.lastPathComponent) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for photo in photos { try await photo.value }
+        let order = completed.withLock { $0 }
+        #expect(order.prefix(4).allSatisfy { $0.hasPrefix("stale") }, "every revalidation answered before a photo completed: \(order)")
+        #expect(stale.allSatisfy { fixture.server.requests(for: $0.path).last?.header("If-None-Match") != nil }, "asked with validators")
+        await fixture.tearDown()
+    }
+
     @Test("latency-bound (LTE): measured, and nothing held back or paused")
     func latencyBoundKeepsTheMaximum() async throws {
         guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
