@@ -96,7 +96,7 @@ struct LinkGaugeTests {
         #expect(gauge.counts(0, at: 1.0 + stall + 0.1))
     }
 
-    @Test("over the limit, the least important and least invested step aside, never one past halfway")
+    @Test("over the limit, the least important, then the one with most to come, step aside; never one past halfway")
     func pausesPickTheLeastInvested() {
         var gauge = LinkGauge()
         share(&gauge, ids: Array(0..<4), rate: 97_500, roundTrip: 0.2, length: 100_000, start: 0.2, seconds: 0.8)
@@ -108,5 +108,8 @@ struct LinkGaugeTests {
         gauge.received(60_000, of: 3, at: 1.01)
         #expect(gauge.pauses(running: running, limit: 2) == [2, 1])
         #expect(LinkGauge().pauses(running: running, limit: 1).isEmpty, "nothing measured: nobody pauses")
+        // A large image with most of its bytes to come steps aside before smaller ones.
+        gauge.head(0, status: 200, expectedLength: 300_000, at: 1.02)
+        #expect(gauge.pauses(running: running, limit: 2) == [2, 0])
     }
 }

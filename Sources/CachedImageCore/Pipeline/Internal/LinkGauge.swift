@@ -203,12 +203,17 @@ struct LinkGauge: Sendable {
 
     /// Of the counting transfers `running` (each with its priority), the ones that should step
     /// aside (stop, keep their bytes where they may be resumed, and wait again) so that no more
-    /// than `limit` hold the link: the lowest priority first, the latest sent first among equals
-    /// (the least invested; transfer IDs grow with time), and only those not yet halfway (more
-    /// to come than they have). Empty while the link is not measured.
+    /// than `limit` hold the link: the lowest priority first; within a priority, the one with the
+    /// most still to come first (the one that would hold the link longest: the others complete
+    /// sooner, so more of the screen shows sooner), the latest sent among equals; only those not
+    /// yet halfway (more to come than they have). Empty while the link is not measured.
     func pauses(running: [(id: Int, priority: ImageRequest.Priority)], limit: Int) -> [Int] {
         guard bytesPerRoundTrip != nil, running.count > limit else { return [] }
-        let order = running.sorted { a, b in a.priority != b.priority ? a.priority < b.priority : a.id > b.id }
+        let order = running.sorted { a, b in
+            if a.priority != b.priority { return a.priority < b.priority }
+            let (left, right) = (remaining(a.id) ?? .infinity, remaining(b.id) ?? .infinity)
+            return left != right ? left > right : a.id > b.id
+        }
         var excess = running.count - limit
         var paused: [Int] = []
         for candidate in order where excess > 0 {

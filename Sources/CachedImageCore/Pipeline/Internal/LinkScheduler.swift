@@ -115,7 +115,8 @@ final class LinkScheduler: Sendable {
                 state.appliedLimit = limit
                 state.appliedCounts = counts
             }
-            let pauses = state.gauge.pauses(running: counting, limit: limit).compactMap { state.entries[$0]?.ticket }
+            // Stopped smallest first, so they wait again (and come back) in that order.
+            let pauses = state.gauge.pauses(running: counting, limit: limit).reversed().compactMap { state.entries[$0]?.ticket }
             if !pauses.isEmpty { preemptions += queue.yield(pauses) }
             return preemptions
         }
