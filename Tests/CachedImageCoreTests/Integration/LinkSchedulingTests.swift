@@ -102,12 +102,13 @@ struct LinkSchedulingTests {
     func latencyBoundKeepsTheMaximum() async throws {
         guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
         let fixture = try await PipelineFixture.start()
-        // 50 Mbit/s, 100 ms round trip: a round trip carries 625 KB, ten images.
+        // 50 Mbit/s, 100 ms round trip: a round trip carries 625 KB, under two of these images;
+        // twelve take about a second, long enough to be measured.
         fixture.server.setLink(.lte)
         let pipeline = fixture.makePipeline()
         let images = (0..<12).map { index in
             let path = "/big\(index).png"
-            fixture.server.serve(path, ResumptionFixture.response(ImageFixtures.png(width: 320, height: 240, seed: 300 + UInt64(index))))
+            fixture.server.serve(path, ResumptionFixture.response(ImageFixtures.png(width: 480, height: 320, seed: 300 + UInt64(index))))
             return fixture.url(path)
         }
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -32,13 +32,13 @@ struct LinkGaugeTests {
         #expect(slow.counts(0, at: 1.0), "an image of 100 KB holds a 3G link for many round trips")
 
         var fast = LinkGauge()
-        share(&fast, ids: Array(0..<12), rate: 6_250_000, roundTrip: 0.1, length: 100_000, start: 0.1, seconds: 0.4)
+        share(&fast, ids: Array(0..<12), rate: 6_250_000, roundTrip: 0.1, length: 100_000, start: 0.1, seconds: 0.7)
         #expect((fast.concurrency(maximum: 12) ?? 0) >= 7, "LTE carries 625 KB a round trip: several images in flight")
         var lte = LinkGauge()
-        share(&lte, ids: Array(0..<4), rate: 6_250_000, roundTrip: 0.1, length: 2_000_000, start: 0.1, seconds: 0.3)
-        lte.sent(10, conditional: false, at: 0.4)
-        lte.head(10, status: 200, expectedLength: 100_000, at: 0.5)
-        #expect(!lte.counts(10, at: 0.5), "an image the link carries within a round trip never holds the queue back")
+        share(&lte, ids: Array(0..<4), rate: 6_250_000, roundTrip: 0.1, length: 5_000_000, start: 0.1, seconds: 0.7)
+        lte.sent(10, conditional: false, at: 0.8)
+        lte.head(10, status: 200, expectedLength: 100_000, at: 0.9)
+        #expect(!lte.counts(10, at: 0.9), "an image the link carries within a round trip never holds the queue back")
     }
 
     @Test("TCP slow start (a rate doubling every round trip) is not taken for a slow link")
@@ -58,7 +58,7 @@ struct LinkGaugeTests {
             perRoundTrip *= 2
         }
         // Once the window stops growing (the link's rate), the link is measured at that rate.
-        for _ in 0..<40 {
+        for _ in 0..<80 {
             now += 0.01
             gauge.received(Int(perRoundTrip / 10), of: 0, at: now)
         }

@@ -6,7 +6,8 @@ import Foundation
 /// so every rule is tested on a timeline of its own.
 ///
 /// - **Capacity**: the aggregate rate of every running body (progress bytes, not completed
-///   images), over windows of one round trip while at least one body arrives. It counts only
+///   images), over windows of one round trip (at least ``minimumWindow``) while at least one
+///   body arrives. It counts only
 ///   once two windows in a row agree within ``stableGrowth``: a TCP connection in slow start
 ///   doubles its rate every round trip, so a link that still speeds up is not yet measured (it
 ///   would look slow). A faster window raises it at once; a slower one lowers it only once the
@@ -26,8 +27,10 @@ import Foundation
 struct LinkGauge: Sendable {
     /// Two windows in a row whose rates differ by less than this factor measure the link.
     static let stableGrowth = 1.5
-    /// The shortest measuring window, in seconds.
-    static let minimumWindow: TimeInterval = 0.05
+    /// The shortest measuring window, in seconds: a fifth of a second, so that bursts of a
+    /// busy device's scheduling (bodies delivered in clumps) do not make two windows disagree.
+    /// Never shorter than a round trip, so slow start still at least doubles from one to the next.
+    static let minimumWindow: TimeInterval = 0.2
     /// How long a capacity holds before a lower measurement may replace it, in seconds.
     static let capacityLifetime: TimeInterval = 30
     /// Round trips kept.
