@@ -11,6 +11,11 @@ import ImageFixtures
 /// orders and counts, never durations.
 @Suite("Pipeline: downloads follow the link", .timeLimit(.minutes(1)))
 struct LinkSchedulingTests {
+    /// Throughput-bound: 800 kbit/s, 100 ms each way (a round trip carries 20 KB).
+    static let slowLink = LinkProfile(name: "slow", downlinkBitsPerSecond: 800_000, delayMilliseconds: 100)
+    /// Latency-bound: 8 Mbit/s, 250 ms each way (a round trip carries 500 KB, four of the images).
+    static let farLink = LinkProfile(name: "far", downlinkBitsPerSecond: 8_000_000, delayMilliseconds: 250)
+
     /// `count` photo-sized PNGs (random pixels: 57,600 bytes of pixels each) at `/<prefix><i>.png`,
     /// resumable (strong ETag, byte ranges).
     @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
@@ -26,8 +31,9 @@ struct LinkSchedulingTests {
     func throughputBoundFollowsVisibility() async throws {
         guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
         let fixture = try await PipelineFixture.start()
-        // 1.6 Mbit/s, 50 ms round trip: a round trip carries 10 KB, an image is 58 KB.
-        fixture.server.setLink(LinkProfile(name: "slow", downlinkBitsPerSecond: 1_600_000, delayMilliseconds: 25))
+        // 800 kbit/s, 200 ms round trip (3G-like): a round trip carries 20 KB, an image is 58 KB.
+        // Round trips and windows long against a busy machine's scheduling delays.
+        fixture.server.setLink(Self.slowLink)
         let pipeline = fixture.makePipeline()
         let screen = serve(fixture, "screen", count: 6, seed: 100)
         let prefetch = serve(fixture, "prefetch", count: 2, seed: 200)
@@ -72,7 +78,7 @@ struct LinkSchedulingTests {
             return fixture.url(path)
         }
         for url in stale { _ = try await pipeline.image(for: url) }
-        fixture.server.setLink(LinkProfile(name: "slow", downlinkBitsPerSecond: 1_600_000, delayMilliseconds: 25))
+        fixture.server.setLink(Self.slowLink)
         let downloads = serve(fixture, "photo", count: 4, seed: 500)
         let completed = Locked<[String]>([])
         let photos = downloads.map { url in
@@ -98,25 +104,36 @@ struct LinkSchedulingTests {
         await fixture.tearDown()
     }
 
-    @Test("latency-bound (LTE): measured, and nothing held back or paused")
+    @Test("latency-bound: measured, and nothing held back or paused")
     func latencyBoundKeepsTheMaximum() async throws {
         guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *) else { return }
         let fixture = try await PipelineFixture.start()
-        // 50 Mbit/s, 100 ms round trip: a round trip carries 625 KB, under two of these images;
-        // twelve take about a second, long enough to be measured.
-        fixture.server.setLink(.lte)
+        // A round trip carries 500 KB, four of these images; 24 take 2.8 s: measured (two windows
+        // of a round trip) while the queue still starts the second twelve.
+        fixture.server.setLink(Self.farLink)
         let pipeline = fixture.makePipeline()
-        let images = (0..<12).map { index in
+        let images = (0..<24).map { index in
             let path = "/big\(index).png"
-            fixture.server.serve(path, ResumptionFixture.response(ImageFixtures.png(width: 480, height: 320, seed: 300 + UInt64(index))))
+            fixture.server.serve(path, ResumptionFixture.response(ImageFixtures.png(width: 240, height: 160, seed: 300 + UInt64(index))))
             return fixture.url(path)
         }
+        let requestsAtCompletion = Locked<[Int]>([])
+        let requestsBefore = fixture.server.totalRequestCount
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for url in images { group.addTask { _ = try await pipeline.image(for: url) } }
+            for url in images {
+                group.addTask {
+                    _ = try await pipeline.image(for: url)
+                    requestsAtCompletion.withLock { $0.append(fixture.server.totalRequestCount - requestsBefore) }
+                }
+            }
             try await group.waitForAll()
         }
         #expect(pipeline.link.gauge.capacity != nil, "the link was measured")
         #expect(images.allSatisfy { fixture.server.requestCount(for: $0.path) == 1 }, "none stepped aside")
+        // The first twelve end together; the second twelve then all start at once (the queue's
+        // maximum), not a measured few at a time.
+        let seen = requestsAtCompletion.withLock { $0 }
+        #expect(seen.count == 24 && seen[12] == 24, "every request sent before the second dozen's first completed: \(seen)")
         #expect(pipeline.link.gauge.concurrency(maximum: 12) != nil)
         await fixture.tearDown()
     }
