@@ -44,6 +44,12 @@ final class LinkScheduler: Sendable {
     /// The counting transfers the queue starts now (the maximum until the link is measured).
     var limit: Int { queue.currentLimit }
 
+    /// Downloads holding a slot now, counting or not (tests).
+    var runningCount: Int { queue.activeCount }
+
+    /// Downloads waiting for a slot (tests).
+    var waitingCount: Int { queue.pendingCount }
+
     /// What the gauge knows now (tests).
     var gauge: LinkGauge { state.withLock { $0.gauge } }
 
