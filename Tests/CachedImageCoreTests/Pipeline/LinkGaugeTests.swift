@@ -41,6 +41,25 @@ struct LinkGaugeTests {
         #expect(!lte.counts(10, at: 0.9), "an image the link carries within a round trip never holds the queue back")
     }
 
+    @Test("transfers held back by the server (a link with room they do not take) raise the concurrency back; a faster transfer lifts the ceiling")
+    func serverLimitedTransfersRaiseTheConcurrency() {
+        var gauge = LinkGauge()
+        // Twelve responses at 30 KB/s each (the server's pace) on a fast link: 360 KB/s in all,
+        // which the gauge first takes for the link.
+        share(&gauge, ids: Array(0..<12), rate: 360_000, roundTrip: 0.1, length: 1_000_000, start: 0.1, seconds: 0.8)
+        #expect(gauge.concurrency(maximum: 12) == 2, "360 KB/s and 100 ms: two of these images fill it")
+        for id in 0..<12 { gauge.ended(id, complete: false, at: 0.9) }
+        // Two of them again: 60 KB/s, far below the 360 KB/s the link carried.
+        share(&gauge, ids: [20, 21], rate: 60_000, roundTrip: 0.1, length: 1_000_000, start: 1.0, seconds: 0.8)
+        #expect(abs((gauge.transferCeiling ?? 0) - 30_000) < 100, "30 KB/s each")
+        #expect(gauge.concurrency(maximum: 12) == 12, "as many as the capacity takes at 30 KB/s each")
+        // The same two now get 200 KB/s each: not held back at 30 KB/s.
+        for id in [20, 21] { gauge.ended(id, complete: false, at: 1.8) }
+        share(&gauge, ids: [30, 31], rate: 400_000, roundTrip: 0.1, length: 1_000_000, start: 1.9, seconds: 0.8)
+        #expect(gauge.transferCeiling == nil)
+        #expect(gauge.concurrency(maximum: 12) == 2)
+    }
+
     @Test("TCP slow start (a rate doubling every round trip) is not taken for a slow link")
     func slowStartIsNotMeasured() {
         var gauge = LinkGauge()

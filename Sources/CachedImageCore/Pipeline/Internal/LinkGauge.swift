@@ -15,10 +15,16 @@ import Foundation
 /// - **Round trip**: from a request's start to its first byte (head or body), the least of the
 ///   last few (a first byte queued behind other bodies says nothing about the path).
 /// - **Typical image**: the announced length of whole bodies (exponentially weighted).
+/// - **Per-transfer ceiling**: when two windows agree on a rate well below the capacity
+///   (``stableGrowth`` times), the link had room that the transfers did not take: each is held
+///   back elsewhere (a server or CDN that sends each response at its own pace, a
+///   per-connection limit). Their rate each is the ceiling; it holds ``capacityLifetime`` (while
+///   it holds, the capacity is not lowered), and a window whose transfers each went faster lifts it.
 ///
 /// Until capacity, round trip and typical image are known, the queue runs its maximum. Then it
 /// runs ``concurrency(maximum:)`` transfers: enough to keep the link's bandwidth-delay product
-/// in flight given the typical image, plus one, at least two, at most the maximum. A running
+/// in flight given the typical image, plus one, at least two, and, under a per-transfer
+/// ceiling, enough transfers at that ceiling to fill the capacity; at most the maximum. A running
 /// transfer counts against that only while it can hold the link (``counts(_:at:)``): not a
 /// conditional request before any body (a `304` is a head), not one with no progress for
 /// ``stallTime`` (stalled), not one with a round trip's bytes or less still to come (it ends
@@ -61,6 +67,9 @@ struct LinkGauge: Sendable {
     private var windowBytes = 0
     /// The previous window's rate, while bodies have been arriving since.
     private var lastRate: Double?
+    /// The most a transfer has received per second lately when the link had room for more.
+    private(set) var transferCeiling: Double?
+    private var ceilingAt: TimeInterval = 0
 
     init() {}
 
@@ -133,6 +142,11 @@ struct LinkGauge: Sendable {
         transfers.values.contains { $0.hasBody && now - $0.lastProgressAt < stallTime }
     }
 
+    /// Transfers whose body is arriving at `now` (not stalled).
+    private func arrivingCount(at now: TimeInterval) -> Int {
+        transfers.values.filter { $0.hasBody && now - $0.lastProgressAt < stallTime }.count
+    }
+
     /// Idle time (or only stalled bodies) breaks the measurement: the next window starts afresh.
     private mutating func breakWindows() {
         windowStart = nil
@@ -154,7 +168,16 @@ struct LinkGauge: Sendable {
         if let last = lastRate, rate <= last * Self.stableGrowth, rate * Self.stableGrowth >= last {
             // Two windows agree: the link's rate, not a connection still opening its window.
             let measured = max(rate, last)
-            if capacity == nil || measured > capacity! || now - capacityAt > Self.capacityLifetime {
+            let arriving = Double(arrivingCount(at: now))
+            if transferCeiling != nil, now - ceilingAt > Self.capacityLifetime { transferCeiling = nil }
+            if let ceiling = transferCeiling, arriving > 0, measured / arriving > ceiling * Self.stableGrowth {
+                transferCeiling = nil // each transfer went faster: not held back at that rate
+            }
+            if let known = capacity, arriving > 0, measured * Self.stableGrowth < known {
+                // The link had room these transfers did not take: each is held back elsewhere.
+                transferCeiling = measured / arriving
+                ceilingAt = now
+            } else if capacity == nil || measured > capacity! || (transferCeiling == nil && now - capacityAt > Self.capacityLifetime) {
                 capacity = measured
                 capacityAt = now
             } else if measured * Self.stableGrowth >= capacity! {
@@ -175,7 +198,10 @@ struct LinkGauge: Sendable {
     /// `maximum`).
     func concurrency(maximum: Int) -> Int? {
         guard let bytesPerRoundTrip, let typicalBytes, typicalBytes > 0 else { return nil }
-        let needed = Int((bytesPerRoundTrip / typicalBytes).rounded(.up)) + 1
+        var needed = Int((bytesPerRoundTrip / typicalBytes).rounded(.up)) + 1
+        if let transferCeiling, let capacity, transferCeiling > 0 {
+            needed = max(needed, Int((capacity / transferCeiling).rounded(.up)))
+        }
         return min(maximum, max(2, needed))
     }
 
