@@ -5,6 +5,12 @@ import ToolSupport
 /// downlink as a token bucket without burst (a virtual clock of when the link is next free:
 /// each piece of a response books the link for its bytes at the bandwidth, in the order they
 /// ask), and the seeded draws of lost packets and dropped connections.
+///
+/// The downlink is work-conserving, as a router's queue is: it never idles while some piece is
+/// ready. A connection books its next piece only when it writes the previous one (a delay after
+/// it left), so a piece ready at a later time (a new response's head) may book the link first,
+/// leaving it idle before it; a piece that was ready during that idle time, booked later, takes
+/// it (``book(_:readyAt:)`` fills the gap) instead of queueing after the later piece.
 @available(macOS 14.0, iOS 17.0, tvOS 17.0, visionOS 1.0, *)
 final class EmulatedLink: Sendable {
     typealias Instant = ContinuousClock.Instant
@@ -18,6 +24,8 @@ final class EmulatedLink: Sendable {
     fileprivate struct State {
         /// When the downlink is free again.
         var freeAt: Instant
+        /// Idle times before later bookings, earliest first (the last few).
+        var gaps: [(start: Instant, end: Instant)] = []
         var random: UInt64
         var bookedBytes = 0
     }
@@ -51,8 +59,23 @@ final class EmulatedLink: Sendable {
             let retransmission = lost > 0 ? profile.roundTrip : .zero
             state.bookedBytes += bytes + lost * 1_460
             guard let bits = profile.downlinkBitsPerSecond, bits > 0 else { return ready + retransmission }
+            let duration = Duration.nanoseconds(Int64(Double(bytes + lost * 1_460) * 8 / Double(bits) * 1e9))
+            if let index = state.gaps.firstIndex(where: { max($0.start, ready) + duration <= $0.end }) {
+                // Ready while the link idled before a later booking: it leaves then.
+                let gap = state.gaps[index]
+                let start = max(gap.start, ready)
+                var rest: [(start: Instant, end: Instant)] = []
+                if start > gap.start { rest.append((gap.start, start)) }
+                if start + duration < gap.end { rest.append((start + duration, gap.end)) }
+                state.gaps.replaceSubrange(index...index, with: rest)
+                return start + duration + retransmission
+            }
             let start = max(ready, state.freeAt)
-            state.freeAt = start + .nanoseconds(Int64(Double(bytes + lost * 1_460) * 8 / Double(bits) * 1e9))
+            if start > state.freeAt {
+                state.gaps.append((state.freeAt, start))
+                if state.gaps.count > 32 { state.gaps.removeFirst(state.gaps.count - 32) }
+            }
+            state.freeAt = start + duration
             return state.freeAt + retransmission
         }
     }
