@@ -41,4 +41,28 @@ struct WorkQueueLimitTests {
         _ = try await runners[0].2.value
         try await visible.value
     }
+
+    @Test("an operation that waits again keeps its place in line: it starts before those asked after it")
+    func waitingAgainKeepsThePlace() async throws {
+        let queue = WorkQueue(maxConcurrentCount: 1)
+        let holder = Gate()
+        let held = Gate()
+        let first = queue.enqueue(priority: .normal)
+        let holding = Task { try await first.run { held.open(); await holder.wait() } }
+        await held.wait()
+        let order = Locked<[String]>([])
+        // "a" stood in line before "b" and "c", stepped aside, and waits again after them.
+        let a = queue.enqueue(priority: .normal)
+        let b = queue.enqueue(priority: .normal)
+        let c = queue.enqueue(priority: .normal)
+        let tasks = [("b", b), ("c", c)].map { name, ticket in Task { try await ticket.run { order.withLock { $0.append(name) } } } }
+        #expect(await eventually { queue.pendingCount == 2 })
+        let again = queue.enqueue(priority: .normal, place: a.place)
+        let last = Task { try await again.run { order.withLock { $0.append("a") } } }
+        #expect(await eventually { queue.pendingCount == 3 })
+        holder.open()
+        try await holding.value
+        for task in tasks + [last] { try await task.value }
+        #expect(order.withLock { $0 } == ["a", "b", "c"])
+    }
 }

@@ -117,7 +117,7 @@ final class Downloader: Sendable {
                         var sent = urlRequest
                         transfer?.prepare(&sent)
                         if let response = try await load(
-                            sent, url: url, isConditional: isConditional, ticket: current.id, priority: loadPriority,
+                            sent, url: url, isConditional: isConditional, ticket: current, priority: loadPriority,
                             transfer: transfer, reportedBytes: reportedBytes, context: context, preemption: preemption
                         ) {
                             return response
@@ -131,7 +131,9 @@ final class Downloader: Sendable {
                 // The subscribers drop what they received; a resumed body hands the kept bytes over again.
                 reportedBytes.withLock { $0 = 0 }
                 context.report(.restarted)
-                ticket.withLock { $0 = queue.enqueue(priority: context.priority, counts: !isConditional) }
+                // Back in line where it stood: a transfer that stepped aside or was preempted
+                // keeps its place among the requests of its priority.
+                ticket.withLock { $0 = queue.enqueue(priority: context.priority, counts: !isConditional, place: $0.place) }
             }
         }
     }
@@ -144,7 +146,7 @@ final class Downloader: Sendable {
         _ urlRequest: URLRequest,
         url: URL,
         isConditional: Bool,
-        ticket: Int,
+        ticket: WorkQueue.Ticket,
         priority: DataLoadPriority,
         transfer: ResumableTransfer?,
         reportedBytes: Locked<Int>,
@@ -156,7 +158,7 @@ final class Downloader: Sendable {
         instrumentation.record(.networkRequest(url: url, isConditional: isConditional))
         let requestTime = clock.now
         let (loader, limits, link) = (loader, limits, link)
-        let linkID = link.sent(ticket: ticket, conditional: isConditional, priority: priority)
+        let linkID = link.sent(ticket: ticket.id, place: ticket.place, conditional: isConditional, priority: priority)
         var completed = false
         defer { link.ended(linkID, complete: completed) }
         // The transfer runs in a task of its own, so that a preemption stops it without

@@ -205,6 +205,18 @@ struct LinkGauge: Sendable {
         return min(maximum, max(2, needed))
     }
 
+    /// An image that takes longer than this to arrive, in seconds, at the link's rate shared by
+    /// the downloads it runs, makes the link slow (``isSlow(maximum:)``).
+    static let slowImageTime: TimeInterval = 1
+
+    /// Whether a typical image takes more than ``slowImageTime`` to arrive at the capacity
+    /// shared by ``concurrency(maximum:)`` downloads: progressive previews are worth their
+    /// decodes then. `nil` while the link is not measured.
+    func isSlow(maximum: Int) -> Bool? {
+        guard let capacity, capacity > 0, let typicalBytes, let concurrency = concurrency(maximum: maximum) else { return nil }
+        return typicalBytes * Double(concurrency) / capacity > Self.slowImageTime
+    }
+
     /// The bytes transfer `id` has still to receive (its announced length, else the typical
     /// image's); `nil` when neither is known.
     func remaining(_ id: Int) -> Double? {
@@ -234,14 +246,15 @@ struct LinkGauge: Sendable {
     /// aside (stop, keep their bytes where they may be resumed, and wait again) so that no more
     /// than `limit` hold the link: the lowest priority first; within a priority, the one with the
     /// most still to come first (the one that would hold the link longest: the others complete
-    /// sooner, so more of the screen shows sooner), the latest sent among equals; only those not
-    /// yet halfway (more to come than they have). Empty while the link is not measured.
-    func pauses(running: [(id: Int, priority: ImageRequest.Priority)], limit: Int) -> [Int] {
+    /// sooner, so more of the screen shows sooner), the latest in line among equals (`places`:
+    /// each transfer's place in the queue's line, by default its ID); only those not yet halfway
+    /// (more to come than they have). Empty while the link is not measured.
+    func pauses(running: [(id: Int, priority: ImageRequest.Priority)], limit: Int, places: [Int: Int] = [:]) -> [Int] {
         guard bytesPerRoundTrip != nil, running.count > limit else { return [] }
         let order = running.sorted { a, b in
             if a.priority != b.priority { return a.priority < b.priority }
             let (left, right) = (remaining(a.id) ?? .infinity, remaining(b.id) ?? .infinity)
-            return left != right ? left > right : a.id > b.id
+            return left != right ? left > right : (places[a.id] ?? a.id) > (places[b.id] ?? b.id)
         }
         var excess = running.count - limit
         var paused: [Int] = []

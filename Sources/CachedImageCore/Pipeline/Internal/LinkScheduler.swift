@@ -14,6 +14,8 @@ final class LinkScheduler: Sendable {
 
     private struct Entry {
         var ticket: Int
+        /// Its place in the queue's line (``WorkQueue/Ticket/place``).
+        var place: Int
         var priority: DataLoadPriority
     }
 
@@ -50,18 +52,25 @@ final class LinkScheduler: Sendable {
     /// Downloads waiting for a slot (tests).
     var waitingCount: Int { queue.pendingCount }
 
+    /// Whether the link is measured slow (``LinkGauge/isSlow(maximum:)``); `nil` while it is
+    /// not measured, or when the scheduler is off.
+    var isSlow: Bool? {
+        guard isEnabled else { return nil }
+        return state.withLock { $0.gauge.isSlow(maximum: maximum) }
+    }
+
     /// What the gauge knows now (tests).
     var gauge: LinkGauge { state.withLock { $0.gauge } }
 
     /// A transfer holding queue ticket `ticket` was sent (`conditional`: with validators); its ID
     /// for the other events.
-    func sent(ticket: Int, conditional: Bool, priority: DataLoadPriority) -> Int {
+    func sent(ticket: Int, place: Int? = nil, conditional: Bool, priority: DataLoadPriority) -> Int {
         let now = clock.now
         let (id, startsTicking) = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
             state.gauge.sent(id, conditional: conditional, at: now)
-            state.entries[id] = Entry(ticket: ticket, priority: priority)
+            state.entries[id] = Entry(ticket: ticket, place: place ?? ticket, priority: priority)
             defer { state.isTicking = true }
             return (id, !state.isTicking)
         }
@@ -121,8 +130,9 @@ final class LinkScheduler: Sendable {
                 state.appliedLimit = limit
                 state.appliedCounts = counts
             }
-            // Stopped smallest first, so they wait again (and come back) in that order.
-            let pauses = state.gauge.pauses(running: counting, limit: limit).reversed().compactMap { state.entries[$0]?.ticket }
+            // They wait again where they stood in line (``WorkQueue/enqueue(priority:counts:place:)``).
+            let places = state.entries.mapValues(\.place)
+            let pauses = state.gauge.pauses(running: counting, limit: limit, places: places).compactMap { state.entries[$0]?.ticket }
             if !pauses.isEmpty { preemptions += queue.yield(pauses) }
             return preemptions
         }

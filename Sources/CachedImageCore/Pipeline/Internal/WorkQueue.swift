@@ -63,14 +63,29 @@ final class WorkQueue: @unchecked Sendable {
     var pendingCount: Int { lock.withLock { waiting.values.filter { $0.continuation != nil }.count } }
 
     /// Takes a place in the queue. Await ``Ticket/run(_:)`` to wait for a slot and run.
-    /// `counts`: whether the operation counts against the limit from its start.
-    func enqueue(priority: Priority, counts: Bool = true) -> Ticket {
+    /// `counts`: whether the operation counts against the limit from its start. `place`: an
+    /// earlier ticket's ``Ticket/place``, for an operation that waits again (it stepped aside or
+    /// was preempted) and keeps its place in line within its priority; by default the end.
+    func enqueue(priority: Priority, counts: Bool = true, place: Int? = nil) -> Ticket {
         lock.withLock {
             let id = nextID
             nextID += 1
-            waiting[id] = Waiter(priority: priority, counts: counts)
-            return Ticket(queue: self, id: id)
+            let place = place ?? id
+            waiting[id] = Waiter(priority: priority, counts: counts, place: place)
+            return Ticket(queue: self, id: id, place: place)
         }
+    }
+
+    /// Puts waiting ticket `id` in its priority's line by its place (under the lock): at the end
+    /// unless it keeps an earlier place.
+    private func line(_ id: Int, priority: Priority) {
+        let place = waiting[id]?.place ?? id
+        let raw = priority.rawValue
+        var index = buckets[raw].count
+        while index > bucketHeads[raw], (waiting[buckets[raw][index - 1]]?.place ?? buckets[raw][index - 1]) > place {
+            index -= 1
+        }
+        buckets[raw].insert(id, at: index)
     }
 
     /// Sets the limit (clamped to `1...maximum`) and whether the running operations in `counts`
@@ -114,7 +129,7 @@ final class WorkQueue: @unchecked Sendable {
                     waiting[id]?.continuation = continuation
                     waiting[id]?.preemption = preemption
                     if let priority = waiting[id]?.priority {
-                        buckets[priority.rawValue].append(id)
+                        line(id, priority: priority)
                     }
                     let outcome = startNextIfPossible(resuming: id)
                     return (outcome, victimsForWaiters())
@@ -174,7 +189,7 @@ final class WorkQueue: @unchecked Sendable {
             guard let waiter = waiting[id], waiter.priority != priority else { return [] }
             waiting[id]?.priority = priority
             guard waiter.continuation != nil else { return [] }
-            buckets[priority.rawValue].append(id)
+            line(id, priority: priority)
             return victimsForWaiters()
         }
         for victim in victims { victim.preempt() }
@@ -270,6 +285,8 @@ final class WorkQueue: @unchecked Sendable {
     private struct Waiter {
         var priority: Priority
         var counts: Bool
+        /// Its place in line within its priority (``enqueue(priority:counts:place:)``).
+        var place: Int
         var continuation: CheckedContinuation<Void, any Error>?
         var preemption: Preemption?
     }
@@ -296,6 +313,8 @@ extension WorkQueue {
         fileprivate let queue: WorkQueue
         /// The ticket's number in its queue (``WorkQueue/setLimit(_:counts:)``, ``WorkQueue/yield(_:)``).
         let id: Int
+        /// Its place in line within its priority: its own number, or the earlier ticket's it keeps.
+        let place: Int
 
         /// Waits for a slot, runs `body`, and frees the slot. Cancelling the calling task while it
         /// waits leaves the queue and throws `CancellationError`. With a `preemption`, the
