@@ -10,7 +10,8 @@ struct CachedAsyncImageOptions {
     var callbacks = ImageLoader.Callbacks()
     /// `.placeholder(thumbHash:)` / `.placeholder(blurHash:)` (`CachedAsyncImage+Placeholders`).
     var hashPlaceholder: HashPlaceholder?
-    /// `.progressivePreviews(_:)`: `nil` leaves the request's option as it is.
+    /// `.progressivePreviews(_:)`: `true` on any link, `false` never; `nil` leaves the request's
+    /// options as they are (by default, previews follow the link).
     var progressivePreviews: Bool?
 
     /// `request` with the chained priority, processors and preview option.
@@ -19,7 +20,13 @@ struct CachedAsyncImageOptions {
         if let priority { request.priority = priority }
         if let processors { request.processors = processors }
         if let progressivePreviews {
-            if progressivePreviews { request.options.insert(.showProgressivePreviews) } else { request.options.remove(.showProgressivePreviews) }
+            if progressivePreviews {
+                request.options.insert(.showProgressivePreviews)
+                request.options.remove(.skipProgressivePreviews)
+            } else {
+                request.options.remove(.showProgressivePreviews)
+                request.options.insert(.skipProgressivePreviews)
+            }
         }
         return request
     }

@@ -32,8 +32,11 @@ extension CachedAsyncImage {
         return copy
     }
 
-    /// Shows a progressive JPEG scan by scan while it downloads (``ImageRequest/Options/showProgressivePreviews``):
-    /// the `AsyncImagePhase` forms get each preview as `.success`, the ``CachedImagePhase`` form
+    /// Shows a progressive JPEG scan by scan while it downloads, on any link
+    /// (``ImageRequest/Options/showProgressivePreviews``); `false` never shows previews
+    /// (``ImageRequest/Options/skipProgressivePreviews``). Without this modifier, previews follow
+    /// the link: shown once the pipeline has measured a slow one, not on a fast one.
+    /// The `AsyncImagePhase` forms get each preview as `.success`, the ``CachedImagePhase`` form
     /// flags it (``CachedImagePhase/isPreview``), and the final image replaces the last preview
     /// with no placeholder in between. For a whole screen, add the option to the
     /// `imageRequestDefaults` environment value instead.

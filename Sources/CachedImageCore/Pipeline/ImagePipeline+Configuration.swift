@@ -85,6 +85,14 @@ extension ImagePipeline {
         /// emulated LTE: BENCHMARKS.md). A download below `.normal` (off screen, prefetch) gives
         /// its slot to a visible request that waits for one. A custom ``dataLoader``'s own
         /// connection limit should be at least this.
+        ///
+        /// Within it, downloads follow the link: once the pipeline has measured the link from
+        /// its own transfers, and the link (not latency, not the server) is what holds them back,
+        /// fewer run at once (as many as keep the link busy, at least two), so that images
+        /// complete one after another in the order the user sees them instead of all together
+        /// at the end (on 3G, the first photo of a stopped fling in 1.6 s where twelve sharing
+        /// the link took 4 s). Transfers over that limit step aside and resume with a `Range`
+        /// request; none is downloaded twice.
         public var maximumConcurrentDownloads: Int = 12
 
         /// The most bytes kept in memory, in all, from downloads that stopped before their end,

@@ -1,9 +1,9 @@
 import Foundation
 
 /// The previews of one image job: gathers the bytes as they arrive, follows the scans
-/// (``ProgressiveScanDetector``), asks the schedule whether a preview is due
-/// (``ProgressivePreviewPolicy/Schedule``), decodes one preview at a time, and delivers it,
-/// never after ``finish()`` (called before the final image is delivered).
+/// (``ProgressiveScanDetector``), asks whether previews are wanted (``Wanted``) and the schedule
+/// whether one is due (``ProgressivePreviewPolicy/Schedule``), decodes one preview at a time,
+/// and delivers it, never after ``finish()`` (called before the final image is delivered).
 final class ProgressivePreviewer: Sendable {
     private struct State {
         var buffer = Data()
@@ -18,14 +18,22 @@ final class ProgressivePreviewer: Sendable {
     /// decode's own errors are dropped: a preview that fails is no preview).
     typealias Decode = @Sendable (_ prefix: Data) async throws -> DecodedImage
     typealias Deliver = @Sendable (DecodedImage) -> Void
+    /// Whether previews are wanted now: `true` decode them; `false` never (the bytes are let
+    /// go); `nil` not yet known (the bytes are kept, nothing is decoded).
+    typealias Wanted = @Sendable () -> Bool?
 
     private let state: Locked<State>
     private let clock: any CacheClock
+    private let wanted: Wanted
     private let decode: Decode
     private let deliver: Deliver
 
-    init(policy: ProgressivePreviewPolicy, clock: any CacheClock, decode: @escaping Decode, deliver: @escaping Deliver) {
+    init(
+        policy: ProgressivePreviewPolicy, wanted: @escaping Wanted = { true }, clock: any CacheClock,
+        decode: @escaping Decode, deliver: @escaping Deliver
+    ) {
         self.state = Locked(State(schedule: .init(policy)))
+        self.wanted = wanted
         self.clock = clock
         self.decode = decode
         self.deliver = deliver
@@ -37,8 +45,15 @@ final class ProgressivePreviewer: Sendable {
     /// Takes the next chunk of the body; starts a preview decode when one is due.
     func receive(_ chunk: Data) {
         let now = clock.now
+        let wanted = wanted()
         let prefix: Data? = state.withLock { state in
             guard !state.isFinished, !state.detector.isDone else { return nil }
+            if wanted == false {
+                // Not on this link: keep no copy of the body.
+                state.isFinished = true
+                state.buffer = Data()
+                return nil
+            }
             state.buffer.append(chunk)
             state.detector.advance(state.buffer)
             if state.detector.isDone, state.detector.isProgressive != true {
@@ -46,7 +61,7 @@ final class ProgressivePreviewer: Sendable {
                 return nil
             }
             let scans = state.detector.completedScans
-            guard !state.isDecoding,
+            guard wanted == true, !state.isDecoding,
                   state.schedule.shouldPreview(completedScans: scans, isFinal: state.detector.isFinished, now: now) else { return nil }
             state.schedule.didPreview(scans: scans, at: now)
             state.isDecoding = true

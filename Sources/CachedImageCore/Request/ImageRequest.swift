@@ -264,15 +264,25 @@ extension ImageRequest {
         /// while: its failure cache).
         public static let skipFailureCache = Options(rawValue: 1 << 5)
 
-        /// Show a progressive JPEG scan by scan while it downloads: the task's observers get
-        /// previews (``ImageResponse/isPreview``) decoded at the request's target size with its
-        /// processors, when `ImagePipeline.Configuration.progressivePreviewPolicy` says, then
-        /// the final image. Baseline JPEGs and other formats get none; previews are never
-        /// cached. Off by default; set it for a screen with ``ImageRequestDefaults/options``.
-        /// Requests with and without it share the download, not the decode; a request that
-        /// joins a download already under way, started without previews, gets none from it (the
-        /// scans before it joined are gone).
+        /// Show a progressive JPEG scan by scan while it downloads, on any link: the task's
+        /// observers get previews (``ImageResponse/isPreview``) decoded at the request's target
+        /// size with its processors, when `ImagePipeline.Configuration.progressivePreviewPolicy`
+        /// says, then the final image. Baseline JPEGs and other formats get none; previews are
+        /// never cached.
+        ///
+        /// Without this option or ``skipProgressivePreviews``, previews follow the link: on,
+        /// for observers that take them (the views do), once the pipeline has measured a slow
+        /// link (an image takes more than a second to arrive at the link's rate shared by the
+        /// downloads running), off on a fast one, where they would cost decodes for nothing.
+        /// Set it for a screen with ``ImageRequestDefaults/options``. Requests with and without
+        /// it share the download, not the decode; a request that joins a download already under
+        /// way, started without previews, gets none from it (the scans before it joined are gone).
         public static let showProgressivePreviews = Options(rawValue: 1 << 6)
+
+        /// Never decode progressive previews of this image, whatever the link: the final image
+        /// only. Wins over ``showProgressivePreviews`` when both are set (a subtree's defaults
+        /// and a view's own options are merged).
+        public static let skipProgressivePreviews = Options(rawValue: 1 << 9)
 
         /// Decode at the image's own size: above the pipeline's cap
         /// (``ImagePipeline/Configuration/maximumDecodedPixelSize``, the screen's size by default)

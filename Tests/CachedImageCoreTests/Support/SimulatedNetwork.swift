@@ -21,6 +21,7 @@ final class SimulatedNetwork: StreamingDataLoading, @unchecked Sendable {
     struct Resource {
         var body: Data
         var cacheControl: String
+        var contentType: String
     }
 
     /// A response whose last byte arrived: when, and how far each other path's body had
@@ -104,10 +105,10 @@ final class SimulatedNetwork: StreamingDataLoading, @unchecked Sendable {
 
     func url(_ path: String) -> URL { URL(string: path, relativeTo: baseURL)!.absoluteURL }
 
-    /// Serves `body` (a PNG) at `path` with `Cache-Control: cacheControl`.
+    /// Serves `body` at `path` with `Cache-Control: cacheControl`.
     @discardableResult
-    func serve(_ path: String, _ body: Data, cacheControl: String = "max-age=3600") -> URL {
-        lock.withLock { resources[path] = Resource(body: body, cacheControl: cacheControl) }
+    func serve(_ path: String, _ body: Data, cacheControl: String = "max-age=3600", contentType: String = "image/png") -> URL {
+        lock.withLock { resources[path] = Resource(body: body, cacheControl: cacheControl, contentType: contentType) }
         return url(path)
     }
 
@@ -300,7 +301,7 @@ final class SimulatedNetwork: StreamingDataLoading, @unchecked Sendable {
     private func answer(_ request: Sent) -> (Int, [String: String], Data, Int) {
         guard let resource = resources[request.path] else { return (404, ["Content-Length": "0"], Data(), 0) }
         let etag = "\"\(request.path)\""
-        var fields = ["Content-Type": "image/png", "ETag": etag, "Accept-Ranges": "bytes", "Cache-Control": resource.cacheControl]
+        var fields = ["Content-Type": resource.contentType, "ETag": etag, "Accept-Ranges": "bytes", "Cache-Control": resource.cacheControl]
         if request.header("If-None-Match") == etag { return (304, ["ETag": etag, "Cache-Control": resource.cacheControl], Data(), 0) }
         let total = resource.body.count
         if let range = request.header("Range"), range.hasPrefix("bytes="), range.hasSuffix("-"),

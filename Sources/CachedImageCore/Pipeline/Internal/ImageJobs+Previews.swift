@@ -4,16 +4,30 @@ import Foundation
 /// bytes a download has received so far, at the request's target size with its processors,
 /// handed to the image job's subscribers, and never stored in the memory or disk cache.
 extension ImageJobs {
-    /// The previewer for an image job that downloads, when its request asks for previews.
+    /// The previewer for an image job that downloads, unless its request skips previews:
+    /// with ``ImageRequest/Options/showProgressivePreviews`` it previews on any link; otherwise
+    /// only once the link is measured slow and while an observer takes previews
+    /// (``ProgressivePreviewer/Wanted``).
     func makePreviewer(
         _ request: ImageRequest,
         url: URL,
         context: TaskCoalescer<ImageTaskKey, DecodedResult>.JobContext
     ) -> ProgressivePreviewer? {
-        guard request.options.contains(.showProgressivePreviews), progressivePreviewPolicy.maximumPreviewCount > 0 else { return nil }
+        guard !request.options.contains(.skipProgressivePreviews), progressivePreviewPolicy.maximumPreviewCount > 0 else { return nil }
+        let wanted: ProgressivePreviewer.Wanted
+        if request.options.contains(.showProgressivePreviews) {
+            wanted = { true }
+        } else {
+            let link = fetcher.link
+            wanted = {
+                guard let slow = link.isSlow else { return nil }
+                return slow ? (context.takesUpdates ? true : nil) : false
+            }
+        }
         let incremental = incrementalDecoder()
         return ProgressivePreviewer(
             policy: progressivePreviewPolicy,
+            wanted: wanted,
             clock: clock,
             decode: { [self] prefix in try await decodePreview(prefix, request: request, url: url, incremental: incremental) },
             deliver: { image in context.report(.preview(image)) }
