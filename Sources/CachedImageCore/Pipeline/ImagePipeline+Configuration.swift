@@ -89,10 +89,13 @@ extension ImagePipeline {
         /// Within it, downloads follow the link: once the pipeline has measured the link from
         /// its own transfers, and the link (not latency, not the server) is what holds them back,
         /// fewer run at once (as many as keep the link busy, at least two), so that images
-        /// complete one after another in the order the user sees them instead of all together
-        /// at the end (on 3G, the first photo of a stopped fling in 1.6 s where twelve sharing
-        /// the link took 4 s). Transfers over that limit step aside and resume with a `Range`
-        /// request; none is downloaded twice.
+        /// complete one after another instead of all together at the end (on emulated 3G, the
+        /// first photo of a stopped fling in 1.4 s where twelve sharing the link took 4 s).
+        /// Over that limit, visible requests before off-screen ones and, among equals, the one
+        /// with most still to come steps aside; it comes back at its place in line (top-left
+        /// first) and resumes with a `Range` request. Only a transfer whose bytes would be kept
+        /// (the server takes ranges and names the version) steps aside once bytes arrived; the
+        /// bytes still in flight when it stops are lost.
         public var maximumConcurrentDownloads: Int = 12
 
         /// The most bytes kept in memory, in all, from downloads that stopped before their end,
@@ -204,9 +207,9 @@ extension ImagePipeline {
         /// Linux). ``useNetworkMonitor(_:treatingExpensiveAsConstrained:)`` also counts cellular.
         public var isNetworkConstrained: @Sendable () -> Bool = { NetworkMonitor.shared.isConstrained }
 
-        /// When requests with ``ImageRequest/Options/showProgressivePreviews`` get a preview of a
-        /// progressive JPEG still downloading: at most 3 per image, 0.2 s apart at least, by
-        /// default (`clock` keeps the time).
+        /// When requests that get previews (``ImageRequest/Options/showProgressivePreviews``, or
+        /// no option on a link measured slow) get a preview of a progressive JPEG still
+        /// downloading: at most 3 per image, 0.2 s apart at least, by default (`clock` keeps the time).
         package var progressivePreviewPolicy = ProgressivePreviewPolicy()
 
         /// The clock used for HTTP freshness, memory lifetimes and disk access order.

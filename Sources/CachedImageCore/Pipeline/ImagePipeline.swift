@@ -134,9 +134,11 @@ public final class ImagePipeline: Sendable {
     /// - Parameters:
     ///   - request: What to load.
     ///   - progress: Called with bytes received and expected while downloading.
-    ///   - preview: With ``ImageRequest/Options/showProgressivePreviews``, called with each preview
-    ///     of a progressive JPEG while it downloads (``ImageResponse/isPreview``), never after
-    ///     the final image; keep it short (hand the image to your own actor or queue).
+    ///   - preview: Called with each preview of a progressive JPEG while it downloads
+    ///     (``ImageResponse/isPreview``), never after the final image: with
+    ///     ``ImageRequest/Options/showProgressivePreviews`` on any link, without an option once
+    ///     the link is measured slow, never with ``ImageRequest/Options/skipProgressivePreviews``.
+    ///     Keep it short (hand the image to your own actor or queue).
     public func imageTask(
         with request: ImageRequest,
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil,
@@ -179,6 +181,9 @@ public final class ImagePipeline: Sendable {
 
     /// The download queue's link rule (tests).
     var link: LinkScheduler { jobs.link }
+
+    /// Data jobs under way (tests: a download that stepped aside is one, between its slots).
+    var activeDataJobCount: Int { jobs.activeDataJobCount }
 
     /// How many bytes of `request`'s image are kept from a download that stopped before its end
     /// (``Configuration/resumableDownloadBudget``): what its next download will not ask for again

@@ -20,8 +20,8 @@ public struct ImageResponse: Sendable {
     /// When a view showing this image keeps it available for display whatever its freshness
     /// (the memory cache will not serve it once stale; `no-store` responses never are).
     var displayRetention = DisplayRetention.never
-    /// `true` for a preview of a progressive JPEG still downloading
-    /// (``ImageRequest/Options/showProgressivePreviews``): shown until the final image, never cached.
+    /// `true` for a preview of a progressive JPEG still downloading (on a slow link, or any link
+    /// with ``ImageRequest/Options/showProgressivePreviews``): shown until the final image, never cached.
     /// `false` for the final image.
     public var isPreview = false
     /// `true` for a stored image shown although its HTTP headers ask for it to be revalidated

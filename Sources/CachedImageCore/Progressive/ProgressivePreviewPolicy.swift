@@ -1,7 +1,8 @@
 import Foundation
 
-/// When the pipeline decodes a preview of a progressive JPEG that is still downloading
-/// (requests with ``ImageRequest/Options/showProgressivePreviews``).
+/// When the pipeline decodes a preview of a progressive JPEG that is still downloading (requests
+/// with ``ImageRequest/Options/showProgressivePreviews``, and those without an option once the
+/// link is measured slow).
 ///
 /// A preview is decoded when a new scan has completed, at most ``maximumPreviewCount`` times
 /// per image, no sooner than ``minimumInterval`` after the previous one, and never once the

@@ -39,6 +39,10 @@ final class ProgressivePreviewer: Sendable {
         self.deliver = deliver
     }
 
+    /// The most bytes kept while it is not known whether previews are wanted (``Wanted`` says
+    /// `nil`): a photo's first scans; beyond them, waiting would keep a second copy of a large body.
+    static let undecidedBufferLimit = 256 * 1024
+
     /// Previews decoded so far (delivered, or dropped because the image was finished first).
     var previewCount: Int { state.withLock { $0.schedule.deliveredCount } }
 
@@ -48,8 +52,8 @@ final class ProgressivePreviewer: Sendable {
         let wanted = wanted()
         let prefix: Data? = state.withLock { state in
             guard !state.isFinished, !state.detector.isDone else { return nil }
-            if wanted == false {
-                // Not on this link: keep no copy of the body.
+            if wanted == false || (wanted == nil && state.buffer.count + chunk.count > Self.undecidedBufferLimit) {
+                // Not on this link (or undecided for too long): keep no copy of the body.
                 state.isFinished = true
                 state.buffer = Data()
                 return nil

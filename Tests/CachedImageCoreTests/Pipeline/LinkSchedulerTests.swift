@@ -42,7 +42,7 @@ struct LinkSchedulerTests {
         var isRunning: Bool { id != nil }
 
         func head(status: Int = 200, length: Int?) {
-            var fields = ["Content-Type": "image/png"]
+            var fields = ["Content-Type": "image/png", "Accept-Ranges": "bytes", "ETag": "\"v1\""]
             if let length { fields["Content-Length"] = String(length) }
             let response = HTTPURLResponse(url: URL(string: "https://example.com/x")!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)!
             scheduler.head(id!, response: response)

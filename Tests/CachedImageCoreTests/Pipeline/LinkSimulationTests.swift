@@ -8,7 +8,8 @@ import LoopbackServer
 /// link (the loopback server's ``LinkProfile``s: one downlink shared by every transfer, a delay
 /// each way) on virtual time, and measures the link on the same clock. The tests assert the
 /// order images complete in, how many download at once and what was sent; time is the
-/// simulation's, so a busy machine changes nothing.
+/// simulation's, moved only once the pipeline has settled (``SimulatedNetwork/run(_:step:timeLimit:until:)``),
+/// so a busy machine delays the run, not the outcome.
 @Suite("Pipeline: downloads follow the link (simulated)", .timeLimit(.minutes(2)))
 struct LinkSimulationTests {
     /// `count` photo-sized PNGs (random pixels: about 58 KB each) at `/<prefix><i>.png`.
@@ -39,7 +40,11 @@ struct LinkSimulationTests {
         try await withScriptedFixture { fixture in
             let network = SimulatedNetwork(profile: .threeG)
             let pipeline = makePipeline(fixture, network)
-            let screen = serve(network, "screen", count: 6, seed: 100)
+            // Each row a little larger than the one before (27 to 58 KB): over the limit, the
+            // one with most to come steps aside, so the earlier rows keep the link, whatever
+            // order the transfers' bytes arrive in within an instant.
+            let screenBodies = (0..<6).map { ImageFixtures.png(width: 100 + 12 * $0, height: 90 + 6 * $0, seed: 100 + UInt64($0)) }
+            let screen = screenBodies.enumerated().map { network.serve("/screen\($0.offset).png", $0.element) }
             let prefetch = serve(network, "prefetch", count: 2, seed: 200)
             // The prefetches are asked first: visibility, not arrival, orders the screen first.
             let requests = prefetch.map { ImageRequest(url: $0, priority: .low) } + screen.map { ImageRequest(url: $0) }
@@ -52,11 +57,11 @@ struct LinkSimulationTests {
             let order = network.completed.map(\.path)
             // Two run at a time, so two may end in the same instant: times, not ranks.
             let times = screen.map { url in network.completed.first { $0.path == url.path }?.at ?? .infinity }
-            #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 }, "the screen in the order asked: \(order)")
+            #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 }, "the screen in the order asked: \(order), \(times)")
             #expect(Set(order.prefix(6)) == Set(screen.map(\.path)), "the screen before any prefetch: \(order)")
             #expect(Set(order.suffix(2)) == Set(prefetch.map(\.path)))
             #expect(network.limits.contains(2), "measured as throughput-bound: \(network.limits)")
-            let half = (ImageFixtures.png(width: 160, height: 120, seed: 105).count) / 2
+            let half = screenBodies[5].count / 2
             let lastImageAtFirst = network.completed.first?.othersDelivered[screen[5].path] ?? .max
             #expect(lastImageAtFirst < half, "the screen's last image had less than half its bytes when its first completed")
             #expect(network.bytesSent < 8 * 70_000, "stepping aside resumed by range: no body sent twice (\(network.bytesSent) bytes)")
@@ -140,13 +145,86 @@ struct LinkSimulationTests {
             #expect(ran5)
             let prefetch = serve(network, "p", count: 3, seed: 900)
             let more = serve(network, "b", count: 3, seed: 950)
+            // The prefetches wait in line first; the screen's next rows are asked after them.
             let (background, _) = start(prefetch.map { ImageRequest(url: $0, priority: .low) }, on: pipeline)
+            let queued = await network.run(pipeline) { pipeline.activeDataJobCount == 7 && network.completed.isEmpty }
+            #expect(queued)
+            let askedAt = network.clock.now
             let (visible, _) = start(more.map { ImageRequest(url: $0) }, on: pipeline)
             let ran6 = await network.run(pipeline) { network.completed.count == 10 }
             #expect(ran6)
             for task in screen + background + visible { try await task.value }
+            // A prefetch already under way when the rows were asked (a slot the screen's last
+            // round trip left) may finish first; the others wait for the screen, and complete.
             let order = network.completed.map(\.path)
-            #expect(Set(order.suffix(3)) == Set(prefetch.map(\.path)), "prefetches last, and they complete: \(order)")
+            let waited = prefetch.filter { url in !network.requests(for: url.path).contains { $0.at < askedAt } }
+            let completedAt = { (path: String) in network.completed.first { $0.path == path }?.at ?? .infinity }
+            let lastRow = more.map { completedAt($0.path) }.max() ?? .infinity
+            #expect(waited.allSatisfy { completedAt($0.path) >= lastRow }, "prefetches after the screen: \(order)")
+            #expect(prefetch.allSatisfy { completedAt($0.path) < .infinity }, "every prefetch completes")
+        }
+    }
+
+    @Test("the phone leaves a fast link for 3G: the gauge measures the slower link, downloads fall to two at a time, previews turn on")
+    func linkThatSlowsIsMeasured() async throws {
+        try await withScriptedFixture { fixture in
+            let network = SimulatedNetwork(profile: .lte)
+            let pipeline = makePipeline(fixture, network)
+            let fast = (0..<12).map { network.serve("/lte\($0).png", ImageFixtures.png(width: 400, height: 300, seed: 1_000 + UInt64($0))) }
+            let (first, _) = start(fast.map { ImageRequest(url: $0) }, on: pipeline)
+            let ran1 = await network.run(pipeline) { network.completed.count == 12 }
+            #expect(ran1)
+            for task in first { try await task.value }
+            #expect(pipeline.link.isSlow == false, "measured fast")
+            network.profile = .threeG
+            let slow = serve(network, "cell", count: 16, seed: 1_100)
+            let (second, _) = start(slow.map { ImageRequest(url: $0) }, on: pipeline)
+            let ran2 = await network.run(pipeline) { network.completed.count == 28 }
+            #expect(ran2)
+            for task in second { try await task.value }
+            #expect(pipeline.link.limit == 2, "limits over time: \(network.limits)")
+            #expect(pipeline.link.isSlow == true)
+        }
+    }
+
+    @Test("a server without ranges: a transfer with bytes never steps aside (they would be lost); every image is sent once")
+    func unresumableTransfersKeepTheirBytes() async throws {
+        try await withScriptedFixture { fixture in
+            let network = SimulatedNetwork(profile: .threeG)
+            let pipeline = makePipeline(fixture, network)
+            let bodies = (0..<6).map { ImageFixtures.png(width: 160, height: 120, seed: 1_200 + UInt64($0)) }
+            let urls = bodies.enumerated().map { network.serve("/plain\($0.offset).png", $0.element, resumable: false) }
+            let (tasks, _) = start(urls.map { ImageRequest(url: $0) }, on: pipeline)
+            let ran = await network.run(pipeline) { network.completed.count == 6 }
+            #expect(ran)
+            for task in tasks { try await task.value }
+            #expect(network.limits.contains(2), "measured as throughput-bound: \(network.limits)")
+            #expect(urls.allSatisfy { network.requests(for: $0.path).count == 1 }, "none stopped after its first bytes")
+            #expect(network.bytesSent == bodies.reduce(0) { $0 + $1.count }, "no byte sent twice")
+        }
+    }
+
+    @Test("3G: revalidations of changed images (a 200, not a 304) wait like downloads once they got a body, never in a loop")
+    func changedImagesOnRevalidation() async throws {
+        try await withScriptedFixture { fixture in
+            let network = SimulatedNetwork(profile: .threeG)
+            let pipeline = makePipeline(fixture, network)
+            let stale = serve(network, "changing", count: 6, seed: 1_300, cacheControl: "max-age=0")
+            let (first, _) = start(stale.map { ImageRequest(url: $0) }, on: pipeline)
+            let ran1 = await network.run(pipeline) { network.completed.count == 6 }
+            #expect(ran1)
+            for task in first { try await task.value }
+            #expect(pipeline.link.limit == 2)
+            // Every image changed on the server: each revalidation gets a whole new body.
+            for (index, url) in stale.enumerated() {
+                network.serve(url.path, ImageFixtures.png(width: 160, height: 120, seed: 1_400 + UInt64(index)), cacheControl: "max-age=0")
+            }
+            let (second, _) = start(stale.map { ImageRequest(url: $0) }, on: pipeline)
+            let ran2 = await network.run(pipeline) { network.completed.count == 12 }
+            #expect(ran2)
+            for task in second { try await task.value }
+            let counts = stale.map { network.requests(for: $0.path).count }
+            #expect(counts.allSatisfy { $0 <= 3 }, "the first download, the revalidation, at most one resumption: \(counts)")
         }
     }
 }

@@ -65,4 +65,30 @@ struct WorkQueueLimitTests {
         for task in tasks + [last] { try await task.value }
         #expect(order.withLock { $0 } == ["a", "b", "c"])
     }
+
+    @Test("held back by the limit, a visible request does not preempt a background operation that does not count (it would free nothing and start again)")
+    func nonCountingRunnersAreNotVictims() async throws {
+        let queue = WorkQueue(maxConcurrentCount: 12)
+        _ = queue.setLimit(1)
+        let gates = (Gate(), Gate())
+        let started = (Gate(), Gate())
+        let holder = queue.enqueue(priority: .normal)
+        let holding = Task { try await holder.run { started.0.open(); await gates.0.wait() } }
+        await started.0.wait()
+        let revalidation = Preemption()
+        let background = queue.enqueue(priority: .low, counts: false)
+        let revalidating = Task { try await background.run(preemption: revalidation) { started.1.open(); await gates.1.wait() } }
+        await started.1.wait()
+        let visibleRan = Locked(false)
+        let visible = Task { try await queue.enqueue(priority: .normal).run { visibleRan.withLock { $0 = true } } }
+        #expect(await eventually { queue.pendingCount == 1 })
+        #expect(!revalidation.isPreempted, "the revalidation does not count against the limit: stopping it frees nothing")
+        gates.1.open()
+        try await revalidating.value
+        #expect(!visibleRan.withLock { $0 }, "still held back by the limit")
+        gates.0.open()
+        try await holding.value
+        try await visible.value
+        #expect(visibleRan.withLock { $0 })
+    }
 }

@@ -63,7 +63,10 @@ final class Downloader: Sendable {
         self.limits = limits
         self.requestModifier = requestModifier
         self.queue = WorkQueue(maxConcurrentCount: maximumConcurrentDownloads)
-        self.link = LinkScheduler(queue: queue, maximum: maximumConcurrentDownloads, clock: linkClock, isEnabled: adaptsToLink)
+        self.link = LinkScheduler(
+            queue: queue, maximum: maximumConcurrentDownloads, clock: linkClock, isEnabled: adaptsToLink,
+            keepsStoppedBytes: resumableDownloadBudget > 0
+        )
         self.loader = (loader as? any StreamingDataLoading) ?? WholeBodyDataLoader(base: loader)
         self.clock = clock
         self.instrumentation = instrumentation
@@ -100,6 +103,9 @@ final class Downloader: Sendable {
     ) async throws -> Response {
         let priority = context.priority
         let ticket = Locked(queue.enqueue(priority: priority, counts: !isConditional))
+        // A revalidation counts against the link's limit once it got a body (the image changed):
+        // waiting again, it is a download like any other.
+        var counts = !isConditional
         // The queue orders waiting downloads; the loader reprioritises the running one.
         let loadPriority = DataLoadPriority(priority)
         context.onPriorityChange(after: priority) { newPriority in
@@ -110,14 +116,19 @@ final class Downloader: Sendable {
             let preemption = Preemption()
             do {
                 let current = ticket.withLock { $0 }
+                let countsBeforeBody = counts
                 return try await current.run(preemption: preemption) {
                     var resumes = mayResume && !isConditional
                     while true {
                         let transfer = resumeKey.map { ResumableTransfer(store: partials, key: $0, url: url, mayResume: resumes) }
                         var sent = urlRequest
                         transfer?.prepare(&sent)
+                        // What the link rule knows of it: whether it counts before a body (a
+                        // revalidation that got one before does), and whether stopping it keeps
+                        // its bytes (only an unconditional request with a key resumes).
+                        let linkRole = LinkScheduler.Role(countsBeforeBody: countsBeforeBody, keepsBytes: resumeKey != nil && resumes)
                         if let response = try await load(
-                            sent, url: url, isConditional: isConditional, ticket: current, priority: loadPriority,
+                            sent, url: url, isConditional: isConditional, linkRole: linkRole, ticket: current, priority: loadPriority,
                             transfer: transfer, reportedBytes: reportedBytes, context: context, preemption: preemption
                         ) {
                             return response
@@ -129,11 +140,12 @@ final class Downloader: Sendable {
                 }
             } catch is Preempted {
                 // The subscribers drop what they received; a resumed body hands the kept bytes over again.
+                if reportedBytes.withLock({ $0 }) > 0 { counts = true }
                 reportedBytes.withLock { $0 = 0 }
                 context.report(.restarted)
                 // Back in line where it stood: a transfer that stepped aside or was preempted
                 // keeps its place among the requests of its priority.
-                ticket.withLock { $0 = queue.enqueue(priority: context.priority, counts: !isConditional, place: $0.place) }
+                ticket.withLock { [counts] in $0 = queue.enqueue(priority: context.priority, counts: counts, place: $0.place) }
             }
         }
     }
@@ -146,6 +158,7 @@ final class Downloader: Sendable {
         _ urlRequest: URLRequest,
         url: URL,
         isConditional: Bool,
+        linkRole: LinkScheduler.Role,
         ticket: WorkQueue.Ticket,
         priority: DataLoadPriority,
         transfer: ResumableTransfer?,
@@ -158,7 +171,7 @@ final class Downloader: Sendable {
         instrumentation.record(.networkRequest(url: url, isConditional: isConditional))
         let requestTime = clock.now
         let (loader, limits, link) = (loader, limits, link)
-        let linkID = link.sent(ticket: ticket.id, place: ticket.place, conditional: isConditional, priority: priority)
+        let linkID = link.sent(ticket: ticket.id, place: ticket.place, role: linkRole, priority: priority)
         var completed = false
         defer { link.ended(linkID, complete: completed) }
         // The transfer runs in a task of its own, so that a preemption stops it without

@@ -96,6 +96,9 @@ final class ImageJobs: Sendable {
     /// The download queue's link rule.
     var link: LinkScheduler { fetcher.link }
 
+    /// Data jobs under way: each holds, waits for, or is between slots of one download (tests).
+    var activeDataJobCount: Int { dataJobs.activeJobCount }
+
     // MARK: Image tasks
 
     /// Resolves the task's request, answers from memory, or joins (or creates) its image job,

@@ -18,8 +18,11 @@ import Foundation
 /// - **Per-transfer ceiling**: when two windows agree on a rate well below the capacity
 ///   (``stableGrowth`` times), the link had room that the transfers did not take: each is held
 ///   back elsewhere (a server or CDN that sends each response at its own pace, a
-///   per-connection limit). Their rate each is the ceiling; it holds ``capacityLifetime`` (while
-///   it holds, the capacity is not lowered), and a window whose transfers each went faster lifts it.
+///   per-connection limit). Their rate each is the ceiling; it holds ``capacityLifetime`` from the
+///   last window that confirmed it (while it holds, the capacity is not lowered); a window whose
+///   transfers each went faster lifts it. A window whose transfers each went much slower than
+///   the ceiling (more of them, no more in all), or the queue's ``maximum`` taking much less than
+///   the capacity, means the link itself is slower now: the capacity becomes that rate.
 ///
 /// Until capacity, round trip and typical image are known, the queue runs its maximum. Then it
 /// runs ``concurrency(maximum:)`` transfers: enough to keep the link's bandwidth-delay product
@@ -54,6 +57,8 @@ struct LinkGauge: Sendable {
         /// The body's announced length (of this response: a `206`'s is the rest).
         var expected: Int?
         var hasBody = false
+        /// Whether stopping it keeps its bytes for a `Range` request (``head(_:status:expectedLength:resumable:at:)``).
+        var resumable = false
     }
 
     private(set) var transfers: [Int: Transfer] = [:]
@@ -67,11 +72,15 @@ struct LinkGauge: Sendable {
     private var windowBytes = 0
     /// The previous window's rate, while bodies have been arriving since.
     private var lastRate: Double?
+    /// The most transfers the queue runs at once (a ceiling is believed only below it).
+    let maximum: Int
     /// The most a transfer has received per second lately when the link had room for more.
     private(set) var transferCeiling: Double?
     private var ceilingAt: TimeInterval = 0
 
-    init() {}
+    init(maximum: Int = 12) {
+        self.maximum = maximum
+    }
 
     /// The least recent time from a request's start to its first byte.
     var roundTrip: TimeInterval? { roundTrips.min() }
@@ -94,10 +103,12 @@ struct LinkGauge: Sendable {
         transfers[id] = Transfer(conditional: conditional, sentAt: now, lastProgressAt: now)
     }
 
-    /// Transfer `id`'s head arrived at `now`: its status and announced body length.
-    mutating func head(_ id: Int, status: Int, expectedLength: Int?, at now: TimeInterval) {
+    /// Transfer `id`'s head arrived at `now`: its status, announced body length, and whether
+    /// its bytes, if it stops, are kept for a `Range` request.
+    mutating func head(_ id: Int, status: Int, expectedLength: Int?, resumable: Bool = true, at now: TimeInterval) {
         guard transfers[id] != nil else { return }
         firstByte(id, at: now)
+        transfers[id]?.resumable = resumable
         guard (200..<300).contains(status), let length = expectedLength, length > 0 else { return }
         transfers[id]?.expected = length
         if status == 200 { learnTypical(length) }
@@ -170,10 +181,26 @@ struct LinkGauge: Sendable {
             let measured = max(rate, last)
             let arriving = Double(arrivingCount(at: now))
             if transferCeiling != nil, now - ceilingAt > Self.capacityLifetime { transferCeiling = nil }
-            if let ceiling = transferCeiling, arriving > 0, measured / arriving > ceiling * Self.stableGrowth {
-                transferCeiling = nil // each transfer went faster: not held back at that rate
+            var linkIsSlower = false
+            if let ceiling = transferCeiling, arriving > 0 {
+                let each = measured / arriving
+                if each > ceiling * Self.stableGrowth {
+                    transferCeiling = nil // each went faster: not held back at that rate
+                } else if each * Self.stableGrowth < ceiling {
+                    linkIsSlower = true // more transfers, no more in all: the link holds them
+                } else {
+                    ceilingAt = now // still held back at that rate
+                }
             }
-            if let known = capacity, arriving > 0, measured * Self.stableGrowth < known {
+            if let known = capacity, arriving >= Double(maximum), measured * Self.stableGrowth < known {
+                linkIsSlower = true // as many as may run take less than the link carried
+            }
+            if linkIsSlower {
+                // The link itself is slower now (Wi-Fi to cellular, a congested cell).
+                capacity = measured
+                capacityAt = now
+                transferCeiling = nil
+            } else if let known = capacity, arriving > 0, measured * Self.stableGrowth < known, transferCeiling == nil {
                 // The link had room these transfers did not take: each is held back elsewhere.
                 transferCeiling = measured / arriving
                 ceilingAt = now
@@ -225,10 +252,12 @@ struct LinkGauge: Sendable {
         return max(0, total - Double(transfer.received))
     }
 
-    /// Whether transfer `id` made no progress for ``stallTime`` at `now`.
+    /// Whether transfer `id` made no progress for ``stallTime`` at `now`; one still waiting for
+    /// its first byte (a new connection's handshakes, a head queued behind bodies) for three
+    /// times that.
     func isStalled(_ id: Int, at now: TimeInterval) -> Bool {
         guard let transfer = transfers[id] else { return false }
-        return now - transfer.lastProgressAt >= stallTime
+        return now - transfer.lastProgressAt >= (transfer.firstByteAt == nil ? 3 * stallTime : stallTime)
     }
 
     /// Whether transfer `id` counts against ``concurrency(maximum:)`` at `now`: it may hold the
@@ -248,7 +277,8 @@ struct LinkGauge: Sendable {
     /// most still to come first (the one that would hold the link longest: the others complete
     /// sooner, so more of the screen shows sooner), the latest in line among equals (`places`:
     /// each transfer's place in the queue's line, by default its ID); only those not yet halfway
-    /// (more to come than they have). Empty while the link is not measured.
+    /// (more to come than they have), and only those whose bytes would be kept (resumable) or
+    /// that have none yet. Empty while the link is not measured.
     func pauses(running: [(id: Int, priority: ImageRequest.Priority)], limit: Int, places: [Int: Int] = [:]) -> [Int] {
         guard bytesPerRoundTrip != nil, running.count > limit else { return [] }
         let order = running.sorted { a, b in
@@ -260,7 +290,7 @@ struct LinkGauge: Sendable {
         var paused: [Int] = []
         for candidate in order where excess > 0 {
             guard let transfer = transfers[candidate.id], let remaining = remaining(candidate.id),
-                  Double(transfer.received) < remaining else { continue }
+                  Double(transfer.received) < remaining, transfer.resumable || transfer.received == 0 else { continue }
             paused.append(candidate.id)
             excess -= 1
         }

@@ -17,10 +17,11 @@ final class LinkScheduler: Sendable {
         /// Its place in the queue's line (``WorkQueue/Ticket/place``).
         var place: Int
         var priority: DataLoadPriority
+        var keepsBytes: Bool
     }
 
     private struct State {
-        var gauge = LinkGauge()
+        var gauge: LinkGauge
         var entries: [Int: Entry] = [:]
         var nextID = 0
         var appliedLimit: Int?
@@ -32,11 +33,15 @@ final class LinkScheduler: Sendable {
     private let clock: any LinkClock
     private let maximum: Int
     private let isEnabled: Bool
-    private let state = Locked(State())
+    private let state: Locked<State>
+    /// Whether a stopped transfer's bytes may be kept at all (the pipeline's resumable budget).
+    private let keepsStoppedBytes: Bool
 
     /// - Parameter isEnabled: `false`: the queue runs its maximum, every transfer counts (the
     ///   behaviour before issue 51).
-    init(queue: WorkQueue, maximum: Int, clock: any LinkClock, isEnabled: Bool = true) {
+    init(queue: WorkQueue, maximum: Int, clock: any LinkClock, isEnabled: Bool = true, keepsStoppedBytes: Bool = true) {
+        self.state = Locked(State(gauge: LinkGauge(maximum: maximum)))
+        self.keepsStoppedBytes = keepsStoppedBytes
         self.queue = queue
         self.maximum = maximum
         self.clock = clock
@@ -62,15 +67,31 @@ final class LinkScheduler: Sendable {
     /// What the gauge knows now (tests).
     var gauge: LinkGauge { state.withLock { $0.gauge } }
 
+    /// What a transfer is to the link rule.
+    struct Role: Sendable {
+        /// Whether it counts against the limit before any body arrives: not a revalidation
+        /// (its `304` is a head), unless an earlier attempt got a body.
+        var countsBeforeBody = true
+        /// Whether its bytes are kept when it stops, for a `Range` request (with a response that
+        /// allows it): it may step aside after its first bytes.
+        var keepsBytes = true
+    }
+
     /// A transfer holding queue ticket `ticket` was sent (`conditional`: with validators); its ID
     /// for the other events.
     func sent(ticket: Int, place: Int? = nil, conditional: Bool, priority: DataLoadPriority) -> Int {
+        sent(ticket: ticket, place: place, role: Role(countsBeforeBody: !conditional), priority: priority)
+    }
+
+    /// A transfer holding queue ticket `ticket` (at `place` in line) was sent in `role`; its ID
+    /// for the other events.
+    func sent(ticket: Int, place: Int? = nil, role: Role, priority: DataLoadPriority) -> Int {
         let now = clock.now
         let (id, startsTicking) = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            state.gauge.sent(id, conditional: conditional, at: now)
-            state.entries[id] = Entry(ticket: ticket, place: place ?? ticket, priority: priority)
+            state.gauge.sent(id, conditional: !role.countsBeforeBody, at: now)
+            state.entries[id] = Entry(ticket: ticket, place: place ?? ticket, priority: priority, keepsBytes: role.keepsBytes)
             defer { state.isTicking = true }
             return (id, !state.isTicking)
         }
@@ -89,7 +110,16 @@ final class LinkScheduler: Sendable {
                 ? Int(exactly: response.expectedContentLength)
                 : http?.value(forHTTPHeaderField: "Content-Length").flatMap { Int($0) }
         }
-        state.withLock { $0.gauge.head(id, status: http?.statusCode ?? 200, expectedLength: length, at: now) }
+        // Its bytes are kept for a `Range` request when the server takes ranges and names this
+        // version (a strong ETag or a Last-Modified), as ``ResumableTransfer`` requires.
+        let acceptsRanges = http?.statusCode == 206 || http?.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased() == "bytes"
+        let etag = http?.value(forHTTPHeaderField: "ETag")
+        let validated = (etag.map { !$0.hasPrefix("W/") } ?? false) || http?.value(forHTTPHeaderField: "Last-Modified") != nil
+        let resumable = keepsStoppedBytes && acceptsRanges && validated
+        state.withLock { state in
+            let keeps = resumable && state.entries[id]?.keepsBytes == true
+            state.gauge.head(id, status: http?.statusCode ?? 200, expectedLength: length, resumable: keeps, at: now)
+        }
         decide()
     }
 

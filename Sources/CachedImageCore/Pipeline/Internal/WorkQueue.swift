@@ -203,14 +203,17 @@ final class WorkQueue: @unchecked Sendable {
 
     /// The running operation to preempt for the highest waiting one, if any (under the lock): a
     /// waiter at ``preemptingPriority`` or above that cannot start, a preemptible runner below it
-    /// and below that priority, not already stopping. The runner is marked at once, so one waiter
-    /// preempts one runner.
+    /// and below that priority, not already stopping; when the maximum has room (the waiter is
+    /// held back by the limit), only a runner that counts: stopping one that does not frees
+    /// nothing the waiter lacks. The runner is marked at once, so one waiter preempts one runner.
     private func victimsForWaiters() -> [Preemption] {
         guard let waiterID = highestWaiter(atLeast: Self.preemptingPriority), let waiter = waiting[waiterID],
               !mayStart(waiter) else { return [] }
+        let heldByLimit = runningCount < maxConcurrentCount
         let candidates = running.filter {
             $0.value.preemption != nil && $0.value.stop == nil
                 && $0.value.priority < Self.preemptingPriority && $0.value.priority < waiter.priority
+                && (!heldByLimit || $0.value.counts)
         }
         guard let victim = candidates.min(by: { a, b in
             a.value.priority != b.value.priority ? a.value.priority < b.value.priority : a.value.order > b.value.order
