@@ -50,7 +50,8 @@ public struct ImageDecoderRegistry: Sendable {
     /// - Parameters:
     ///   - decoder: Decodes the matched bytes. `info.pixelSize` is `nil` for them.
     ///   - name: Identifies the registration; a later registration with the same name replaces it.
-    ///   - mimeTypes: Media types that select the decoder, compared case-insensitively.
+    ///   - mimeTypes: Media types that select the decoder, compared case-insensitively;
+    ///     `video/*` selects every subtype of `video`.
     ///   - matching: Looks at the bytes (cheaply: it runs for every unrecognised body, and on
     ///     every disk read of such bytes). `nil` to match by MIME type only.
     public mutating func register(
@@ -72,7 +73,7 @@ public struct ImageDecoderRegistry: Sendable {
         return registrations.first { registration in
             if let matches = registration.matches, matches(data) { return true }
             guard let mediaType else { return false }
-            return registration.mimeTypes.contains(mediaType)
+            return registration.mimeTypes.contains(mediaType) || registration.mimeTypes.contains(Self.wildcard(of: mediaType))
         }
     }
 
@@ -94,6 +95,11 @@ public struct ImageDecoderRegistry: Sendable {
     /// The decoder for bytes described by `info`: their registered decoder, else `fallback`.
     func decoder(for info: ImageInfo, fallback: any ImageDecoding) -> any ImageDecoding {
         info.registeredDecoder.flatMap { registration(named: $0)?.decoder } ?? fallback
+    }
+
+    /// `video/*` from `video/mp4`: the registration for every subtype of a type.
+    static func wildcard(of mediaType: String) -> String {
+        String(mediaType.prefix { $0 != "/" }) + "/*"
     }
 
     /// `image/svg+xml` from `Image/SVG+XML; charset=utf-8`.

@@ -366,6 +366,6 @@ struct DataTaskKey: Hashable, Sendable {
         cacheKey = request.cacheKey
         directives = request.cacheDirectives
         // Memory, preview and decoding options do not change what the data job does.
-        options = request.options.subtracting([.skipMemoryCache, .showProgressivePreviews, .decodeFullResolution])
+        options = request.options.subtracting([.skipMemoryCache, .showProgressivePreviews, .decodeFullResolution, .decodeToHDR])
     }
 }

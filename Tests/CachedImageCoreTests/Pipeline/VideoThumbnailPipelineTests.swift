@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import CachedImageCore
+
+/// The Apple layer's video decoder up to its AVFoundation call: it asks AVFoundation for
+/// ``VideoContainer/maximumSize(for:)`` and gets a frame of that size; this stand-in reports it.
+private struct VideoFrameStandIn: TargetedImageDecoding {
+    struct NotAVideo: Error {}
+
+    func isExpensive(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) -> Bool { true }
+
+    func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
+        try decode(data, info: info, target: DecodingTarget(size: targetSize, contentMode: .aspectFit))
+    }
+
+    func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
+        guard let video = VideoContainer(data: data), let size = video.maximumSize(for: target) ?? video.presentationSize else {
+            throw NotAVideo()
+        }
+        return DecodedImage(image: nil, data: nil, format: info.format, pixelSize: size, cost: DecodedImage.bitmapCost(of: size))
+    }
+}
+
+@Suite("Pipeline: a video URL shown as its first frame")
+struct VideoThumbnailPipelineTests {
+    private let register: (inout ImagePipeline.Configuration) -> Void = {
+        $0.decoderRegistry.register(VideoFrameStandIn(), name: "video", mimeTypes: VideoContainer.mimeTypes, matching: VideoContainer.matches)
+    }
+
+    @Test("the frame is decoded at the request's size (fill), kept in memory, and read from disk after a relaunch")
+    func firstFrame() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.server.serve("/clip.mp4", .ok(VideoBytes.hd, contentType: "video/mp4"))
+            let request = ImageRequest(url: fixture.url("/clip.mp4"), targetPixelSize: PixelSize(width: 320, height: 200))
+            // Without the registration, a video is not an image.
+            await #expect(throws: ImagePipeline.Error.self) { try await fixture.makePipeline().image(for: request) }
+
+            let pipeline = fixture.makePipeline(register)
+            let response = try await pipeline.image(for: request)
+            #expect(response.image.pixelSize == PixelSize(width: 356, height: 200))
+            #expect(response.image.format == .other)
+            #expect(pipeline.memoryCachedImage(for: request)?.pixelSize == PixelSize(width: 356, height: 200))
+            let fit = try await pipeline.image(for: ImageRequest(url: fixture.url("/clip.mp4"), targetPixelSize: PixelSize(width: 320, height: 320), contentMode: .aspectFit))
+            #expect(fit.image.pixelSize == PixelSize(width: 320, height: 180))
+            pipeline.diskCache?.flush()
+
+            let relaunched = try await fixture.makePipeline(register).image(for: request)
+            #expect(relaunched.source == .disk)
+            #expect(relaunched.image.pixelSize == PixelSize(width: 356, height: 200))
+            #expect(fixture.server.requestCount(for: "/clip.mp4") == 2, "one without the decoder, one with")
+        }
+    }
+
+    @Test("a video/* response the decoder cannot read fails with decodingFailed, and nothing is kept on disk")
+    func unreadableVideo() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.server.serve("/clip.webm", .ok(Data([0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x86, 0x81]), contentType: "video/webm"))
+            let pipeline = fixture.makePipeline(register)
+            do {
+                _ = try await pipeline.image(for: fixture.url("/clip.webm"))
+                Issue.record("a WebM decoded")
+            } catch let error as ImagePipeline.Error {
+                guard case .decodingFailed(_, let underlying) = error else { Issue.record("got \(error)"); return }
+                #expect(underlying is VideoFrameStandIn.NotAVideo)
+            }
+            pipeline.diskCache?.flush()
+            #expect(pipeline.diskCache?.containsEntry(forKey: ImageRequest(url: fixture.url("/clip.webm")).cacheKey) == false)
+        }
+    }
+}
