@@ -1,0 +1,43 @@
+#if canImport(SwiftUI) && !os(watchOS)
+import CachedImage
+import SwiftUI
+
+/// A feed of clips, each shown as its first frame: the pipeline registers the video decoder once
+/// (opt-in), and every `CachedAsyncImage` under it shows a video URL like an image, decoded at
+/// the cell's size and cached like one.
+public enum ClipFeed {
+    /// The app's pipeline, with video thumbnails. Create it once.
+    public static let pipeline: ImagePipeline = {
+        var configuration = ImagePipeline.Configuration()
+        configuration.decoderRegistry.registerVideoThumbnails()
+        return ImagePipeline(configuration: configuration)
+    }()
+}
+
+/// One clip: its first frame filling a 16:9 cell, with a play badge.
+@MainActor
+public struct ClipCell: View {
+    let videoURL: URL
+
+    public init(videoURL: URL) {
+        self.videoURL = videoURL
+    }
+
+    public var body: some View {
+        Color.clear
+            .aspectRatio(16 / 9, contentMode: .fit)
+            .overlay {
+                CachedAsyncImage(url: videoURL) { image in
+                    image.resizable().scaledToFill()
+                } placeholder: {
+                    Color.secondary.opacity(0.2)
+                }
+            }
+            .clipped()
+            .overlay {
+                Image(systemName: "play.circle.fill").font(.largeTitle).foregroundStyle(.white)
+            }
+            .imagePipeline(ClipFeed.pipeline)
+    }
+}
+#endif
