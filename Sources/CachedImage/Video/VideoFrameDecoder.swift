@@ -44,18 +44,16 @@ struct VideoFrameDecoder: TargetedImageDecoding {
     }
 
     func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
-        let container = VideoContainer(data: data)
-        let fileExtension = (container?.kind ?? .mp4).fileExtension
+        let request = VideoContainer.frameRequest(for: data, target: target)
         let file = FileManager.default.temporaryDirectory
             .appendingPathComponent("cachedimage-video-\(UUID().uuidString)")
-            .appendingPathExtension(fileExtension)
+            .appendingPathExtension(request.fileExtension)
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
 
         let generator = AVAssetImageGenerator(asset: AVURLAsset(url: file))
         generator.appliesPreferredTrackTransform = true
-        let size = container?.maximumSize(for: target) ?? target.fittingBounds(for: nil)
-        if let size {
+        if let size = request.maximumSize {
             generator.maximumSize = CGSize(width: size.width, height: size.height)
         }
         let frame = try generator.copyCGImage(at: .zero, actualTime: nil)

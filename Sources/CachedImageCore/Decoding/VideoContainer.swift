@@ -64,6 +64,18 @@ package struct VideoContainer: Sendable, Hashable {
         return target.fittingBounds(for: nil)
     }
 
+    /// What the Apple layer's decoder asks AVFoundation for `data` at `target`: the temporary
+    /// file's extension (the container's; `mp4` for bytes that are not recognisably one, such as
+    /// a `video/*` response of another container, which AVFoundation then judges) and the
+    /// maximum size of the frame (``maximumSize(for:)``; the target's bounds when the bytes are
+    /// not recognised).
+    package static func frameRequest(for data: Data, target: DecodingTarget) -> (fileExtension: String, maximumSize: PixelSize?) {
+        guard let video = VideoContainer(data: data) else {
+            return (Kind.mp4.fileExtension, target.fittingBounds(for: nil))
+        }
+        return (video.kind.fileExtension, video.maximumSize(for: target))
+    }
+
     // MARK: Parsing
 
     private static func parse(_ bytes: HeaderBytes) -> VideoContainer? {

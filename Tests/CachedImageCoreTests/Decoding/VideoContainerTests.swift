@@ -117,6 +117,18 @@ struct VideoContainerTests {
         #expect(unsized.maximumSize(for: DecodingTarget(size: nil)) == nil)
     }
 
+    @Test("what AVFoundation is asked: the container's extension and size; mp4 and the target's bounds for other bytes")
+    func frameRequest() {
+        let fit = DecodingTarget(size: PixelSize(width: 320, height: 320), contentMode: .aspectFit)
+        let mov = VideoBytes.movie(brands: ("qt  ", ["qt  "]), tracks: [VideoBytes.tkhd(width: 1920, height: 1080)])
+        let request = VideoContainer.frameRequest(for: mov, target: fit)
+        #expect(request.fileExtension == "mov")
+        #expect(request.maximumSize == PixelSize(width: 320, height: 180))
+        let other = VideoContainer.frameRequest(for: Data([0x1A, 0x45, 0xDF, 0xA3]), target: fit)
+        #expect(other.fileExtension == "mp4")
+        #expect(other.maximumSize == PixelSize(width: 320, height: 320))
+    }
+
     @Test("a video/* registration takes every video type, by MIME alone; a HEIC labelled video/mp4 stays an image")
     func mimeWildcard() {
         var registry = ImageDecoderRegistry()

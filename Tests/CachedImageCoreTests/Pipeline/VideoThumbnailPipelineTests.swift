@@ -3,7 +3,9 @@ import Testing
 @testable import CachedImageCore
 
 /// The Apple layer's video decoder up to its AVFoundation call: it asks AVFoundation for
-/// ``VideoContainer/maximumSize(for:)`` and gets a frame of that size; this stand-in reports it.
+/// ``VideoContainer/frameRequest(for:target:)``'s size and gets a frame of that size (a frame at
+/// the video's own size when nothing bounds it); this stand-in reports it, and fails where
+/// AVFoundation would find no video.
 private struct VideoFrameStandIn: TargetedImageDecoding {
     struct NotAVideo: Error {}
 
@@ -14,9 +16,10 @@ private struct VideoFrameStandIn: TargetedImageDecoding {
     }
 
     func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
-        guard let video = VideoContainer(data: data), let size = video.maximumSize(for: target) ?? video.presentationSize else {
-            throw NotAVideo()
-        }
+        guard let video = VideoContainer(data: data) else { throw NotAVideo() }
+        let request = VideoContainer.frameRequest(for: data, target: target)
+        #expect(request.fileExtension == video.kind.fileExtension)
+        guard let size = request.maximumSize ?? video.presentationSize else { throw NotAVideo() }
         return DecodedImage(image: nil, data: nil, format: info.format, pixelSize: size, cost: DecodedImage.bitmapCost(of: size))
     }
 }
