@@ -93,4 +93,22 @@ struct HDRDecodingTests {
             #expect(decoder.recorded.map(\.decodesToHDR) == [true])
         }
     }
+
+    @Test("a relaunch's first frame reads an HDR decode synchronously only when its 8 bytes a pixel fit the budget")
+    @MainActor
+    func firstFrameBudget() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/thumb.png", width: 16, height: 16, headers: ["Cache-Control": "max-age=3600"])
+            let sdr = ImageRequest(url: fixture.url("/thumb.png"))
+            let hdr = ImageRequest(url: fixture.url("/thumb.png"), options: [.decodeToHDR])
+            _ = try await fixture.makePipeline().image(for: sdr)
+            var budget = ImagePipeline.SynchronousDiskRead.default
+            budget.maximumDecodedBytes = 16 * 16 * 4
+            #expect(fixture.makePipeline { $0.synchronousDiskRead = budget }.firstFrameImage(for: hdr) == nil)
+            #expect(fixture.makePipeline { $0.synchronousDiskRead = budget }.firstFrameImage(for: sdr)?.source == .disk)
+            budget.maximumDecodedBytes = 16 * 16 * 8
+            let relaunched = fixture.makePipeline { $0.synchronousDiskRead = budget }
+            #expect(relaunched.firstFrameImage(for: hdr)?.image.cost == 16 * 16 * 8)
+        }
+    }
 }
