@@ -4,8 +4,11 @@
 /// the iOS 17 SDK (`kCGImageSourceDecodeRequest`, `kCGImageSourceDecodeToHDR`; iOS 17, macOS 14,
 /// tvOS 17, watchOS 10, visionOS 1) and the package builds against older SDKs too (the iPhoneOS
 /// 16.5 SDK lacks them). Each constant's value is its own name, as ImageIO's other
-/// `kCGImageSource…` keys are (`kCGImageSourceShouldCache` is `"kCGImageSourceShouldCache"`).
-/// The Apple decoder passes them only where `#available` says the system has them.
+/// `kCGImageSource…` keys are (`kCGImageSourceShouldCache` is `"kCGImageSourceShouldCache"`):
+/// Apple's documentation gives the symbols and their availability, not their strings; the values
+/// come from a public test that compares ImageIO's constants with their names on a current
+/// system, not from a run of this package on a device. The Apple decoder passes them only where
+/// `#available` says the system has them.
 extension DecodingTarget {
     /// The bytes one decoded pixel takes: 8 for an HDR decode (16-bit float RGBA, what ImageIO
     /// produces for an HDR image), 4 otherwise. An HDR request for an SDR image is decoded at 4
