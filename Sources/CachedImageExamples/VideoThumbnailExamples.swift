@@ -6,10 +6,17 @@ import SwiftUI
 /// (opt-in), and every `CachedAsyncImage` under it shows a video URL like an image, decoded at
 /// the cell's size and cached like one.
 public enum ClipFeed {
-    /// The app's pipeline, with video thumbnails. Create it once.
+    /// The feed's pipeline, with video thumbnails, apart from the app's image pipeline. Create it once.
     public static let pipeline: ImagePipeline = {
         var configuration = ImagePipeline.Configuration()
         configuration.decoderRegistry.registerVideoThumbnails()
+        // A download's body stays in memory until it completes: at most 3 x 20 MB = 60 MB here
+        // (the defaults, 12 x 50 MB, would allow 600 MB).
+        configuration.maximumResponseBytes = 20 * 1024 * 1024
+        configuration.maximumConcurrentDownloads = 3
+        // Clips in their own disk cache, so they do not push the app's images out.
+        configuration.diskCacheDirectory = URL.cachesDirectory.appending(path: "ClipThumbnails")
+        configuration.diskCacheSizeLimit = 500 * 1024 * 1024
         return ImagePipeline(configuration: configuration)
     }()
 }
