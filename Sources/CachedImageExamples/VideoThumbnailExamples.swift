@@ -15,7 +15,8 @@ public enum ClipFeed {
         configuration.maximumResponseBytes = 20 * 1024 * 1024
         configuration.maximumConcurrentDownloads = 3
         // Clips in their own disk cache, so they do not push the app's images out.
-        configuration.diskCacheDirectory = URL.cachesDirectory.appending(path: "ClipThumbnails")
+        configuration.diskCacheDirectory = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)
+            .first?.appendingPathComponent("ClipThumbnails", isDirectory: true)
         configuration.diskCacheSizeLimit = 500 * 1024 * 1024
         return ImagePipeline(configuration: configuration)
     }()
