@@ -18,6 +18,8 @@ public enum ClipFeed {
         configuration.diskCacheDirectory = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)
             .first?.appendingPathComponent("ClipThumbnails", isDirectory: true)
         configuration.diskCacheSizeLimit = 500 * 1024 * 1024
+        // Keeps each cell-sized frame on disk too: a memory miss decodes it, not the clip.
+        configuration.diskCachePolicy = .automatic
         return ImagePipeline(configuration: configuration)
     }()
 }

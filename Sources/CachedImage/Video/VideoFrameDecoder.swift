@@ -25,9 +25,7 @@ extension ImageDecoderRegistry {
     /// it for short clips; for long videos, show the server's poster image instead. HEIC and
     /// AVIF photos, which share the video's container, stay images.
     public mutating func registerVideoThumbnails() {
-        register(
-            VideoFrameDecoder(), name: "video", mimeTypes: VideoContainer.mimeTypes, matching: VideoContainer.matches
-        )
+        registerVideoDecoder(VideoFrameDecoder())
     }
 }
 

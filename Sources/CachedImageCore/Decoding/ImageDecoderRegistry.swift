@@ -35,6 +35,9 @@ public struct ImageDecoderRegistry: Sendable {
         public let mimeTypes: Set<String>
         /// Whether bytes are this decoder's, by their content.
         let matches: (@Sendable (Data) -> Bool)?
+        /// The size of the image the matched bytes hold, when their header gives it (a video's
+        /// presentation size): the decoding budget, the pixel limit and the disk policy use it.
+        var pixelSize: (@Sendable (Data) -> PixelSize?)? = nil
     }
 
     /// The registrations, in the order they are tried.
@@ -60,9 +63,23 @@ public struct ImageDecoderRegistry: Sendable {
         mimeTypes: [String] = [],
         matching: (@Sendable (Data) -> Bool)? = nil
     ) {
+        register(decoder, name: name, mimeTypes: mimeTypes, matching: matching, pixelSize: nil)
+    }
+
+    /// Registers `decoder` as ``register(_:name:mimeTypes:matching:)`` does, with `pixelSize`
+    /// reading the size of the image in matched bytes (``ImageInfo/pixelSize``; `nil` when it
+    /// cannot tell).
+    package mutating func register(
+        _ decoder: any ImageDecoding,
+        name: String,
+        mimeTypes: [String],
+        matching: (@Sendable (Data) -> Bool)?,
+        pixelSize: (@Sendable (Data) -> PixelSize?)?
+    ) {
         registrations.removeAll { $0.name == name }
         registrations.append(Registration(
-            name: name, decoder: decoder, mimeTypes: Set(mimeTypes.map { $0.lowercased() }), matches: matching
+            name: name, decoder: decoder, mimeTypes: Set(mimeTypes.map { $0.lowercased() }), matches: matching,
+            pixelSize: pixelSize
         ))
     }
 
@@ -83,11 +100,11 @@ public struct ImageDecoderRegistry: Sendable {
     }
 
     /// What the pipeline knows about bytes: the core's sniffing, else a registered decoder's
-    /// match (format ``ImageFormat/other``, no size), else `nil`.
+    /// match (format ``ImageFormat/other``, the size its registration reads, if any), else `nil`.
     func info(for data: Data, contentType: String?) -> ImageInfo? {
         if let info = ImageInfo(data: data) { return info }
         guard !data.isEmpty, let registration = registration(for: data, contentType: contentType) else { return nil }
-        var info = ImageInfo(format: .other, pixelSize: nil)
+        var info = ImageInfo(format: .other, pixelSize: registration.pixelSize?(data))
         info.registeredDecoder = registration.name
         return info
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ImageFixtures
 import Testing
 @testable import CachedImageCore
 
@@ -9,6 +10,9 @@ import Testing
 private struct VideoFrameStandIn: TargetedImageDecoding {
     struct NotAVideo: Error {}
 
+    /// The frames decoded.
+    let decodes = Locked(0)
+
     func isExpensive(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) -> Bool { true }
 
     func decode(_ data: Data, info: ImageInfo, targetPixelSize targetSize: PixelSize?) throws -> DecodedImage {
@@ -16,6 +20,7 @@ private struct VideoFrameStandIn: TargetedImageDecoding {
     }
 
     func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
+        decodes.withLock { $0 += 1 }
         guard let video = VideoContainer(data: data) else { throw NotAVideo() }
         let request = VideoContainer.frameRequest(for: data, target: target)
         #expect(request.fileExtension == video.kind.fileExtension)
@@ -27,7 +32,7 @@ private struct VideoFrameStandIn: TargetedImageDecoding {
 @Suite("Pipeline: a video URL shown as its first frame")
 struct VideoThumbnailPipelineTests {
     private let register: (inout ImagePipeline.Configuration) -> Void = {
-        $0.decoderRegistry.register(VideoFrameStandIn(), name: "video", mimeTypes: VideoContainer.mimeTypes, matching: VideoContainer.matches)
+        $0.decoderRegistry.registerVideoDecoder(VideoFrameStandIn())
     }
 
     @Test("the frame is decoded at the request's size (fill), kept in memory, and read from disk after a relaunch")
@@ -54,6 +59,43 @@ struct VideoThumbnailPipelineTests {
         }
     }
 
+    @Test("a video's size is known before its decode: the pipeline sees the presentation size of the bytes")
+    func sizeBeforeDecoding() {
+        var registry = ImageDecoderRegistry()
+        registry.registerVideoDecoder(VideoFrameStandIn())
+        let info = registry.info(for: VideoBytes.hd, contentType: "video/mp4")
+        #expect(info?.registeredDecoder == "video")
+        #expect(info?.pixelSize == PixelSize(width: 1920, height: 1080))
+        let unsized = VideoBytes.movie(tracks: [VideoBytes.tkhd(width: 0, height: 0)])
+        #expect(registry.info(for: unsized, contentType: nil)?.pixelSize == nil)
+    }
+
+    @Test("with .automatic, the cell-sized frame is kept on disk: a relaunch shows it without decoding the video again")
+    func automaticKeepsTheFrame() async throws {
+        try await withScriptedFixture { fixture throws in
+            // A clip much larger than its frame encoded (the policy keeps copies under half the original).
+            fixture.server.serve("/clip.mp4", .ok(VideoBytes.hd + Data(repeating: 0, count: 2_000_000), contentType: "video/mp4", headers: ["Cache-Control": "max-age=3600"]))
+            let request = ImageRequest(url: fixture.url("/clip.mp4"), targetPixelSize: PixelSize(width: 320, height: 200))
+            let decoder = VideoFrameStandIn()
+            let launch = {
+                fixture.makePipeline {
+                    $0.decoderRegistry.registerVideoDecoder(decoder)
+                    $0.diskCachePolicy = .automatic
+                    $0.encoder = FramePNGEncoder()
+                }
+            }
+            let pipeline = launch()
+            _ = try await pipeline.image(for: request)
+            pipeline.diskCache?.flush()
+            #expect(decoder.decodes.withLock { $0 } == 1)
+
+            let relaunched = try await launch().image(for: request)
+            #expect(relaunched.source == .disk)
+            #expect(relaunched.image.pixelSize == PixelSize(width: 356, height: 200))
+            #expect(decoder.decodes.withLock { $0 } == 1, "the processed frame, not the video, was decoded")
+        }
+    }
+
     @Test("a video/* response the decoder cannot read fails with decodingFailed, and nothing is kept on disk")
     func unreadableVideo() async throws {
         try await withScriptedFixture { fixture throws in
@@ -69,5 +111,12 @@ struct VideoThumbnailPipelineTests {
             pipeline.diskCache?.flush()
             #expect(pipeline.diskCache?.containsEntry(forKey: ImageRequest(url: fixture.url("/clip.webm")).cacheKey) == false)
         }
+    }
+}
+
+/// A PNG of the frame's size, as an encoder would write it.
+private struct FramePNGEncoder: ImageEncoding {
+    func encode(_ image: DecodedImage) throws -> Data {
+        ImageFixtures.png(width: image.pixelSize.width, height: image.pixelSize.height)
     }
 }
