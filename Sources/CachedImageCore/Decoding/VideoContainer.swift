@@ -67,13 +67,27 @@ package struct VideoContainer: Sendable, Hashable {
     /// What the Apple layer's decoder asks AVFoundation for `data` at `target`: the temporary
     /// file's extension (the container's; `mp4` for bytes that are not recognisably one, such as
     /// a `video/*` response of another container, which AVFoundation then judges) and the
-    /// maximum size of the frame (``maximumSize(for:)``; the target's bounds when the bytes are
-    /// not recognised).
+    /// `maximumSize` to give `AVAssetImageGenerator`, which fits the frame inside it.
+    ///
+    /// That box is a square of the frame's longest side (``maximumSize(for:)``), so the frame
+    /// comes out at the size wanted whether AVFoundation applies the box before or after the
+    /// track's rotation. Without a size in the bytes: for a fill target, a square of the
+    /// target's longest side (the frame's aspect is unknown); otherwise the target's bounds.
     package static func frameRequest(for data: Data, target: DecodingTarget) -> (fileExtension: String, maximumSize: PixelSize?) {
-        guard let video = VideoContainer(data: data) else {
-            return (Kind.mp4.fileExtension, target.fittingBounds(for: nil))
+        let video = VideoContainer(data: data)
+        let kind = video?.kind ?? .mp4
+        guard let video, video.presentationSize != nil else {
+            let bounds = target.fittingBounds(for: nil)
+            let fills = target.contentMode == .aspectFill && target.size != nil
+            return (kind.fileExtension, fills ? bounds.map(square) : bounds)
         }
-        return (video.kind.fileExtension, video.maximumSize(for: target))
+        return (kind.fileExtension, video.maximumSize(for: target).map(square))
+    }
+
+    /// The square of `size`'s longest side: the same box turned a quarter.
+    private static func square(_ size: PixelSize) -> PixelSize {
+        let side = max(size.width, size.height)
+        return PixelSize(width: side, height: side)
     }
 
     // MARK: Parsing

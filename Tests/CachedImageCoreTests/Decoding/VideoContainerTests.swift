@@ -123,10 +123,31 @@ struct VideoContainerTests {
         let mov = VideoBytes.movie(brands: ("qt  ", ["qt  "]), tracks: [VideoBytes.tkhd(width: 1920, height: 1080)])
         let request = VideoContainer.frameRequest(for: mov, target: fit)
         #expect(request.fileExtension == "mov")
-        #expect(request.maximumSize == PixelSize(width: 320, height: 180))
+        // A square of the frame's longest side (320x180): the frame fits it turned or not.
+        #expect(request.maximumSize == PixelSize(width: 320, height: 320))
+        let fill = DecodingTarget(size: PixelSize(width: 320, height: 200), contentMode: .aspectFill)
+        #expect(VideoContainer.frameRequest(for: mov, target: fill).maximumSize == PixelSize(width: 356, height: 356))
+        #expect(VideoContainer.frameRequest(for: mov, target: DecodingTarget(size: nil)).maximumSize == PixelSize(width: 1920, height: 1920))
         let other = VideoContainer.frameRequest(for: Data([0x1A, 0x45, 0xDF, 0xA3]), target: fit)
         #expect(other.fileExtension == "mp4")
         #expect(other.maximumSize == PixelSize(width: 320, height: 320))
+        // No size in the bytes: a fill target's longest side, whatever the frame's aspect.
+        #expect(VideoContainer.frameRequest(for: Data([0x1A, 0x45, 0xDF, 0xA3]), target: fill).maximumSize == PixelSize(width: 320, height: 320))
+        let fitWide = DecodingTarget(size: PixelSize(width: 320, height: 200), contentMode: .aspectFit)
+        #expect(VideoContainer.frameRequest(for: Data([0x1A, 0x45, 0xDF, 0xA3]), target: fitWide).maximumSize == PixelSize(width: 320, height: 200))
+    }
+
+    @Test("a portrait video (a quarter-turned track) comes out at its wanted size whichever way AVFoundation applies the box")
+    func rotatedFrame() throws {
+        let portrait = VideoBytes.movie(tracks: [VideoBytes.tkhd(width: 1920, height: 1080, quarterTurn: true)])
+        let fill = DecodingTarget(size: PixelSize(width: 200, height: 200), contentMode: .aspectFill)
+        let wanted = try #require(VideoContainer(data: portrait)?.maximumSize(for: fill))
+        #expect(wanted.height > wanted.width, "portrait")
+        let box = try #require(VideoContainer.frameRequest(for: portrait, target: fill).maximumSize)
+        // The box applied after the rotation (to 1080x1920), or before it (to 1920x1080, then turned).
+        #expect(PixelSize(width: 1080, height: 1920).fitted(into: box) == wanted)
+        let stored = PixelSize(width: 1920, height: 1080).fitted(into: box)
+        #expect(PixelSize(width: stored.height, height: stored.width) == wanted)
     }
 
     @Test("a video/* registration takes every video type, by MIME alone; a HEIC labelled video/mp4 stays an image")

@@ -4,7 +4,7 @@ import Testing
 @testable import CachedImageCore
 
 /// The Apple layer's video decoder up to its AVFoundation call: it asks AVFoundation for
-/// ``VideoContainer/frameRequest(for:target:)``'s size and gets a frame of that size (a frame at
+/// ``VideoContainer/frameRequest(for:target:)``'s box and gets the frame fitted inside it (at
 /// the video's own size when nothing bounds it); this stand-in reports it, and fails where
 /// AVFoundation would find no video.
 private struct VideoFrameStandIn: TargetedImageDecoding {
@@ -24,7 +24,9 @@ private struct VideoFrameStandIn: TargetedImageDecoding {
         guard let video = VideoContainer(data: data) else { throw NotAVideo() }
         let request = VideoContainer.frameRequest(for: data, target: target)
         #expect(request.fileExtension == video.kind.fileExtension)
-        guard let size = request.maximumSize ?? video.presentationSize else { throw NotAVideo() }
+        // AVFoundation fits the frame inside the box, never upscaling.
+        let frame = video.presentationSize.map { size in request.maximumSize.map { size.fitted(into: $0) } ?? size }
+        guard let size = frame ?? request.maximumSize else { throw NotAVideo() }
         return DecodedImage(image: nil, data: nil, format: info.format, pixelSize: size, cost: DecodedImage.bitmapCost(of: size))
     }
 }
