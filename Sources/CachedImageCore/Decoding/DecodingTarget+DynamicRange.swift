@@ -1,14 +1,52 @@
+import Foundation
+#if canImport(Darwin)
+import Darwin
+#endif
+
+/// ImageIO's HDR decode request: `kCGImageSourceDecodeRequest` set to
+/// `kCGImageSourceDecodeToHDR` (iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1). The
+/// package builds against SDKs without these symbols (the iPhoneOS 16.5 SDK), so they are looked
+/// up at run time (`dlsym`) and their strings read from the system; where the system lacks them
+/// there is no request and the decode is SDR. The lookup doubles as the availability check.
+package struct HDRDecodeRequest: Sendable, Hashable {
+    /// `kCGImageSourceDecodeRequest`'s value.
+    package var key: String
+    /// `kCGImageSourceDecodeToHDR`'s value.
+    package var value: String
+
+    /// The system's request; `nil` where ImageIO cannot decode to HDR (older systems, Linux).
+    package static let system: HDRDecodeRequest? = {
+        guard let key = stringConstant("kCGImageSourceDecodeRequest"),
+              let value = stringConstant("kCGImageSourceDecodeToHDR") else { return nil }
+        return HDRDecodeRequest(key: key, value: value)
+    }()
+
+    /// The `CFString` constant exported under `symbol`, or `nil` when no loaded image exports it.
+    private static func stringConstant(_ symbol: String) -> String? {
+        #if canImport(Darwin)
+        // RTLD_DEFAULT: every image loaded in the process.
+        guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: -2), symbol) else { return nil }
+        let string = address.assumingMemoryBound(to: Optional<CFString>.self).pointee
+        return string.map { $0 as String }
+        #else
+        return nil
+        #endif
+    }
+
+    /// Whether ``ImageRequest/Options/decodeToHDR`` is honoured: where the system decodes HDR
+    /// (``system``). Elsewhere an HDR request is an SDR one, in its key and cost. On Linux,
+    /// which has no ImageIO, it is honoured (the header decoder stands in, at 8 bytes a pixel),
+    /// and tests set it for a task with `HDRDecodeRequest.$isAvailable.withValue(false) { ... }`.
+    @TaskLocal package static var isAvailable: Bool = {
+        #if canImport(ImageIO)
+        system != nil
+        #else
+        true
+        #endif
+    }()
+}
+
 /// HDR decoding (``ImageRequest/Options/decodeToHDR``): what it costs and what ImageIO is asked.
-///
-/// The ImageIO options are written by their values, not their symbols: the symbols appeared in
-/// the iOS 17 SDK (`kCGImageSourceDecodeRequest`, `kCGImageSourceDecodeToHDR`; iOS 17, macOS 14,
-/// tvOS 17, watchOS 10, visionOS 1) and the package builds against older SDKs too (the iPhoneOS
-/// 16.5 SDK lacks them). Each constant's value is its own name, as ImageIO's other
-/// `kCGImageSource…` keys are (`kCGImageSourceShouldCache` is `"kCGImageSourceShouldCache"`):
-/// Apple's documentation gives the symbols and their availability, not their strings; the values
-/// come from a public test that compares ImageIO's constants with their names on a current
-/// system, not from a run of this package on a device. The Apple decoder passes them only where
-/// `#available` says the system has them.
 extension DecodingTarget {
     /// The bytes one decoded pixel takes: 8 for an HDR decode (16-bit float RGBA, what ImageIO
     /// produces for an HDR image), 4 otherwise. An HDR request for an SDR image is decoded at 4
@@ -22,17 +60,13 @@ extension DecodingTarget {
     }
 
     /// The options ImageIO's `CGImageSourceCreateThumbnailAtIndex` and
-    /// `CGImageSourceCreateImageAtIndex` get for this target beyond the usual ones: the HDR decode
-    /// request for an HDR target, nothing for an SDR one (the SDR decode is unchanged).
-    package var imageIODecodeRequest: [String: String] {
-        guard decodesToHDR else { return [:] }
-        return [Self.decodeRequestKey: Self.decodeToHDRValue]
+    /// `CGImageSourceCreateImageAtIndex` get for this target beyond the usual ones: `request`
+    /// (the system's, ``HDRDecodeRequest/system``) for an HDR target, nothing for an SDR one or
+    /// where the system has no request (the SDR decode is unchanged).
+    package func imageIODecodeRequest(_ request: HDRDecodeRequest? = HDRDecodeRequest.system) -> [String: String] {
+        guard decodesToHDR, let request else { return [:] }
+        return [request.key: request.value]
     }
-
-    /// `kCGImageSourceDecodeRequest`'s value.
-    package static let decodeRequestKey = "kCGImageSourceDecodeRequest"
-    /// `kCGImageSourceDecodeToHDR`'s value.
-    package static let decodeToHDRValue = "kCGImageSourceDecodeToHDR"
 }
 
 extension DecodedImage {

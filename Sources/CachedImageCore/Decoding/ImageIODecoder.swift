@@ -88,13 +88,12 @@ public struct ImageIODecoder: TargetedImageDecoding {
         return DecodedImage(cgImage: cgImage, format: info.format)
     }
 
-    /// `options` with the target's decode request (``DecodingTarget/imageIODecodeRequest``: HDR
-    /// for an HDR target) where the system has it: iOS 17, macOS 14, tvOS 17, watchOS 10,
-    /// visionOS 1. Unchanged for SDR targets and on older systems.
+    /// `options` with the target's decode request (``DecodingTarget/imageIODecodeRequest(_:)``:
+    /// HDR for an HDR target) where the system has it (``HDRDecodeRequest/system``: iOS 17,
+    /// macOS 14, tvOS 17, watchOS 10, visionOS 1). Unchanged for SDR targets and on older systems.
     static func withDecodeRequest(_ options: [CFString: Any], for target: DecodingTarget) -> [CFString: Any] {
-        let request = target.imageIODecodeRequest
+        let request = target.imageIODecodeRequest()
         guard !request.isEmpty else { return options }
-        guard #available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *) else { return options }
         var options = options
         for (key, value) in request {
             options[key as CFString] = value as CFString

@@ -38,7 +38,7 @@ public struct ImageCacheKey: Hashable, Sendable {
             processorIdentifiers: request.processorChain.identifiers
         )
         isUncapped = request.options.contains(.decodeFullResolution)
-        isHDR = request.options.contains(.decodeToHDR)
+        isHDR = request.decodesToHDR
     }
 
     /// Whether the image was decoded above the pipeline's cap

@@ -40,7 +40,14 @@ extension ImageRequest {
         } else {
             DecodingTarget(size: targetPixelSize, contentMode: contentMode, maximumSize: maximumSize)
         }
-        target.decodesToHDR = options.contains(.decodeToHDR)
+        target.decodesToHDR = decodesToHDR
         return target
+    }
+
+    /// Whether the request is decoded to its high dynamic range: it asks for it
+    /// (``Options/decodeToHDR``) and the system can (`HDRDecodeRequest.isAvailable`); elsewhere
+    /// the request is an SDR one, in its memory entry and its cost.
+    package var decodesToHDR: Bool {
+        options.contains(.decodeToHDR) && HDRDecodeRequest.isAvailable
     }
 }

@@ -302,8 +302,9 @@ extension ImageRequest {
         ///
         /// An HDR bitmap holds 8 bytes per pixel (16-bit float RGBA) instead of 4: twice the
         /// memory, which the memory cache counts (its cost is the bitmap's bytes) and the
-        /// decoding budget admits in advance. So it is off by default, for the screens that show
-        /// HDR (a photo detail), not a feed of thumbnails. The HDR decode is kept apart from the
+        /// decoding budget admits in advance, on an SDR display too. So it is off by default, for
+        /// the screens that show HDR (a photo detail), not a feed of thumbnails. Where the system
+        /// cannot decode HDR, the request is an SDR one (its memory entry and cost). The HDR decode is kept apart from the
         /// SDR decode of the same bytes in memory (one download, one disk entry for both) and
         /// never kept as a processed copy on disk (encoders write SDR). Showing the extra range
         /// is the view's part: SwiftUI's `allowedDynamicRange(.high)` or

@@ -23,14 +23,17 @@ private final class RangeRecordingDecoder: TargetedImageDecoding {
 /// same bytes share the download and the disk entry, never the memory entry.
 @Suite("A request for the high dynamic range", .timeLimit(.minutes(1)))
 struct HDRDecodingTests {
-    @Test("an HDR target asks ImageIO for kCGImageSourceDecodeToHDR at 8 bytes a pixel; an SDR target asks nothing new")
+    @Test("an HDR target asks ImageIO for the system's HDR decode request at 8 bytes a pixel; an SDR target, or a system without one, asks nothing new")
     func decodeOptions() throws {
         let url = try #require(URL(string: "https://example.com/photo.heic"))
         let sdr = ImageRequest(url: url, targetPixelSize: PixelSize(width: 100, height: 100)).decodingTarget(maximumSize: nil)
         let hdr = ImageRequest(url: url, targetPixelSize: PixelSize(width: 100, height: 100), options: [.decodeToHDR]).decodingTarget(maximumSize: nil)
         #expect(!sdr.decodesToHDR && hdr.decodesToHDR)
-        #expect(sdr.imageIODecodeRequest.isEmpty)
-        #expect(hdr.imageIODecodeRequest == ["kCGImageSourceDecodeRequest": "kCGImageSourceDecodeToHDR"])
+        let system = HDRDecodeRequest(key: "decode request", value: "to HDR")
+        #expect(sdr.imageIODecodeRequest(system).isEmpty)
+        #expect(hdr.imageIODecodeRequest(system) == ["decode request": "to HDR"])
+        #expect(hdr.imageIODecodeRequest(nil).isEmpty, "a system without the symbols: the SDR decode")
+        #expect(HDRDecodeRequest.system == nil, "no ImageIO here")
         let photo = PixelSize(width: 400, height: 300)
         #expect(sdr.decodedBytes(of: photo) == 133 * 100 * 4)
         #expect(hdr.decodedBytes(of: photo) == 133 * 100 * 8)
@@ -53,6 +56,25 @@ struct HDRDecodingTests {
             #expect(pipeline.memoryCachedImage(for: sdr)?.cost == 400 * 300 * 4)
             #expect(pipeline.memoryCachedImage(for: hdr)?.cost == 400 * 300 * 8)
             #expect(fixture.server.requestCount(for: "/photo.png") == 1)
+        }
+    }
+
+    @Test("where the system cannot decode HDR, an HDR request is an SDR one: the same memory entry, 4 bytes a pixel, an SDR decode")
+    func sdrWhereUnavailable() async throws {
+        try await HDRDecodeRequest.$isAvailable.withValue(false) {
+            try await withScriptedFixture { fixture throws in
+                fixture.servePNG("/photo.png", width: 400, height: 300)
+                let decoder = RangeRecordingDecoder()
+                let pipeline = fixture.makePipeline { $0.decoder = decoder }
+                let sdr = ImageRequest(url: fixture.url("/photo.png"), targetPixelSize: PixelSize(width: 40, height: 30))
+                var hdr = sdr
+                hdr.options.insert(.decodeToHDR)
+                #expect(ImageCacheKey(hdr) == ImageCacheKey(sdr))
+                let image = try await pipeline.image(for: hdr).image
+                #expect(image.cost == 40 * 30 * 4)
+                #expect(decoder.recorded.map(\.decodesToHDR) == [false])
+                #expect(pipeline.memoryCachedImage(for: sdr)?.cost == 40 * 30 * 4, "the SDR request finds the same entry")
+            }
         }
     }
 
@@ -101,7 +123,9 @@ struct HDRDecodingTests {
             fixture.servePNG("/thumb.png", width: 16, height: 16, headers: ["Cache-Control": "max-age=3600"])
             let sdr = ImageRequest(url: fixture.url("/thumb.png"))
             let hdr = ImageRequest(url: fixture.url("/thumb.png"), options: [.decodeToHDR])
-            _ = try await fixture.makePipeline().image(for: sdr)
+            let first = fixture.makePipeline()
+            _ = try await first.image(for: sdr)
+            first.diskCache?.flush()
             var budget = ImagePipeline.SynchronousDiskRead.default
             budget.maximumDecodedBytes = 16 * 16 * 4
             #expect(fixture.makePipeline { $0.synchronousDiskRead = budget }.firstFrameImage(for: hdr) == nil)
