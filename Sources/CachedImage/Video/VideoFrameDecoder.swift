@@ -6,7 +6,8 @@ import Foundation
 
 extension ImageDecoderRegistry {
     /// Shows a video URL as its first frame: MP4, QuickTime (`.mov`), M4V and 3GPP files, and
-    /// any response whose `Content-Type` is `video/*`, decoded with AVFoundation's
+    /// any response typed as one (`video/mp4`, `video/quicktime`, `video/x-m4v`, `video/3gpp`,
+    /// `video/3gpp2`), decoded with AVFoundation's
     /// `AVAssetImageGenerator` at the size the request asks for (fill or fit, never upscaled,
     /// within the pipeline's cap), the track's rotation applied. Opt-in: register it on the
     /// pipeline's configuration.

@@ -54,7 +54,7 @@ public struct ImageDecoderRegistry: Sendable {
     ///   - decoder: Decodes the matched bytes. `info.pixelSize` is `nil` for them.
     ///   - name: Identifies the registration; a later registration with the same name replaces it.
     ///   - mimeTypes: Media types that select the decoder, compared case-insensitively;
-    ///     `video/*` selects every subtype of `video`.
+    ///     `type/*` selects every subtype of `type` (`image/*`, `video/*`).
     ///   - matching: Looks at the bytes (cheaply: it runs for every unrecognised body, and on
     ///     every disk read of such bytes). `nil` to match by MIME type only.
     public mutating func register(
@@ -90,7 +90,7 @@ public struct ImageDecoderRegistry: Sendable {
         return registrations.first { registration in
             if let matches = registration.matches, matches(data) { return true }
             guard let mediaType else { return false }
-            return registration.mimeTypes.contains(mediaType) || registration.mimeTypes.contains(Self.wildcard(of: mediaType))
+            return registration.mimeTypes.contains(mediaType) || Self.wildcard(of: mediaType).map(registration.mimeTypes.contains) == true
         }
     }
 
@@ -114,9 +114,12 @@ public struct ImageDecoderRegistry: Sendable {
         info.registeredDecoder.flatMap { registration(named: $0)?.decoder } ?? fallback
     }
 
-    /// `video/*` from `video/mp4`: the registration for every subtype of a type.
-    static func wildcard(of mediaType: String) -> String {
-        String(mediaType.prefix { $0 != "/" }) + "/*"
+    /// `image/*` from `image/svg+xml`: the registration for every subtype of a type; `nil` for
+    /// a media type without a subtype (a bare `video` names no type).
+    static func wildcard(of mediaType: String) -> String? {
+        guard let slash = mediaType.firstIndex(of: "/"), slash != mediaType.startIndex,
+              mediaType.index(after: slash) != mediaType.endIndex else { return nil }
+        return String(mediaType[..<slash]) + "/*"
     }
 
     /// `image/svg+xml` from `Image/SVG+XML; charset=utf-8`.

@@ -10,7 +10,8 @@ import Foundation
 ///   brand: HEIC and AVIF files are ISO-BMFF too, and any HEIF or AVIF brand (`heic`, `mif1`,
 ///   `msf1`, `miaf`, `avif`, `avis`...) makes the file an image, whatever else it lists. A
 ///   classic QuickTime movie without `ftyp` is recognised by its first atom (`moov`, `mdat`,
-///   `wide`). Responses whose `Content-Type` is `video/*` are offered to the decoder as well.
+///   `wide`). Responses typed as one of ``mimeTypes`` are offered to the decoder as well; audio
+///   files (major brand `M4A `, `M4B `, `M4P `) are not videos.
 /// - **The file extension** AVFoundation reads it under (it opens files, not bytes): `mov`,
 ///   `m4v`, `3gp` or `mp4`.
 /// - **The size to ask for**: the video's presentation size, from the first track with a size
@@ -31,8 +32,9 @@ package struct VideoContainer: Sendable, Hashable {
     /// first `tkhd` with a size; `nil` when the bytes do not say (no `moov`, or it was not found).
     package var presentationSize: PixelSize?
 
-    /// The media types whose responses go to the video decoder, whatever their bytes look like.
-    package static let mimeTypes = ["video/*"]
+    /// The media types whose responses go to the video decoder, whatever their bytes look like:
+    /// the video containers AVFoundation reads.
+    package static let mimeTypes = ["video/mp4", "video/quicktime", "video/x-m4v", "video/3gpp", "video/3gpp2"]
 
     /// A video of `kind` and, if known, `presentationSize`.
     package init(kind: Kind, presentationSize: PixelSize?) {
@@ -66,7 +68,7 @@ package struct VideoContainer: Sendable, Hashable {
 
     /// What the Apple layer's decoder asks AVFoundation for `data` at `target`: the temporary
     /// file's extension (the container's; `mp4` for bytes that are not recognisably one, such as
-    /// a `video/*` response of another container, which AVFoundation then judges) and the
+    /// a response typed as a video whose bytes are not recognisably one, which AVFoundation then judges) and the
     /// `maximumSize` to give `AVAssetImageGenerator`, which fits the frame inside it.
     ///
     /// That box is a square of the frame's longest side (``maximumSize(for:)``), so the frame
@@ -108,12 +110,14 @@ package struct VideoContainer: Sendable, Hashable {
         guard size >= 16, let major = bytes.u32be(8) else { return nil }
         var brands = [major]
         var offset = 16
-        let end = min(Int(size), bytes.count)
+        let end = min(Int(clamping: size), bytes.count)
         while offset + 4 <= end, brands.count < 64, let brand = bytes.u32be(offset) {
             brands.append(brand)
             offset += 4
         }
         if brands.contains(where: isImageBrand) { return nil }
+        // An audio file (`.m4a`, an audiobook, a protected track) is not a video, whatever it lists.
+        if audioBrands.contains(major) { return nil }
         // The major brand decides the extension; a compatible one makes the file a video.
         return videoKind(ofBrand: major) ?? brands.dropFirst().lazy.compactMap(videoKind(ofBrand:)).first
     }
@@ -123,6 +127,10 @@ package struct VideoContainer: Sendable, Hashable {
     private static func isImageBrand(_ brand: UInt32) -> Bool {
         ImageInfo.format(ofBrand: brand) != nil || genericImageBrands.contains(brand)
     }
+
+    private static let audioBrands: Set<UInt32> = [
+        HeaderBytes.fourCC("M4A "), HeaderBytes.fourCC("M4B "), HeaderBytes.fourCC("M4P "),
+    ]
 
     private static let genericImageBrands: Set<UInt32> = [
         HeaderBytes.fourCC("mif1"), HeaderBytes.fourCC("mif2"), HeaderBytes.fourCC("msf1"), HeaderBytes.fourCC("miaf"),

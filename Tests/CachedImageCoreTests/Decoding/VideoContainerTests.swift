@@ -150,16 +150,46 @@ struct VideoContainerTests {
         #expect(PixelSize(width: stored.height, height: stored.width) == wanted)
     }
 
-    @Test("a video/* registration takes every video type, by MIME alone; a HEIC labelled video/mp4 stays an image")
-    func mimeWildcard() {
+    @Test("the video registration takes the containers AVFoundation reads, by MIME alone; a HEIC labelled video/mp4 stays an image")
+    func mimeTypes() {
         var registry = ImageDecoderRegistry()
-        registry.register(HeaderImageDecoder(), name: "video", mimeTypes: VideoContainer.mimeTypes, matching: VideoContainer.matches)
-        let webm = Data([0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x86, 0x81])
-        #expect(registry.info(for: webm, contentType: "Video/WebM; codecs=vp9")?.registeredDecoder == "video")
-        #expect(registry.info(for: webm, contentType: "image/webm") == nil)
-        #expect(registry.info(for: webm, contentType: "videos/x") == nil)
+        registry.registerVideoDecoder(HeaderImageDecoder())
+        let unknown = Data([0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x86, 0x81])
+        for type in ["Video/MP4; codecs=avc1", "video/quicktime", "video/x-m4v", "video/3gpp", "video/3gpp2"] {
+            #expect(registry.info(for: unknown, contentType: type)?.registeredDecoder == "video", "\(type)")
+        }
+        for type in ["video/webm", "video", "image/webm", "videos/x"] {
+            #expect(registry.info(for: unknown, contentType: type) == nil, "\(type)")
+        }
         #expect(registry.info(for: VideoBytes.hd, contentType: nil)?.registeredDecoder == "video", "by its bytes")
         let heic = VideoBytes.movie(brands: ("heic", ["mif1", "heic"]), tracks: [])
         #expect(registry.info(for: heic, contentType: "video/mp4")?.format == .heic)
+    }
+
+    @Test("a type/* registration takes the type's subtypes, never a bare type without a subtype")
+    func wildcard() {
+        var registry = ImageDecoderRegistry()
+        registry.register(HeaderImageDecoder(), name: "any video", mimeTypes: ["video/*"])
+        let unknown = Data([0x1A, 0x45, 0xDF, 0xA3])
+        #expect(registry.info(for: unknown, contentType: "video/webm")?.registeredDecoder == "any video")
+        #expect(registry.info(for: unknown, contentType: "video") == nil)
+        #expect(registry.info(for: unknown, contentType: "video/") == nil)
+        #expect(registry.info(for: unknown, contentType: "/webm") == nil)
+    }
+
+    @Test("audio files in the same container (.m4a, audiobooks, protected tracks) are not videos")
+    func audioIsNotVideo() {
+        for major in ["M4A ", "M4B ", "M4P "] {
+            let audio = VideoBytes.movie(brands: (major, [major, "mp42", "isom"]), tracks: [VideoBytes.tkhd(width: 0, height: 0)])
+            #expect(!VideoContainer.matches(audio), "\(major)")
+            #expect(VideoContainer(data: audio) == nil, "\(major)")
+        }
+    }
+
+    @Test("a box size of 2^32 - 1 is read without trapping where Int is narrower")
+    func largeBoxSize() {
+        var data = Array(VideoBytes.ftyp("isom", ["isom"]))
+        data.replaceSubrange(0..<4, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(VideoContainer(data: Data(data))?.kind == .mp4)
     }
 }

@@ -98,10 +98,25 @@ struct VideoThumbnailPipelineTests {
         }
     }
 
-    @Test("a video/* response the decoder cannot read fails with decodingFailed, and nothing is kept on disk")
+    @Test("an .m4a (audio in the video's container) is not an image: notAnImage, not decodingFailed")
+    func audioIsNotAnImage() async throws {
+        try await withScriptedFixture { fixture throws in
+            let audio = VideoBytes.movie(brands: ("M4A ", ["M4A ", "mp42", "isom"]), tracks: [VideoBytes.tkhd(width: 0, height: 0)])
+            fixture.server.serve("/song.m4a", .ok(audio, contentType: "audio/mp4"))
+            let pipeline = fixture.makePipeline(register)
+            do {
+                _ = try await pipeline.image(for: fixture.url("/song.m4a"))
+                Issue.record("an .m4a decoded")
+            } catch let error as ImagePipeline.Error {
+                guard case .notAnImage = error else { Issue.record("got \(error)"); return }
+            }
+        }
+    }
+
+    @Test("a video/mp4 response the decoder cannot read fails with decodingFailed, and nothing is kept on disk")
     func unreadableVideo() async throws {
         try await withScriptedFixture { fixture throws in
-            fixture.server.serve("/clip.webm", .ok(Data([0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x86, 0x81]), contentType: "video/webm"))
+            fixture.server.serve("/clip.webm", .ok(Data([0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x86, 0x81]), contentType: "video/mp4"))
             let pipeline = fixture.makePipeline(register)
             do {
                 _ = try await pipeline.image(for: fixture.url("/clip.webm"))
