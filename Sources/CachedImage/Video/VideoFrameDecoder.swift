@@ -31,8 +31,8 @@ extension ImageDecoderRegistry {
 }
 
 /// Decodes the first frame of a video's bytes with `AVAssetImageGenerator`: the bytes are
-/// written to a temporary file (AVFoundation reads files, not bytes), named with the container's
-/// extension, removed after the decode. What is a video and what size to ask for is decided by
+/// written to a temporary file (AVFoundation reads files, not bytes) in `VideoTemporaryFiles`'
+/// folder, named with the container's extension, removed after the decode. What is a video and what size to ask for is decided by
 /// ``VideoContainer``.
 struct VideoFrameDecoder: TargetedImageDecoding {
     /// Always: AVFoundation opens a file and decodes a video frame (tens of milliseconds).
@@ -44,9 +44,9 @@ struct VideoFrameDecoder: TargetedImageDecoding {
 
     func decode(_ data: Data, info: ImageInfo, target: DecodingTarget) throws -> DecodedImage {
         let request = VideoContainer.frameRequest(for: data, target: target)
-        let file = FileManager.default.temporaryDirectory
-            .appendingPathComponent("cachedimage-video-\(UUID().uuidString)")
-            .appendingPathExtension(request.fileExtension)
+        // A cancelled load writes nothing (the file may be tens of megabytes).
+        try Task.checkCancellation()
+        let file = try VideoTemporaryFiles.shared.newFile(extension: request.fileExtension)
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
 
