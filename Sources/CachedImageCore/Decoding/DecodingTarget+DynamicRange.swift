@@ -36,12 +36,12 @@ package struct HDRDecodeRequest: Sendable, Hashable {
     /// Whether ``ImageRequest/Options/decodeToHDR`` is honoured: where the system decodes HDR
     /// (``system``). Elsewhere an HDR request is an SDR one, in its key and cost. On Linux,
     /// which has no ImageIO, it is honoured (the header decoder stands in, at 8 bytes a pixel),
-    /// and tests set it for a task with `HDRDecodeRequest.$isAvailable.withValue(false) { ... }`.
-    @TaskLocal package static var isAvailable: Bool = {
+    /// and tests set it for a task with `HDRDecodeRequest.isAvailable.withValue(false) { ... }`.
+    package static let isAvailable: TaskLocal<Bool> = {
         #if canImport(ImageIO)
-        system != nil
+        TaskLocal(wrappedValue: system != nil)
         #else
-        true
+        TaskLocal(wrappedValue: true)
         #endif
     }()
 }

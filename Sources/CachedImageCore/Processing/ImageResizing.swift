@@ -48,6 +48,6 @@ extension ImageRequest {
     /// (``Options/decodeToHDR``) and the system can (`HDRDecodeRequest.isAvailable`); elsewhere
     /// the request is an SDR one, in its memory entry and its cost.
     package var decodesToHDR: Bool {
-        options.contains(.decodeToHDR) && HDRDecodeRequest.isAvailable
+        options.contains(.decodeToHDR) && HDRDecodeRequest.isAvailable.get()
     }
 }

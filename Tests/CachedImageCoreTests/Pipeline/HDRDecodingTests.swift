@@ -61,7 +61,7 @@ struct HDRDecodingTests {
 
     @Test("where the system cannot decode HDR, an HDR request is an SDR one: the same memory entry, 4 bytes a pixel, an SDR decode")
     func sdrWhereUnavailable() async throws {
-        try await HDRDecodeRequest.$isAvailable.withValue(false) {
+        try await HDRDecodeRequest.isAvailable.withValue(false) {
             try await withScriptedFixture { fixture throws in
                 fixture.servePNG("/photo.png", width: 400, height: 300)
                 let decoder = RangeRecordingDecoder()
