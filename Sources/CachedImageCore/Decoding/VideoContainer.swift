@@ -10,7 +10,7 @@ import Foundation
 ///   brand: HEIC and AVIF files are ISO-BMFF too, and any HEIF or AVIF brand (`heic`, `mif1`,
 ///   `msf1`, `miaf`, `avif`, `avis`...) makes the file an image, whatever else it lists. A
 ///   classic QuickTime movie without `ftyp` is recognised by its first atom (`moov`, `mdat`,
-///   `wide`). Responses typed as one of ``mimeTypes`` are offered to the decoder as well; audio
+///   `wide`, `free`, `skip`, `pnot`). Responses typed as one of ``mimeTypes`` are offered to the decoder as well; audio
 ///   files (major brand `M4A `, `M4B `, `M4P `) are not videos.
 /// - **The file extension** AVFoundation reads it under (it opens files, not bytes): `mov`,
 ///   `m4v`, `3gp` or `mp4`.
@@ -103,8 +103,9 @@ package struct VideoContainer: Sendable, Hashable {
     private static func kind(of bytes: HeaderBytes) -> Kind? {
         guard let type = bytes.u32be(4), let size = bytes.u32be(0), size >= 8 || size <= 1 else { return nil }
         if type != HeaderBytes.fourCC("ftyp") {
-            // A QuickTime movie from before `ftyp`: its first atom is the movie or its data.
-            let classic = [HeaderBytes.fourCC("moov"), HeaderBytes.fourCC("mdat"), HeaderBytes.fourCC("wide")]
+            // A QuickTime movie from before `ftyp`: its first atom is the movie, its data, padding
+            // or a preview.
+            let classic = ["moov", "mdat", "wide", "free", "skip", "pnot"].map(HeaderBytes.fourCC)
             return classic.contains(type) ? .mov : nil
         }
         guard size >= 16, let major = bytes.u32be(8) else { return nil }
@@ -145,6 +146,8 @@ package struct VideoContainer: Sendable, Hashable {
              HeaderBytes.fourCC("3g2a"): .threeGPP
         case HeaderBytes.fourCC("isom"), HeaderBytes.fourCC("iso2"), HeaderBytes.fourCC("iso3"),
              HeaderBytes.fourCC("iso4"), HeaderBytes.fourCC("iso5"), HeaderBytes.fourCC("iso6"),
+             HeaderBytes.fourCC("iso7"), HeaderBytes.fourCC("iso8"), HeaderBytes.fourCC("iso9"),
+             HeaderBytes.fourCC("cmfc"),
              HeaderBytes.fourCC("mp41"), HeaderBytes.fourCC("mp42"), HeaderBytes.fourCC("avc1"),
              HeaderBytes.fourCC("dash"), HeaderBytes.fourCC("mmp4"), HeaderBytes.fourCC("f4v "):
             .mp4

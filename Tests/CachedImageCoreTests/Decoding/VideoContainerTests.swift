@@ -54,6 +54,9 @@ struct VideoContainerTests {
             (("M4V ", ["M4V ", "M4A ", "mp42", "isom"]), .m4v),
             (("3gp4", ["3gp4", "isom"]), .threeGPP),
             (("XAVC", ["XAVC", "mp42", "iso2"]), .mp4), // An unknown major brand, a video compatible one.
+            (("iso8", ["iso8", "cmfc"]), .mp4),
+            (("cmfc", ["iso9", "cmfc"]), .mp4),
+            (("XYZ1", ["iso7"]), .mp4),
         ]
         for (brands, kind) in cases {
             let data = VideoBytes.movie(brands: brands, tracks: [VideoBytes.tkhd(width: 640, height: 360)])
@@ -62,6 +65,10 @@ struct VideoContainerTests {
         }
         let classic = VideoBytes.movie(brands: nil, tracks: [VideoBytes.tkhd(width: 640, height: 360)])
         #expect(VideoContainer(data: classic)?.kind == .mov, "a QuickTime movie without ftyp")
+        for first in ["free", "skip", "pnot"] {
+            let padded = Data(VideoBytes.box(first, [0, 0, 0, 0])) + classic
+            #expect(VideoContainer(data: padded)?.kind == .mov, "a QuickTime movie starting with \(first)")
+        }
         #expect(VideoContainer.Kind.threeGPP.fileExtension == "3gp")
     }
 
