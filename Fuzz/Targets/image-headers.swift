@@ -1,7 +1,8 @@
 // Fuzz target "image-headers": what the pipeline runs on every downloaded, file and `data:` body
 // before a decoder sees it (format sniffing, header dimensions, every container's completeness
 // check, the response validator), the header decoder that answers on Linux, and the progressive
-// JPEG scan detector that follows a body as it arrives (in chunks of several sizes).
+// JPEG scan detector that follows a body as it arrives (in chunks of several sizes), and the video
+// container reader the registered video decoder runs on bodies the core does not recognise.
 @testable import CachedImageCore
 import Foundation
 import ImageFixtures
@@ -32,6 +33,10 @@ enum FuzzTarget {
                 detector.advance(data.prefix(end))
             }
         }
+        _ = VideoContainer.matches(data)
+        for target in targets {
+            _ = VideoContainer.frameRequest(for: data, target: target)
+        }
         guard let info else { return }
         _ = info.decodingSize
         for target in targets {
@@ -57,6 +62,8 @@ enum FuzzTarget {
             "ico": ImageFixtures.icoUnderstatingItsImage(listedSide: 16, width: 20, height: 20, headerOnly: false),
             "heic": heif(brand: "heic", codec: "hvcC"),
             "avif": heif(brand: "avif", codec: "av1C"),
+            "mp4": movie(brand: "isom", quarterTurn: false),
+            "mov-portrait": movie(brand: "qt  ", quarterTurn: true),
             "hostile-bigtiff": HostileImages.bigTIFFWithOverflowingDirectory,
             "hostile-ico-bitmap": HostileImages.icoWithOverflowingBitmap,
             "hostile-ico-shared-png": HostileImages.icoSharingOnePNG(entries: 20, emptyChunks: 30),
@@ -65,6 +72,20 @@ enum FuzzTarget {
             seeds["variant-" + variant.rawValue] = variant.data
         }
         return seeds
+    }
+
+    /// A small video file: ftyp, moov (mvhd, an audio track's and a video track's tkhd), mdat.
+    static func movie(brand: String, quarterTurn: Bool) -> Data {
+        func u32(_ value: UInt32) -> [UInt8] { [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] { u32(UInt32(8 + payload.count)) + Array(type.utf8) + payload }
+        func tkhd(_ width: UInt32, _ height: UInt32) -> [UInt8] {
+            let one: UInt32 = 0x10000
+            let matrix: [UInt32] = quarterTurn ? [0, one, 0, UInt32(bitPattern: -0x10000), 0, 0, 0, 0, 0x4000_0000] : [one, 0, 0, 0, one, 0, 0, 0, 0x4000_0000]
+            return box("tkhd", [0, 0, 0, 3] + [UInt8](repeating: 0, count: 36) + matrix.flatMap(u32) + u32(width << 16) + u32(height << 16))
+        }
+        let fileType = box("ftyp", Array(brand.utf8) + u32(0x200) + Array(brand.utf8) + Array("mp41".utf8))
+        let movie = box("moov", box("mvhd", [UInt8](repeating: 0, count: 100)) + box("trak", tkhd(0, 0)) + box("trak", tkhd(1920, 1080)))
+        return Data(fileType + movie + box("mdat", [UInt8](repeating: 0xAB, count: 32)))
     }
 
     /// A small HEIF file: ftyp, meta (pitm, iprp with ispe, a codec property, irot and clap,

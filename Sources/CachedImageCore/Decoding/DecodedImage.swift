@@ -34,7 +34,6 @@ public struct DecodedImage: Sendable {
 
     /// The memory a decoded bitmap of `size` takes at 4 bytes per pixel.
     public static func bitmapCost(of size: PixelSize) -> Int {
-        let (cost, overflow) = size.pixelCount.multipliedReportingOverflow(by: 4)
-        return overflow ? .max : cost
+        bitmapCost(of: size, bytesPerPixel: 4)
     }
 }

@@ -32,6 +32,9 @@ package struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
     package var contentMode: ImageContentMode
     /// The most the result may be, as an aspect fit; `nil`: no cap.
     package var maximumSize: PixelSize?
+    /// Whether an HDR image is decoded to its high dynamic range where the system can
+    /// (``ImageRequest/Options/decodeToHDR``; `DecodingTarget+DynamicRange`).
+    package var decodesToHDR = false
 
     /// A target of `size` filled as `contentMode` (`nil`: the image's own size), never larger
     /// than `maximumSize`.
@@ -104,7 +107,7 @@ package struct DecodingTarget: Sendable, Hashable, CustomStringConvertible {
     }
 
     package var description: String {
-        let base = size.map { "\($0),\(contentMode.rawValue)" } ?? "full"
+        let base = (size.map { "\($0),\(contentMode.rawValue)" } ?? "full") + (decodesToHDR ? ",hdr" : "")
         return maximumSize.map { base + ",max \($0)" } ?? base
     }
 }

@@ -35,6 +35,9 @@ public struct ImageDecoderRegistry: Sendable {
         public let mimeTypes: Set<String>
         /// Whether bytes are this decoder's, by their content.
         let matches: (@Sendable (Data) -> Bool)?
+        /// The size of the image the matched bytes hold, when their header gives it (a video's
+        /// presentation size): the decoding budget, the pixel limit and the disk policy use it.
+        var pixelSize: (@Sendable (Data) -> PixelSize?)? = nil
     }
 
     /// The registrations, in the order they are tried.
@@ -50,7 +53,8 @@ public struct ImageDecoderRegistry: Sendable {
     /// - Parameters:
     ///   - decoder: Decodes the matched bytes. `info.pixelSize` is `nil` for them.
     ///   - name: Identifies the registration; a later registration with the same name replaces it.
-    ///   - mimeTypes: Media types that select the decoder, compared case-insensitively.
+    ///   - mimeTypes: Media types that select the decoder, compared case-insensitively;
+    ///     `type/*` selects every subtype of `type` (`image/*`, `video/*`).
     ///   - matching: Looks at the bytes (cheaply: it runs for every unrecognised body, and on
     ///     every disk read of such bytes). `nil` to match by MIME type only.
     public mutating func register(
@@ -59,9 +63,23 @@ public struct ImageDecoderRegistry: Sendable {
         mimeTypes: [String] = [],
         matching: (@Sendable (Data) -> Bool)? = nil
     ) {
+        register(decoder, name: name, mimeTypes: mimeTypes, matching: matching, pixelSize: nil)
+    }
+
+    /// Registers `decoder` as ``register(_:name:mimeTypes:matching:)`` does, with `pixelSize`
+    /// reading the size of the image in matched bytes (``ImageInfo/pixelSize``; `nil` when it
+    /// cannot tell).
+    package mutating func register(
+        _ decoder: any ImageDecoding,
+        name: String,
+        mimeTypes: [String],
+        matching: (@Sendable (Data) -> Bool)?,
+        pixelSize: (@Sendable (Data) -> PixelSize?)?
+    ) {
         registrations.removeAll { $0.name == name }
         registrations.append(Registration(
-            name: name, decoder: decoder, mimeTypes: Set(mimeTypes.map { $0.lowercased() }), matches: matching
+            name: name, decoder: decoder, mimeTypes: Set(mimeTypes.map { $0.lowercased() }), matches: matching,
+            pixelSize: pixelSize
         ))
     }
 
@@ -72,7 +90,7 @@ public struct ImageDecoderRegistry: Sendable {
         return registrations.first { registration in
             if let matches = registration.matches, matches(data) { return true }
             guard let mediaType else { return false }
-            return registration.mimeTypes.contains(mediaType)
+            return registration.mimeTypes.contains(mediaType) || Self.wildcard(of: mediaType).map(registration.mimeTypes.contains) == true
         }
     }
 
@@ -82,11 +100,11 @@ public struct ImageDecoderRegistry: Sendable {
     }
 
     /// What the pipeline knows about bytes: the core's sniffing, else a registered decoder's
-    /// match (format ``ImageFormat/other``, no size), else `nil`.
+    /// match (format ``ImageFormat/other``, the size its registration reads, if any), else `nil`.
     func info(for data: Data, contentType: String?) -> ImageInfo? {
         if let info = ImageInfo(data: data) { return info }
         guard !data.isEmpty, let registration = registration(for: data, contentType: contentType) else { return nil }
-        var info = ImageInfo(format: .other, pixelSize: nil)
+        var info = ImageInfo(format: .other, pixelSize: registration.pixelSize?(data))
         info.registeredDecoder = registration.name
         return info
     }
@@ -94,6 +112,14 @@ public struct ImageDecoderRegistry: Sendable {
     /// The decoder for bytes described by `info`: their registered decoder, else `fallback`.
     func decoder(for info: ImageInfo, fallback: any ImageDecoding) -> any ImageDecoding {
         info.registeredDecoder.flatMap { registration(named: $0)?.decoder } ?? fallback
+    }
+
+    /// `image/*` from `image/svg+xml`: the registration for every subtype of a type; `nil` for
+    /// a media type without a subtype (a bare `video` names no type).
+    static func wildcard(of mediaType: String) -> String? {
+        guard let slash = mediaType.firstIndex(of: "/"), slash != mediaType.startIndex,
+              mediaType.index(after: slash) != mediaType.endIndex else { return nil }
+        return String(mediaType[..<slash]) + "/*"
     }
 
     /// `image/svg+xml` from `Image/SVG+XML; charset=utf-8`.

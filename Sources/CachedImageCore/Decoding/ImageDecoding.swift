@@ -79,7 +79,8 @@ extension TargetedImageDecoding {
 
 /// The decoder used where no platform decoder exists: it keeps the original bytes and reports
 /// the size a real decoder would produce (the header's size at the ``DecodingTarget``), so
-/// memory-cache costs match what the image would take on screen.
+/// memory-cache costs match what the image would take on screen (at an HDR target's 8 bytes per
+/// pixel, what ImageIO's HDR decode of an HDR photo holds).
 package struct HeaderImageDecoder: TargetedImageDecoding {
     /// The decoder.
     package init() {}
@@ -102,7 +103,7 @@ package struct HeaderImageDecoder: TargetedImageDecoding {
             data: data,
             format: info.format,
             pixelSize: decodedSize,
-            cost: max(DecodedImage.bitmapCost(of: decodedSize), data.count)
+            cost: max(DecodedImage.bitmapCost(of: decodedSize, bytesPerPixel: target.bytesPerPixel), data.count)
         )
     }
 }

@@ -17,6 +17,8 @@ import ImageIO
 ///   ImageIO decodes it when it is first drawn.
 /// - **Orientation**: EXIF orientation is applied to the pixels, so the result is always `.up`.
 /// - Animated images decode to their first frame.
+/// - **HDR**: a request with ``ImageRequest/Options/decodeToHDR`` asks ImageIO for the high
+///   dynamic range (iOS 17 and later); the default decode is SDR.
 ///
 /// ```swift
 /// let image = try ImageIODecoder().decode(data, info: info, targetPixelSize: PixelSize(width: 900, height: 900))
@@ -65,7 +67,8 @@ public struct ImageIODecoder: TargetedImageDecoding {
         let maxPixelSize = Self.maxPixelSize(target: target, size: size)
         if target.isUnbounded, properties?.orientation ?? 1 == 1 {
             // Nothing bounds the decode and nothing to rotate: decoded lazily, when drawn.
-            guard let cgImage = CGImageSourceCreateImageAtIndex(source, 0, [kCGImageSourceShouldCacheImmediately: false] as CFDictionary) else {
+            let options = Self.withDecodeRequest([kCGImageSourceShouldCacheImmediately: false], for: target)
+            guard let cgImage = CGImageSourceCreateImageAtIndex(source, 0, options as CFDictionary) else {
                 throw Failure.noImage
             }
             return DecodedImage(cgImage: cgImage, format: info.format)
@@ -78,10 +81,24 @@ public struct ImageIODecoder: TargetedImageDecoding {
         if let maxPixelSize {
             options[kCGImageSourceThumbnailMaxPixelSize] = maxPixelSize
         }
+        options = Self.withDecodeRequest(options, for: target)
         guard let cgImage = CGImageSourceCreateThumbnailAtIndex(source, 0, options as CFDictionary) else {
             throw Failure.noImage
         }
         return DecodedImage(cgImage: cgImage, format: info.format)
+    }
+
+    /// `options` with the target's decode request (``DecodingTarget/imageIODecodeRequest(_:)``:
+    /// HDR for an HDR target) where the system has it (``HDRDecodeRequest/system``: iOS 17,
+    /// macOS 14, tvOS 17, watchOS 10, visionOS 1). Unchanged for SDR targets and on older systems.
+    static func withDecodeRequest(_ options: [CFString: Any], for target: DecodingTarget) -> [CFString: Any] {
+        let request = target.imageIODecodeRequest()
+        guard !request.isEmpty else { return options }
+        var options = options
+        for (key, value) in request {
+            options[key as CFString] = value as CFString
+        }
+        return options
     }
 
     /// The longest side of the decoded image (``DecodingTarget/decodedSize(of:)`` of the

@@ -65,7 +65,7 @@ extension ImageInfo {
     }
 
     /// The format a single brand implies, if any.
-    private static func format(ofBrand brand: UInt32) -> ImageFormat? {
+    static func format(ofBrand brand: UInt32) -> ImageFormat? {
         if avifBrands.contains(brand) { return .avif }
         if heicBrands.contains(brand) { return .heic }
         return nil

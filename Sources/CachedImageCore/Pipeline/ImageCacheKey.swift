@@ -28,7 +28,8 @@ public struct ImageCacheKey: Hashable, Sendable {
 
     /// The key under which the pipeline keeps `request`'s image. A request for the full
     /// resolution (``ImageRequest/Options/decodeFullResolution``) is keyed apart from the capped
-    /// decode of the same bytes, with or without a size of its own.
+    /// decode of the same bytes, with or without a size of its own; an HDR decode
+    /// (``ImageRequest/Options/decodeToHDR``) apart from the SDR one.
     public init(_ request: ImageRequest) {
         self.init(
             cacheKey: request.cacheKey,
@@ -37,11 +38,15 @@ public struct ImageCacheKey: Hashable, Sendable {
             processorIdentifiers: request.processorChain.identifiers
         )
         isUncapped = request.options.contains(.decodeFullResolution)
+        isHDR = request.decodesToHDR
     }
 
     /// Whether the image was decoded above the pipeline's cap
     /// (``ImageRequest/Options/decodeFullResolution``).
     var isUncapped = false
+
+    /// Whether the image was decoded to its high dynamic range (``ImageRequest/Options/decodeToHDR``).
+    var isHDR = false
 
     // Written out rather than synthesized: every memory lookup hashes a key and compares it at
     // least once. The synthesized versions go through `Optional`'s generic paths and hash the
@@ -65,7 +70,7 @@ public struct ImageCacheKey: Hashable, Sendable {
 
     /// ``targetPixelSize`` and ``contentMode`` as integers, equal exactly when both are: the size
     /// (zero when there is none) and flags (bit 0: a size; bit 1: fit; bit 2: fill; bit 3:
-    /// uncapped).
+    /// uncapped; bit 4: HDR).
     private var shape: (width: Int, height: Int, flags: UInt8) {
         var mode: UInt8
         switch contentMode {
@@ -74,6 +79,7 @@ public struct ImageCacheKey: Hashable, Sendable {
         case .aspectFill?: mode = 4
         }
         if isUncapped { mode |= 8 }
+        if isHDR { mode |= 16 }
         guard let targetSize = targetPixelSize else { return (0, 0, mode) }
         return (targetSize.width, targetSize.height, mode | 1)
     }

@@ -139,8 +139,10 @@ struct DerivedImageStore: Sendable {
         request.diskCachePolicy ?? policy
     }
 
+    /// A request with a size or processors; never an HDR decode (``ImageRequest/Options/decodeToHDR``:
+    /// the encoders write SDR, so its copy would come back from disk without its range).
     private func isDerivable(_ request: ImageRequest) -> Bool {
-        request.targetPixelSize != nil || !request.processorChain.isEmpty
+        (request.targetPixelSize != nil || !request.processorChain.isEmpty) && !request.decodesToHDR
     }
 
     static func versionKey(_ cacheKey: String) -> String {

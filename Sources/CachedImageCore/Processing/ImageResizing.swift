@@ -32,11 +32,22 @@ extension ImageRequest {
     /// What to decode for this request with the pipeline's cap: its target size and content
     /// mode, or, with no target size, those of a leading ``ImageResizing`` processor.
     /// ``Options/decodeFullResolution`` lifts the cap.
+    /// ``Options/decodeToHDR`` asks for the high dynamic range (``DecodingTarget/decodesToHDR``).
     func decodingTarget(maximumSize: PixelSize?) -> DecodingTarget {
         let maximumSize = options.contains(.decodeFullResolution) ? nil : maximumSize
-        if targetPixelSize == nil, let resize = processorChain.processors.first as? any ImageResizing {
-            return DecodingTarget(size: resize.pixelSize, contentMode: resize.contentMode, maximumSize: maximumSize)
+        var target = if targetPixelSize == nil, let resize = processorChain.processors.first as? any ImageResizing {
+            DecodingTarget(size: resize.pixelSize, contentMode: resize.contentMode, maximumSize: maximumSize)
+        } else {
+            DecodingTarget(size: targetPixelSize, contentMode: contentMode, maximumSize: maximumSize)
         }
-        return DecodingTarget(size: targetPixelSize, contentMode: contentMode, maximumSize: maximumSize)
+        target.decodesToHDR = decodesToHDR
+        return target
+    }
+
+    /// Whether the request is decoded to its high dynamic range: it asks for it
+    /// (``Options/decodeToHDR``) and the system can (`HDRDecodeRequest.isAvailable`); elsewhere
+    /// the request is an SDR one, in its memory entry and its cost.
+    package var decodesToHDR: Bool {
+        options.contains(.decodeToHDR) && HDRDecodeRequest.isAvailable.get()
     }
 }

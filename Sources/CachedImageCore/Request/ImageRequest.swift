@@ -303,6 +303,31 @@ extension ImageRequest {
         /// }
         /// ```
         public static let decodeFullResolution = Options(rawValue: 1 << 8)
+
+        /// Decode an HDR photo (an iPhone photo's gain map, an ISO 21496-1 gain map, a PQ or HLG
+        /// image) to its high dynamic range, where the system can (iOS 17, macOS 14, tvOS 17,
+        /// watchOS 10, visionOS 1 and later); elsewhere, and for SDR images, the decode is the
+        /// usual one. ImageIO's `kCGImageSourceDecodeRequest` with `kCGImageSourceDecodeToHDR`,
+        /// SDWebImage's `decodeToHDR`.
+        ///
+        /// An HDR bitmap holds 8 bytes per pixel (16-bit float RGBA) instead of 4: twice the
+        /// memory, which the memory cache counts (its cost is the bitmap's bytes) and the
+        /// decoding budget admits in advance, on an SDR display too. So it is off by default, for
+        /// the screens that show HDR (a photo detail), not a feed of thumbnails. Where the system
+        /// cannot decode HDR, the request is an SDR one (its memory entry and cost). The HDR decode is kept apart from the
+        /// SDR decode of the same bytes in memory (one download, one disk entry for both) and
+        /// never kept as a processed copy on disk (encoders write SDR). Showing the extra range
+        /// is the view's part: SwiftUI's `allowedDynamicRange(.high)` or
+        /// `UIImageView.preferredImageDynamicRange = .high` (iOS 17).
+        ///
+        /// ```swift
+        /// CachedAsyncImage(request: ImageRequest(url: url, options: [.decodeToHDR])) { image in
+        ///     image.resizable().scaledToFit()
+        /// } placeholder: {
+        ///     ProgressView()
+        /// }
+        /// ```
+        public static let decodeToHDR = Options(rawValue: 1 << 10)
     }
 
     /// What to load when the system says the network is constrained (Low Data Mode).

@@ -114,6 +114,19 @@ struct DecodingBudgetTests {
         }
     }
 
+    @Test("an HDR decode is admitted by 8 bytes a pixel, an SDR one by 4")
+    func hdrAdmission() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/photo.png", width: 64, height: 48)
+            let pipeline = fixture.makePipeline { $0.decoder = ConcurrencyCountingDecoder() }
+            let target = PixelSize(width: 32, height: 24)
+            _ = try await pipeline.image(for: ImageRequest(url: fixture.url("/photo.png"), targetPixelSize: target))
+            #expect(pipeline.jobs.decodingQueue.peakBytesInFlight == 32 * 24 * 4)
+            _ = try await pipeline.image(for: ImageRequest(url: fixture.url("/photo.png"), targetPixelSize: target, options: [.decodeToHDR]))
+            #expect(pipeline.jobs.decodingQueue.peakBytesInFlight == 32 * 24 * 8)
+        }
+    }
+
     @Test("one memory-cache entry takes at most its share of the cache: a larger image is delivered, not kept")
     func perEntryShare() async throws {
         let cache = MemoryCache<String, Int>(costLimit: 1_000)

@@ -91,6 +91,26 @@ struct DiskCachePolicyTests {
         await fixture.tearDown()
     }
 
+    @Test("an HDR decode is never kept as a processed copy (encoders write SDR): a relaunch decodes the original again")
+    @available(macOS 14.0, *)
+    func hdrIsNotDerived() async throws {
+        let fixture = try await PipelineFixture.start()
+        let original = fixture.servePNG("/big.png", width: 400, height: 300, headers: ["Cache-Control": "max-age=3600"])
+        let hdr = ImageRequest(url: fixture.url("/big.png"), targetPixelSize: thumbnail, contentMode: .aspectFit, options: [.decodeToHDR])
+        let encoder = TestEncoder()
+        _ = try await launch(fixture, policy: .processed, encoder: encoder).imageFlushed(for: hdr)
+        #expect(encoder.encodeCount == 0)
+        let relaunched = try await launch(fixture, policy: .processed, encoder: encoder).imageFlushed(for: hdr)
+        #expect(relaunched.source == .disk)
+        #expect(relaunched.image.data == original, "decoded from the original")
+        // The SDR decode of the same size is kept as one.
+        var sdr = hdr
+        sdr.options.remove(.decodeToHDR)
+        _ = try await launch(fixture, policy: .processed, encoder: encoder).imageFlushed(for: sdr)
+        #expect(encoder.encodeCount == 1)
+        await fixture.tearDown()
+    }
+
     @Test("with .processed, a relaunch decodes the small processed version, never the original, and runs no processor")
     @available(macOS 14.0, *)
     func processedRelaunch() async throws {

@@ -371,6 +371,6 @@ struct DataTaskKey: Hashable, Sendable {
         cacheKey = request.cacheKey
         directives = request.cacheDirectives
         // Memory, preview and decoding options do not change what the data job does.
-        options = request.options.subtracting([.skipMemoryCache, .showProgressivePreviews, .skipProgressivePreviews, .decodeFullResolution])
+        options = request.options.subtracting([.skipMemoryCache, .showProgressivePreviews, .skipProgressivePreviews, .decodeFullResolution, .decodeToHDR])
     }
 }

@@ -55,7 +55,7 @@ extension ImageJobs {
         let decoder = decoderRegistry.decoder(for: data.info, fallback: self.decoder)
         guard let header = data.info.decodingSize ?? data.info.pixelSize,
               let target = try? pixelLimit.limited(resolved.decodingTarget(maximumSize: maximumDecodedPixelSize), for: data.info, decoder: decoder, url: url),
-              DecodedImage.bitmapCost(of: target.decodedSize(of: header)) <= policy.maximumDecodedBytes,
+              target.decodedBytes(of: header) <= policy.maximumDecodedBytes,
               var image = try? decoder.decode(data.data, info: data.info, target: target),
               (try? pixelLimit.checkDecoded(image, info: data.info, url: url)) != nil
         else {

@@ -417,7 +417,7 @@ extension ImageJobs {
     /// (the decode runs alone) when the header gives no size.
     func decodingBytes(info: ImageInfo, target: DecodingTarget) -> Int {
         guard let size = info.pixelSize else { return decodingQueue.budget }
-        return DecodedImage.bitmapCost(of: target.decodedSize(of: size))
+        return target.decodedBytes(of: size)
     }
 
     /// The processed image kept on disk for `request` (``ImagePipeline/DiskCachePolicy``),

@@ -72,7 +72,9 @@ struct PixelLimit: Sendable, Hashable {
         let bounds = target.fittingBounds(for: info.decodingSize ?? info.pixelSize)
         let limited = try targetSize(for: info, requested: bounds, decoder: decoder, url: url)
         guard let limited, limited != bounds else { return target }
-        return DecodingTarget(size: limited, contentMode: .aspectFit)
+        var bounded = DecodingTarget(size: limited, contentMode: .aspectFit)
+        bounded.decodesToHDR = target.decodesToHDR
+        return bounded
     }
 
     /// Checks what a decoder made of bytes whose size their header did not give.
