@@ -83,7 +83,7 @@ extension DiskCache {
     }
 
     func performWrite(name: DiskCacheEntryName, generation: UInt64, evicting evicted: [Record]) {
-        deleteFiles(evicted)
+        evictFiles(evicted)
         // Interrupted (the assertion expired): the write waits for the next resume.
         if isInterrupted {
             deferFileOperation { self.performWrite(name: name, generation: generation, evicting: []) }
@@ -179,12 +179,12 @@ extension DiskCache {
             // Only a metadata update of an entry that was on disk changes the size here.
             state.index.modify(name) { $0.size = size }
             var evicted = evictLocked(protecting: name, in: &state)
-            if size > sizeLimit, let record = state.index.remove(name) {
+            if size > sizeLimit, !record.isPinned, let record = state.index.remove(name) {
                 evicted.append(record)
             }
             return evicted
         }
-        deleteFiles(evictedAfterWrite)
+        evictFiles(evictedAfterWrite)
     }
 
     /// Forgets an entry whose pending write could not complete. `true` if it was still current.
@@ -224,10 +224,11 @@ extension DiskCache {
         }
     }
 
-    /// Deletes the files of `records`, one step each: when the running operation is
-    /// interrupted, the rest is deferred.
+    /// Deletes the files of `records` (removed entries, not evicted ones: ``evictFiles(_:)``),
+    /// each one's pin marker first, one step each: when the running operation is interrupted,
+    /// the rest is deferred.
     func deleteFiles(_ records: [Record]) {
-        removeFiles(records.map { (path(for: $0.name), $0.key) }, operation: .remove)
+        removeFiles(records.flatMap { [(pinMarkerPath(for: $0.name), nil), (path(for: $0.name), $0.key)] }, operation: .remove)
     }
 
     /// Deletes every entry file and the temporary files, one step each (the rest deferred when
@@ -243,7 +244,8 @@ extension DiskCache {
             return
         }
         let paths = files.filter { KeyHasher.isFileName($0.name) }.map { (directoryPath + "/" + $0.name, String?.none) }
-        guard removeFiles(paths, operation: .removeAll) else {
+        // The pins first: an entry left by an interruption is unpinned, never a pin left alone.
+        guard deleteAllPinMarkers(), removeFiles(paths, operation: .removeAll) else {
             // Interrupted: the temporary files follow the rest of the deletions.
             deferFileOperation { self.removeLeftoverTemporaryFiles() }
             return

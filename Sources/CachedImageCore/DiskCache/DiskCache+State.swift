@@ -105,7 +105,7 @@ extension DiskCache {
         state.index.modify(name) { $0.size = fileSize }
         let evicted = evictLocked(protecting: name, in: &state)
         if !evicted.isEmpty {
-            enqueueFileOperation(in: &state) { self.deleteFiles(evicted) }
+            enqueueFileOperation(in: &state) { self.evictFiles(evicted) }
         }
     }
 

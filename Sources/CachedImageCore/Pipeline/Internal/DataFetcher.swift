@@ -32,6 +32,8 @@ final class DataFetcher: Sendable {
     private let validator: ResponseValidator
     private let maximumResponseBytes: Int
     private let storePolicy: DiskStorePolicy
+    /// The pinned images' budget (``ImageRequest/Options/pinOnDisk``).
+    private let pinnedSizeLimit: Int
     private let freshness: FreshnessCheck
     private let retryPolicy: ImagePipeline.RetryPolicy
     private let failures: FailureRegistry
@@ -58,6 +60,7 @@ final class DataFetcher: Sendable {
         )
         self.maximumResponseBytes = configuration.maximumResponseBytes
         self.storePolicy = DiskStorePolicy(storesAuthorizedResponses: configuration.storesAuthorizedResponsesOnDisk)
+        self.pinnedSizeLimit = configuration.pinnedDiskCacheSizeLimit
         self.freshness = FreshnessCheck(policy: configuration.freshnessPolicy, clock: configuration.clock)
         self.retryPolicy = configuration.retryPolicy
         self.failures = FailureRegistry(policy: configuration.failureCachePolicy, clock: configuration.clock)
@@ -345,6 +348,11 @@ final class DataFetcher: Sendable {
         guard let diskCache, !request.cacheDirectives.noStore else { return }
         switch storePolicy.decision(for: request, metadata: metadata) {
         case .store(let metadata):
+            // Within the pinned budget, else unpinned (no pinned image makes room).
+            if request.options.contains(.pinOnDisk),
+               diskCache.storePinned(data, metadata: metadata, forKey: request.cacheKey, limit: pinnedSizeLimit) == .pinned {
+                return
+            }
             diskCache.store(data, metadata: metadata, forKey: request.cacheKey)
         case .remove:
             diskCache.removeEntry(forKey: request.cacheKey)

@@ -1,0 +1,183 @@
+import Foundation
+import Testing
+@_spi(Benchmarks) @testable import CachedImageCore
+
+/// Pinned entries: eviction by size passes over them, in this process and another one, before
+/// and after a relaunch, until they are unpinned; their own budget refuses what would pass it.
+@Suite("DiskCache: pinned entries")
+struct DiskCachePinningTests {
+    /// Each entry is 1,000 bytes plus a header of about 60: three fit in 3,500 bytes, four do not.
+    static let entrySize = 1_000
+    static let sizeLimit = 3_500
+    static let pinnedLimit = 2_500
+
+    @Test("a pinned entry survives eviction pressure: every other entry is evicted before it, and it never counts against the size limit")
+    func survivesEvictionPressure() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let clock = DiskTestClock()
+        let cache = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit, clock: clock)
+        #expect(cache.storePinned(diskTestBytes(Self.entrySize, seed: 9), metadata: bareMetadata, forKey: "pinned", limit: Self.pinnedLimit) == .pinned)
+        clock.advance()
+        for index in 0..<10 {
+            cache.store(diskTestBytes(Self.entrySize, seed: UInt8(index)), metadata: bareMetadata, forKey: "other-\(index)")
+            clock.advance()
+        }
+        cache.flush()
+        #expect(cache.entry(forKey: "pinned")?.data == diskTestBytes(Self.entrySize, seed: 9))
+        #expect(cache.isEntryPinned(forKey: "pinned"))
+        #expect(cache.entryCount == 4, "three others fit beside the pinned entry: it is outside the limit")
+        #expect(cache.totalSize - cache.pinnedSize <= Self.sizeLimit)
+        #expect(FileManager.default.fileExists(atPath: entryFile(for: "pinned", in: dir.cache).path))
+    }
+
+    @Test("a pin survives a relaunch, from the snapshot or from a listing: the new cache's eviction passes over it", arguments: [true, false])
+    func survivesRelaunch(fromSnapshot: Bool) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let clock = DiskTestClock()
+        do {
+            let first = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit, clock: clock)
+            first.store(diskTestBytes(Self.entrySize, seed: 9), metadata: bareMetadata, forKey: "pinned")
+            #expect(first.pinEntry(forKey: "pinned", limit: Self.pinnedLimit) == .pinned)
+            clock.advance()
+            for key in ["a", "b"] {
+                first.store(diskTestBytes(Self.entrySize), metadata: bareMetadata, forKey: key)
+                clock.advance()
+            }
+            first.flush()
+        }
+        let snapshot = dir.cache.appendingPathComponent("index/snapshot")
+        #expect(FileManager.default.fileExists(atPath: snapshot.path))
+        if !fromSnapshot { try FileManager.default.removeItem(at: snapshot) }
+
+        // Opened with room for one entry: the load evicts down to it, the oldest (pinned) first were it not pinned.
+        let second = try DiskCache(directory: dir.cache, sizeLimit: 1_500, clock: clock)
+        #expect(second.isEntryPinned(forKey: "pinned"))
+        second.store(diskTestBytes(Self.entrySize), metadata: bareMetadata, forKey: "c")
+        second.flush()
+        #expect(second.indexSource == (fromSnapshot ? .snapshot : .listing))
+        #expect(second.entry(forKey: "pinned")?.data == diskTestBytes(Self.entrySize, seed: 9))
+        #expect(!second.containsEntry(forKey: "a") && !second.containsEntry(forKey: "b"))
+        #expect(second.containsEntry(forKey: "c"))
+    }
+
+    @Test("another process's cache on the directory, whose index saw the entry unpinned, never evicts it once pinned, and learns the pin")
+    func anotherProcessRespectsThePin() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let clock = DiskTestClock()
+        // Two caches on one directory, each with its own index and lock: two processes.
+        let app = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit, clock: clock)
+        app.store(diskTestBytes(Self.entrySize, seed: 9), metadata: bareMetadata, forKey: "pinned")
+        app.flush()
+        clock.advance()
+        let widget = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit, clock: clock)
+        #expect(widget.entryCount == 1)
+        #expect(!widget.isEntryPinned(forKey: "pinned"))
+
+        #expect(app.pinEntry(forKey: "pinned", limit: Self.pinnedLimit) == .pinned)
+        app.flush()
+        for index in 0..<6 {
+            widget.store(diskTestBytes(Self.entrySize, seed: UInt8(index)), metadata: bareMetadata, forKey: "widget-\(index)")
+            clock.advance()
+        }
+        widget.flush()
+        #expect(FileManager.default.fileExists(atPath: entryFile(for: "pinned", in: dir.cache).path), "the widget's sweep deleted a pinned entry")
+        #expect(widget.isEntryPinned(forKey: "pinned"), "the widget's index learns the pin from the directory")
+        #expect(widget.entry(forKey: "pinned")?.data == diskTestBytes(Self.entrySize, seed: 9))
+        #expect(app.entry(forKey: "pinned")?.data == diskTestBytes(Self.entrySize, seed: 9))
+    }
+
+    @Test("unpinning returns the entry to the size limit: eviction takes it in its turn, and it stays unpinned after a relaunch")
+    func unpinningLetsEvictionTakeIt() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let clock = DiskTestClock()
+        let cache = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit, clock: clock)
+        #expect(cache.storePinned(diskTestBytes(Self.entrySize, seed: 9), metadata: bareMetadata, forKey: "pinned", limit: Self.pinnedLimit) == .pinned)
+        clock.advance()
+        for key in ["a", "b", "c"] {
+            cache.store(diskTestBytes(Self.entrySize), metadata: bareMetadata, forKey: key)
+            clock.advance()
+        }
+        cache.flush()
+        #expect(cache.entryCount == 4)
+        cache.unpinEntry(forKey: "pinned")
+        #expect(!cache.containsEntry(forKey: "pinned"), "the least recently used entry, over the limit once unpinned")
+        #expect(cache.pinnedSize == 0)
+        cache.flush()
+        #expect(!FileManager.default.fileExists(atPath: entryFile(for: "pinned", in: dir.cache).path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.cache.appendingPathComponent("pinned").path).isEmpty)
+    }
+
+    @Test("the pinned budget refuses a pin that would pass it, changing nothing: the pinned entries stay, the new one is not stored (or stays unpinned)")
+    func budgetRefuses() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let errors = Locked<[DiskCache.Error]>([])
+        let cache = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit) { error in errors.withLock { $0.append(error) } }
+        #expect(cache.storePinned(diskTestBytes(Self.entrySize, seed: 1), metadata: bareMetadata, forKey: "one", limit: Self.pinnedLimit) == .pinned)
+        #expect(cache.storePinned(diskTestBytes(Self.entrySize, seed: 2), metadata: bareMetadata, forKey: "two", limit: Self.pinnedLimit) == .pinned)
+        let pinned = cache.pinnedSize
+        let refused = cache.storePinned(diskTestBytes(Self.entrySize, seed: 3), metadata: bareMetadata, forKey: "three", limit: Self.pinnedLimit)
+        guard case .overLimit(let size, let pinnedSize, let limit) = refused else {
+            Issue.record("expected the budget to refuse, got \(refused)")
+            return
+        }
+        #expect(pinnedSize == pinned && limit == Self.pinnedLimit && size > Self.entrySize)
+        #expect(!cache.containsEntry(forKey: "three"))
+        // Storing again under a pinned key replaces its own share of the budget.
+        #expect(cache.storePinned(diskTestBytes(Self.entrySize, seed: 4), metadata: bareMetadata, forKey: "two", limit: Self.pinnedLimit) == .pinned)
+        cache.store(diskTestBytes(Self.entrySize, seed: 5), metadata: bareMetadata, forKey: "plain")
+        #expect(cache.pinEntry(forKey: "plain", limit: Self.pinnedLimit) == .overLimit(size: size, pinnedSize: pinned, limit: Self.pinnedLimit))
+        #expect(!cache.isEntryPinned(forKey: "plain"))
+        #expect(cache.pinEntry(forKey: "missing", limit: Self.pinnedLimit) == .notStored)
+        cache.flush()
+        #expect(errors.withLock { $0 }.isEmpty)
+        #expect(cache.isEntryPinned(forKey: "one") && cache.isEntryPinned(forKey: "two"))
+        #expect(cache.entry(forKey: "two")?.data == diskTestBytes(Self.entrySize, seed: 4))
+    }
+
+    @Test("two processes pinning at once stay within the budget together: the second marker is refused under the lock, reported, and its entry stays unpinned")
+    func budgetHoldsAcrossProcesses() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let errors = Locked<[DiskCache.Error]>([])
+        let app = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit)
+        let widget = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit) { error in errors.withLock { $0.append(error) } }
+        #expect(widget.entryCount == 0) // loaded before the app pins: it knows of no pin
+        #expect(app.storePinned(diskTestBytes(Self.entrySize, seed: 1), metadata: bareMetadata, forKey: "app", limit: 1_500) == .pinned)
+        app.flush()
+        #expect(widget.storePinned(diskTestBytes(Self.entrySize, seed: 2), metadata: bareMetadata, forKey: "widget", limit: 1_500) == .pinned)
+        widget.flush()
+        #expect(!widget.isEntryPinned(forKey: "widget"))
+        #expect(widget.entry(forKey: "widget")?.data == diskTestBytes(Self.entrySize, seed: 2), "refused as pinned, still stored")
+        #expect(errors.withLock { $0.map(\.operation) } == [.pin])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.cache.appendingPathComponent("pinned").path).count == 1)
+    }
+
+    @Test("removing a pinned entry removes it and its pin; removing everything removes every pin")
+    func removalsEndPins() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let cache = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit)
+        for key in ["a", "b"] {
+            #expect(cache.storePinned(diskTestBytes(Self.entrySize), metadata: bareMetadata, forKey: key, limit: Self.pinnedLimit) == .pinned)
+        }
+        cache.flush()
+        let pins = dir.cache.appendingPathComponent("pinned").path
+        #expect(try FileManager.default.contentsOfDirectory(atPath: pins).count == 2)
+        cache.removeEntry(forKey: "a")
+        cache.flush()
+        #expect(!cache.containsEntry(forKey: "a"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: pins).count == 1)
+        cache.removeAll()
+        cache.flush()
+        #expect(cache.entryCount == 0 && cache.pinnedSize == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: pins).isEmpty)
+        // Stored again after the removal: not pinned.
+        cache.store(diskTestBytes(Self.entrySize), metadata: bareMetadata, forKey: "a")
+        #expect(!cache.isEntryPinned(forKey: "a"))
+    }
+}
