@@ -16,13 +16,23 @@ struct DiskCachePinningTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let clock = DiskTestClock()
-        let cache = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit, clock: clock)
+        let queue = DispatchQueue(label: "DiskCachePinningTests")
+        let cache = try DiskCache(
+            directory: dir.cache, sizeLimit: Self.sizeLimit, clock: clock, errorHandler: nil,
+            nameForKey: { KeyHasher.name(for: $0) }, queue: queue
+        )
         #expect(cache.storePinned(diskTestBytes(Self.entrySize, seed: 9), metadata: bareMetadata, forKey: "pinned", limit: Self.pinnedLimit) == .pinned)
+        cache.flush()
         clock.advance()
+        // Held: the index alone decides (the files' markers cannot make up for it).
+        queue.suspend()
         for index in 0..<10 {
             cache.store(diskTestBytes(Self.entrySize, seed: UInt8(index)), metadata: bareMetadata, forKey: "other-\(index)")
             clock.advance()
         }
+        #expect(cache.isEntryPinned(forKey: "pinned"))
+        #expect(cache.entryCount == 4)
+        queue.resume()
         cache.flush()
         #expect(cache.entry(forKey: "pinned")?.data == diskTestBytes(Self.entrySize, seed: 9))
         #expect(cache.isEntryPinned(forKey: "pinned"))
@@ -72,16 +82,25 @@ struct DiskCachePinningTests {
         app.store(diskTestBytes(Self.entrySize, seed: 9), metadata: bareMetadata, forKey: "pinned")
         app.flush()
         clock.advance()
-        let widget = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit, clock: clock)
+        let widgetQueue = DispatchQueue(label: "DiskCachePinningTests.widget")
+        let widget = try DiskCache(
+            directory: dir.cache, sizeLimit: Self.sizeLimit, clock: clock, errorHandler: nil,
+            nameForKey: { KeyHasher.name(for: $0) }, queue: widgetQueue
+        )
         #expect(widget.entryCount == 1)
         #expect(!widget.isEntryPinned(forKey: "pinned"))
 
         #expect(app.pinEntry(forKey: "pinned", limit: Self.pinnedLimit) == .pinned)
         app.flush()
+        // Held: the widget decides its evictions before any of its file operations could learn
+        // of the pin; the deletions run under the lock, where the marker is.
+        widgetQueue.suspend()
         for index in 0..<6 {
             widget.store(diskTestBytes(Self.entrySize, seed: UInt8(index)), metadata: bareMetadata, forKey: "widget-\(index)")
             clock.advance()
         }
+        #expect(!widget.isEntryPinned(forKey: "pinned") && !widget.containsEntry(forKey: "pinned"), "the widget's index evicted it")
+        widgetQueue.resume()
         widget.flush()
         #expect(FileManager.default.fileExists(atPath: entryFile(for: "pinned", in: dir.cache).path), "the widget's sweep deleted a pinned entry")
         #expect(widget.isEntryPinned(forKey: "pinned"), "the widget's index learns the pin from the directory")
@@ -155,6 +174,26 @@ struct DiskCachePinningTests {
         #expect(widget.entry(forKey: "widget")?.data == diskTestBytes(Self.entrySize, seed: 2), "refused as pinned, still stored")
         #expect(errors.withLock { $0.map(\.operation) } == [.pin])
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.cache.appendingPathComponent("pinned").path).count == 1)
+    }
+
+    @Test("a pin whose write a newer store replaced before it ran is written after that store: the new version is pinned")
+    func pinFollowsANewerStore() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let queue = DispatchQueue(label: "DiskCachePinningTests.newer")
+        let cache = try DiskCache(
+            directory: dir.cache, sizeLimit: Self.sizeLimit, clock: DiskTestClock(), errorHandler: nil,
+            nameForKey: { KeyHasher.name(for: $0) }, queue: queue
+        )
+        #expect(cache.entryCount == 0)
+        queue.suspend()
+        #expect(cache.storePinned(diskTestBytes(Self.entrySize, seed: 1), metadata: bareMetadata, forKey: "a", limit: Self.pinnedLimit) == .pinned)
+        cache.store(diskTestBytes(Self.entrySize, seed: 2), metadata: bareMetadata, forKey: "a")
+        queue.resume()
+        cache.flush()
+        #expect(cache.isEntryPinned(forKey: "a"))
+        #expect(FileManager.default.fileExists(atPath: dir.cache.appendingPathComponent("pinned/\(entryFile(for: "a", in: dir.cache).lastPathComponent)").path))
+        #expect(try DiskCache(directory: dir.cache).isEntryPinned(forKey: "a"), "a relaunch finds the pin")
     }
 
     @Test("removing a pinned entry removes it and its pin; removing everything removes every pin")
