@@ -9,7 +9,7 @@ extension DiskCache {
     /// file is written on the cache's queue, and the entry is served from memory until then.
     /// Least recently used entries are evicted so that ``totalSize`` stays within
     /// ``sizeLimit``. An entry larger than the limit on its own is not stored (and any previous
-    /// entry for the key is removed).
+    /// entry for the key is removed). A new version of a pinned entry stays pinned.
     package func store(_ data: Data, metadata: CachedResponseMetadata, forKey key: String) {
         let name = nameForKey(key)
         let headerLength = Format.headerLength(keyByteCount: key.utf8.count, metadata: metadata)
@@ -176,8 +176,8 @@ extension DiskCache {
         enqueueFileOperation(in: &state) { self.performWrite(name: name, generation: generation, evicting: evicted) }
     }
 
-    /// Removes the entry under `key`, if any. Returns at once, never waiting; a read misses
-    /// from now on, and its file is deleted on the cache's queue.
+    /// Removes the entry under `key`, if any, pinned or not (its pin goes too). Returns at once,
+    /// never waiting; a read misses from now on, and its file is deleted on the cache's queue.
     public func removeEntry(forKey key: String) {
         let name = nameForKey(key)
         withState { state in
@@ -192,8 +192,8 @@ extension DiskCache {
         }
     }
 
-    /// Removes every entry. Returns at once, never waiting; reads miss from now on, and the
-    /// files are deleted on the cache's queue.
+    /// Removes every entry, pinned ones and their pins included. Returns at once, never
+    /// waiting; reads miss from now on, and the files are deleted on the cache's queue.
     public func removeAll() {
         withIndexOrLater({ state in
             state.index.removeAll()
