@@ -1,3 +1,4 @@
+#if canImport(SwiftUI)
 import CachedImage
 import Foundation
 
@@ -33,3 +34,4 @@ public enum PinnedImageExamples {
         }
     }
 }
+#endif
