@@ -11,16 +11,21 @@ struct DiskCachePinningTests {
     static let sizeLimit = 3_500
     static let pinnedLimit = 2_500
 
+    /// A cache whose file operations run on `queue`, which a test can hold.
+    static func cache(in dir: TemporaryDirectory, clock: DiskTestClock, queue: DispatchQueue) throws -> DiskCache {
+        try DiskCache(
+            directory: dir.cache, sizeLimit: sizeLimit, clock: clock, errorHandler: nil,
+            nameForKey: { KeyHasher.name(for: $0) }, queue: queue
+        )
+    }
+
     @Test("a pinned entry survives eviction pressure: every other entry is evicted before it, and it never counts against the size limit")
     func survivesEvictionPressure() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let clock = DiskTestClock()
         let queue = DispatchQueue(label: "DiskCachePinningTests")
-        let cache = try DiskCache(
-            directory: dir.cache, sizeLimit: Self.sizeLimit, clock: clock, errorHandler: nil,
-            nameForKey: { KeyHasher.name(for: $0) }, queue: queue
-        )
+        let cache = try Self.cache(in: dir, clock: clock, queue: queue)
         #expect(cache.storePinned(diskTestBytes(Self.entrySize, seed: 9), metadata: bareMetadata, forKey: "pinned", limit: Self.pinnedLimit) == .pinned)
         cache.flush()
         clock.advance()
@@ -83,10 +88,7 @@ struct DiskCachePinningTests {
         app.flush()
         clock.advance()
         let widgetQueue = DispatchQueue(label: "DiskCachePinningTests.widget")
-        let widget = try DiskCache(
-            directory: dir.cache, sizeLimit: Self.sizeLimit, clock: clock, errorHandler: nil,
-            nameForKey: { KeyHasher.name(for: $0) }, queue: widgetQueue
-        )
+        let widget = try Self.cache(in: dir, clock: clock, queue: widgetQueue)
         #expect(widget.entryCount == 1)
         #expect(!widget.isEntryPinned(forKey: "pinned"))
 
@@ -108,7 +110,7 @@ struct DiskCachePinningTests {
         #expect(app.entry(forKey: "pinned")?.data == diskTestBytes(Self.entrySize, seed: 9))
     }
 
-    @Test("unpinning returns the entry to the size limit: eviction takes it in its turn, and it stays unpinned after a relaunch")
+    @Test("unpinning returns the entry to the size limit: eviction takes it in its turn, marker and all")
     func unpinningLetsEvictionTakeIt() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
@@ -181,10 +183,7 @@ struct DiskCachePinningTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let queue = DispatchQueue(label: "DiskCachePinningTests.newer")
-        let cache = try DiskCache(
-            directory: dir.cache, sizeLimit: Self.sizeLimit, clock: DiskTestClock(), errorHandler: nil,
-            nameForKey: { KeyHasher.name(for: $0) }, queue: queue
-        )
+        let cache = try Self.cache(in: dir, clock: DiskTestClock(), queue: queue)
         #expect(cache.entryCount == 0)
         queue.suspend()
         #expect(cache.storePinned(diskTestBytes(Self.entrySize, seed: 1), metadata: bareMetadata, forKey: "a", limit: Self.pinnedLimit) == .pinned)
