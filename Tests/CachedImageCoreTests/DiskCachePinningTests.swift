@@ -154,6 +154,10 @@ struct DiskCachePinningTests {
         #expect(cache.pinEntry(forKey: "plain", limit: Self.pinnedLimit) == .overLimit(size: size, pinnedSize: pinned, limit: Self.pinnedLimit))
         #expect(!cache.isEntryPinned(forKey: "plain"))
         #expect(cache.pinEntry(forKey: "missing", limit: Self.pinnedLimit) == .notStored)
+        // No entry is larger than the size limit, pinned or not, whatever the pinned budget.
+        let tooLarge = cache.storePinned(diskTestBytes(Self.sizeLimit), metadata: bareMetadata, forKey: "large", limit: 100_000)
+        #expect(tooLarge == .overLimit(size: size - Self.entrySize + Self.sizeLimit, pinnedSize: pinned, limit: Self.sizeLimit + pinned))
+        #expect(!cache.containsEntry(forKey: "large"))
         cache.flush()
         #expect(errors.withLock { $0 }.isEmpty)
         #expect(cache.isEntryPinned(forKey: "one") && cache.isEntryPinned(forKey: "two"))
@@ -193,6 +197,20 @@ struct DiskCachePinningTests {
         #expect(cache.isEntryPinned(forKey: "a"))
         #expect(FileManager.default.fileExists(atPath: dir.cache.appendingPathComponent("pinned/\(entryFile(for: "a", in: dir.cache).lastPathComponent)").path))
         #expect(try DiskCache(directory: dir.cache).isEntryPinned(forKey: "a"), "a relaunch finds the pin")
+    }
+
+    @Test("an entry another process stored, which this index does not know yet, can be pinned")
+    func pinsWhatTheIndexDoesNotKnow() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let app = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit)
+        let widget = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit)
+        #expect(widget.entryCount == 0)
+        app.store(diskTestBytes(Self.entrySize), metadata: bareMetadata, forKey: "app")
+        app.flush()
+        #expect(widget.pinEntry(forKey: "app", limit: Self.pinnedLimit) == .pinned)
+        widget.flush()
+        #expect(widget.isEntryPinned(forKey: "app"))
     }
 
     @Test("removing a pinned entry removes it and its pin; removing everything removes every pin")

@@ -41,17 +41,21 @@ extension DiskCache {
     }
 
     /// Stores `data` like `store(_:metadata:forKey:)` and pins it, if the pinned entries with it
-    /// stay within `limit` bytes (a previous version of the key's entry does not count); nothing
-    /// is stored otherwise. Waits for the index to load.
+    /// stay within `limit` bytes (a previous version of the key's entry does not count) and it
+    /// is no larger than ``sizeLimit`` (as every entry); nothing is stored otherwise. Waits for
+    /// the index to load.
     package func storePinned(_ data: Data, metadata: CachedResponseMetadata, forKey key: String, limit: Int) -> PinOutcome {
         let name = nameForKey(key)
-        let size = Format.headerLength(keyByteCount: key.utf8.count, metadata: metadata) + data.count
+        let headerLength = Format.headerLength(keyByteCount: key.utf8.count, metadata: metadata)
+        let size = headerLength + data.count
         return withIndex { state in
             let previous = state.index.record(named: name)
             let pinnedSize = state.index.pinnedSize - (previous?.isPinned == true ? previous?.size ?? 0 : 0)
-            guard size <= limit - pinnedSize, Format.headerLength(keyByteCount: key.utf8.count, metadata: metadata) <= Format.maximumHeaderLength else {
-                return .overLimit(size: size, pinnedSize: pinnedSize, limit: limit)
-            }
+            // No entry is larger than the size limit, pinned or not: reads refuse larger files.
+            let limit = min(limit, sizeLimit + pinnedSize)
+            guard size <= limit - pinnedSize else { return .overLimit(size: size, pinnedSize: pinnedSize, limit: limit) }
+            // A header no entry may have (a key of a megabyte): stored as `store` does, not at all.
+            guard headerLength <= Format.maximumHeaderLength else { return .notStored }
             let generation = state.makeGeneration()
             state.staged[name] = Staged(key: key, body: data, metadata: metadata, generation: generation)
             state.pendingTouches[name] = nil
@@ -64,8 +68,15 @@ extension DiskCache {
     }
 
     /// Pins the entry stored under `key`, if the pinned entries with it stay within `limit`
-    /// bytes. Pinning a pinned entry does nothing. Waits for the index to load.
+    /// bytes. Pinning a pinned entry does nothing. Waits for the index to load; an entry the
+    /// index does not know (another process may have stored it) is read, and adopted, first.
     package func pinEntry(forKey key: String, limit: Int) -> PinOutcome {
+        let outcome = pinIndexedEntry(forKey: key, limit: limit)
+        guard outcome == .notStored, entry(forKey: key) != nil else { return outcome }
+        return pinIndexedEntry(forKey: key, limit: limit)
+    }
+
+    private func pinIndexedEntry(forKey key: String, limit: Int) -> PinOutcome {
         let name = nameForKey(key)
         return withIndex { state in
             guard let record = state.index.record(named: name), record.key == nil || record.key == key,

@@ -78,6 +78,15 @@ struct PinnedImageTests {
         try await Self.fillDiskCache(pipeline, fixture)
         #expect(try await pipeline.image(forKey: "first").data == first)
         #expect(!pipeline.containsImage(forKey: "third"), "refused as pinned, it was evicted like any other")
+
+        // A request asking to be pinned past the budget: delivered and stored, unpinned.
+        fixture.servePNG("/art.png", seed: 8, headers: ["Cache-Control": "max-age=600"])
+        let response = try await pipeline.image(for: ImageRequest(url: fixture.url("/art.png"), options: [.pinOnDisk]))
+        #expect(response.source == .network)
+        let key = fixture.url("/art.png").absoluteString
+        #expect(pipeline.diskCache?.containsEntry(forKey: key) == true)
+        #expect(pipeline.diskCache?.isEntryPinned(forKey: key) == false)
+        #expect(try await pipeline.image(forKey: "first").data == first)
         await fixture.tearDown()
     }
 
