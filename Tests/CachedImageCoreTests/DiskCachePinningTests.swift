@@ -213,6 +213,23 @@ struct DiskCachePinningTests {
         #expect(widget.isEntryPinned(forKey: "app"))
     }
 
+    @Test("a pin another process made, which this index has not learnt yet, is unpinned all the same: the marker goes, and the other process learns it")
+    func unpinsWhatTheIndexHasNotLearnt() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let app = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit)
+        let widget = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit)
+        #expect(widget.entryCount == 0)
+        #expect(app.storePinned(diskTestBytes(Self.entrySize), metadata: bareMetadata, forKey: "a", limit: Self.pinnedLimit) == .pinned)
+        app.flush()
+        widget.unpinEntry(forKey: "a")
+        widget.flush()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.cache.appendingPathComponent("pinned").path).isEmpty)
+        app.store(diskTestBytes(10), metadata: bareMetadata, forKey: "b") // a locked operation: the app resyncs
+        app.flush()
+        #expect(!app.isEntryPinned(forKey: "a"))
+    }
+
     @Test("removing a pinned entry removes it and its pin; removing everything removes every pin")
     func removalsEndPins() throws {
         let dir = try TemporaryDirectory()

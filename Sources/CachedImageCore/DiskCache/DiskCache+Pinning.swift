@@ -95,17 +95,23 @@ extension DiskCache {
     /// Unpins the entry stored under `key`: it counts against ``sizeLimit`` again, at its place
     /// in the use order, and eviction may take it (least recently used entries beyond the
     /// limit are evicted now). Does nothing for an entry that is not pinned. Waits for the
-    /// index to load.
+    /// index to load. A pin this index has not learnt yet (another process made it) goes too:
+    /// its marker is deleted.
     package func unpinEntry(forKey key: String) {
         let name = nameForKey(key)
-        withIndex { state in
-            guard let record = state.index.record(named: name), record.isPinned, record.key == nil || record.key == key else { return }
+        let isIndexedPin = withIndex { state -> Bool in
+            guard let record = state.index.record(named: name), record.isPinned, record.key == nil || record.key == key else { return false }
             state.index.modify(name) { $0.isPinned = false }
             let evicted = evictLocked(protecting: nil, in: &state)
             enqueueFileOperation(in: &state) {
                 self.removePinMarker(name, key: key)
                 self.evictFiles(evicted)
             }
+            return true
+        }
+        guard !isIndexedPin, access(pinMarkerPath(for: name), F_OK) == 0 else { return }
+        withState { state in
+            enqueueFileOperation(in: &state) { self.removePinMarker(name, key: key) }
         }
     }
 
