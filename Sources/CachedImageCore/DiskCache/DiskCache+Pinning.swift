@@ -204,19 +204,29 @@ extension DiskCache {
 
     /// Deletes the files of entries evicted by size, except those another process pinned since
     /// this one's index last matched the directory (their marker is there): the index learns
-    /// them again, pinned, from the next listing.
+    /// them again, pinned, from the next listing. Each record's marker is looked for and its
+    /// file deleted in one commit, so a pin made while this eviction was interrupted (the rest
+    /// deferred, perhaps for hours) is seen when it resumes.
     func evictFiles(_ records: [Record]) {
-        guard !records.isEmpty else { return }
         var pinnedElsewhere = false
-        let files: [(path: String, key: String?)] = records.compactMap { record in
-            if access(pinMarkerPath(for: record.name), F_OK) == 0 {
-                pinnedElsewhere = true
-                return nil
+        defer { if pinnedElsewhere { withState { $0.needsResync = true } } }
+        for (index, record) in records.enumerated() {
+            let markerPath = pinMarkerPath(for: record.name), path = path(for: record.name)
+            let removed: Result<Bool, any Swift.Error>? = directoryLock.commit {
+                guard access(markerPath, F_OK) != 0 else { return .success(false) }
+                return Result { try FileIO.removeFile(atPath: path); return true }
             }
-            return (path(for: record.name), record.key)
+            switch removed {
+            case nil:
+                let rest = Array(records[index...])
+                deferFileOperation { self.evictFiles(rest) }
+                return
+            case .success(let isRemoved):
+                if !isRemoved { pinnedElsewhere = true }
+            case .failure(let error):
+                report(Error(operation: .remove, key: record.key, path: path, underlying: error))
+            }
         }
-        if pinnedElsewhere { withState { $0.needsResync = true } }
-        removeFiles(files, operation: .remove)
     }
 
     /// Deletes every marker (``removeAll()``), one commit each.
