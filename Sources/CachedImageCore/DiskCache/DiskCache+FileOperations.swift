@@ -245,7 +245,17 @@ extension DiskCache {
         }
         let paths = files.filter { KeyHasher.isFileName($0.name) }.map { (directoryPath + "/" + $0.name, String?.none) }
         // The pins first: an entry left by an interruption is unpinned, never a pin left alone.
-        guard deleteAllPinMarkers(), removeFiles(paths, operation: .removeAll) else {
+        guard deleteAllPinMarkers() else {
+            // Interrupted among the markers (the rest deferred): the entries follow them.
+            deferFileOperation { self.deleteEntryFiles(paths) }
+            return
+        }
+        deleteEntryFiles(paths)
+    }
+
+    /// Deletes the entry files `removeAll` listed, then the temporary files.
+    private func deleteEntryFiles(_ paths: [(path: String, key: String?)]) {
+        guard removeFiles(paths, operation: .removeAll) else {
             // Interrupted: the temporary files follow the rest of the deletions.
             deferFileOperation { self.removeLeftoverTemporaryFiles() }
             return

@@ -69,4 +69,39 @@ struct InterruptedPinningTests {
         #expect(!exists("a", in: dir) && exists("c", in: dir))
         #expect(app.entry(forKey: "b") != nil)
     }
+
+    @Test("removing everything, interrupted among the pins' markers, deletes the entries too once resumed")
+    func resumedRemoveAllDeletesTheEntries() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let provider = ScriptedAssertionProvider()
+        let gate = BackgroundExecutionGate(provider: provider, lifecycle: .active)
+        let widget = try makeWidgetCache(dir, gate: gate)
+        for key in ["a", "b"] {
+            #expect(widget.storePinned(diskTestBytes(1_000), metadata: bareMetadata, forKey: key, limit: 10_000) == .pinned)
+        }
+        widget.store(diskTestBytes(1_000), metadata: bareMetadata, forKey: "c")
+        widget.flush()
+        #expect(markers(dir).count == 2)
+        gate.didEnterBackground()
+
+        // The assertion expires once the first marker is gone.
+        let fired = Locked(false)
+        widget.directoryLock.observeCommits { [self] in
+            guard markers(dir).count == 1, !fired.withLock({ $0 }) else { return }
+            fired.withLock { $0 = true }
+            expire(provider)
+        }
+        widget.removeAll()
+        widget.queue.sync {}
+        widget.directoryLock.observeCommits(nil)
+        #expect(fired.withLock { $0 })
+        #expect(markers(dir).count == 1, "interrupted after one marker")
+
+        provider.isGranting = true
+        gate.didBecomeActive()
+        widget.flush()
+        #expect(markers(dir).isEmpty)
+        #expect(!exists("a", in: dir) && !exists("b", in: dir) && !exists("c", in: dir), "the entries outlived removeAll")
+    }
 }
