@@ -164,6 +164,29 @@ struct DiskCachePinningTests {
         #expect(cache.entry(forKey: "two")?.data == diskTestBytes(Self.entrySize, seed: 4))
     }
 
+    @Test("a new version of a pinned entry stays pinned within the pinned budget; one that would pass it is stored unpinned, its marker deleted, and reported")
+    func newVersionKeepsItsPinWithinTheBudget() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let errors = Locked<[DiskCache.Error]>([])
+        let cache = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit) { error in errors.withLock { $0.append(error) } }
+        for key in ["a", "b"] {
+            #expect(cache.storePinned(diskTestBytes(Self.entrySize), metadata: bareMetadata, forKey: key, limit: Self.pinnedLimit) == .pinned)
+        }
+        cache.flush()
+        cache.store(diskTestBytes(Self.entrySize + 200, seed: 1), metadata: bareMetadata, forKey: "b", pinnedLimit: Self.pinnedLimit)
+        #expect(cache.isEntryPinned(forKey: "b"), "a revalidated version within the budget keeps its pin")
+        cache.store(diskTestBytes(2 * Self.entrySize, seed: 2), metadata: bareMetadata, forKey: "a", pinnedLimit: Self.pinnedLimit)
+        cache.flush()
+        #expect(!cache.isEntryPinned(forKey: "a"), "a version past the budget is pinned")
+        #expect(cache.pinnedSize <= Self.pinnedLimit)
+        #expect(errors.withLock { $0.map(\.operation) } == [.pin])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.cache.appendingPathComponent("pinned").path).count == 1)
+        let relaunched = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit)
+        #expect(!relaunched.isEntryPinned(forKey: "a") && relaunched.isEntryPinned(forKey: "b"))
+        #expect(relaunched.entry(forKey: "a")?.data == diskTestBytes(2 * Self.entrySize, seed: 2))
+    }
+
     @Test("two processes pinning at once stay within the budget together: the second marker is refused under the lock, reported, and its entry stays unpinned")
     func budgetHoldsAcrossProcesses() throws {
         let dir = try TemporaryDirectory()

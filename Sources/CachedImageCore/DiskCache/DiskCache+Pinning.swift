@@ -164,7 +164,8 @@ extension DiskCache {
                 _ = directoryLock.commit { try? FileIO.removeFile(atPath: pinsDirectoryPath + "/" + marker.name) }
             }
         }
-        let created: Int32? = others <= limit - size ? directoryLock.commit { createMarker(name) } : EDQUOT
+        let isWithinBudget = others <= limit - size
+        let created: Int32? = isWithinBudget ? directoryLock.commit { createMarker(name) } : EDQUOT
         guard let created else {
             deferFileOperation { self.writePinMarker(name, key: key, limit: limit) }
             return
@@ -175,8 +176,16 @@ extension DiskCache {
             state.index.modify(name) { $0.isPinned = false }
             return evictLocked(protecting: name, in: &state)
         }
-        report(Error(operation: .pin, key: key, path: pinMarkerPath(for: name), underlying: POSIXError(POSIXErrorCode(rawValue: created) ?? .EIO)))
+        let underlying: any Swift.Error = isWithinBudget
+            ? POSIXError(POSIXErrorCode(rawValue: created) ?? .EIO)
+            : Self.pinnedSizeLimitError(size: size, pinnedSize: others, limit: limit)
+        report(Error(operation: .pin, key: key, path: pinMarkerPath(for: name), underlying: underlying))
         evictFiles(evicted)
+    }
+
+    /// The underlying error of a pin the pinned budget refused (reported as ``Error/Operation/pin``).
+    static func pinnedSizeLimitError(size: Int, pinnedSize: Int, limit: Int) -> any Swift.Error {
+        POSIXError(.EDQUOT)
     }
 
     /// Creates the empty marker file (and the pins' directory if needed): 0, or the `errno`.

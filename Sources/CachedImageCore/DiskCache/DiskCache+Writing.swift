@@ -9,8 +9,10 @@ extension DiskCache {
     /// file is written on the cache's queue, and the entry is served from memory until then.
     /// Least recently used entries are evicted so that ``totalSize`` stays within
     /// ``sizeLimit``. An entry larger than the limit on its own is not stored (and any previous
-    /// entry for the key is removed). A new version of a pinned entry stays pinned.
-    package func store(_ data: Data, metadata: CachedResponseMetadata, forKey key: String) {
+    /// entry for the key is removed). A new version of a pinned entry stays pinned while the
+    /// pinned entries with it stay within `pinnedLimit` bytes; past it, the new version is stored
+    /// unpinned (its marker deleted) and the refusal reported (``Error/Operation/pin``).
+    package func store(_ data: Data, metadata: CachedResponseMetadata, forKey key: String, pinnedLimit: Int = .max) {
         let name = nameForKey(key)
         let headerLength = Format.headerLength(keyByteCount: key.utf8.count, metadata: metadata)
         let size = headerLength + data.count
@@ -28,8 +30,21 @@ extension DiskCache {
             let generation = state.makeGeneration()
             state.staged[name] = Staged(key: key, body: data, metadata: metadata, generation: generation)
             state.pendingTouches[name] = nil
-            state.index.upsert(Record(name: name, size: size, accessDate: now, key: key, generation: generation))
+            // A new version of a pinned entry stays pinned within the pinned budget.
+            let previous = state.index.record(named: name)
+            let otherPins = state.index.pinnedSize - (previous?.isPinned == true ? previous?.size ?? 0 : 0)
+            let isPinned = previous?.isPinned == true && size <= pinnedLimit - otherPins
+            state.index.upsert(Record(name: name, size: size, accessDate: now, key: key, generation: generation, isPinned: isPinned))
             let evicted = self.evictLocked(protecting: name, in: &state)
+            if previous?.isPinned == true, !isPinned {
+                self.enqueueFileOperation(in: &state) {
+                    self.removePinMarker(name, key: key)
+                    self.report(Error(
+                        operation: .pin, key: key, path: self.pinMarkerPath(for: name),
+                        underlying: Self.pinnedSizeLimitError(size: size, pinnedSize: otherPins, limit: pinnedLimit)
+                    ))
+                }
+            }
             self.enqueueFileOperation(in: &state) { self.performWrite(name: name, generation: generation, evicting: evicted) }
         }) { beforeLoad in
             beforeLoad.entries[name] = .stored(Entry(key: key, data: data, metadata: metadata))

@@ -82,13 +82,12 @@ struct DiskCacheIndex {
         return slots[position].record
     }
 
-    /// Inserts or replaces the record with `record.name` and makes it the most recently used. A
-    /// pinned record stays pinned (a new version of a pinned entry is pinned too).
+    /// Inserts or replaces the record with `record.name` and makes it the most recently used,
+    /// pinned as `record` says (whether a new version keeps its entry's pin is the caller's
+    /// decision: ``DiskCache/store(_:metadata:forKey:pinnedLimit:)``).
     mutating func upsert(_ record: Record) {
         if let position = positions[record.name] {
             let old = slots[position].record
-            var record = record
-            record.isPinned = record.isPinned || old?.isPinned == true
             totalSize += record.size - (old?.size ?? 0)
             pinnedSize += (record.isPinned ? record.size : 0) - (old?.isPinned == true ? old?.size ?? 0 : 0)
             slots[position].record = record

@@ -64,8 +64,10 @@ extension ImagePipeline {
 
     /// ``storeImageData(_:forKey:)``, pinned when `pinned`: eviction by size never removes the
     /// entry (see ``pinImage(forKey:)``). A key already pinned stays pinned whatever `pinned`
-    /// says (``unpinImage(forKey:)`` ends a pin). Waits for the disk cache's index to load (a
-    /// relaunch's first store, a moment).
+    /// says while the pinned images stay within `pinnedDiskCacheSizeLimit` with the new bytes
+    /// (``unpinImage(forKey:)`` ends a pin); past it, they are stored unpinned (`pinned: false`)
+    /// or not at all (`pinned: true` throws). Waits
+    /// for the disk cache's index to load (a relaunch's first store, a moment).
     ///
     /// ```swift
     /// try pipeline.storeImageData(avatarData, forKey: "avatar-\(user.id)", pinned: true)
@@ -92,7 +94,7 @@ extension ImagePipeline {
             let outcome = diskCache.storePinned(data, metadata: metadata, forKey: cacheKey, limit: configuration.pinnedDiskCacheSizeLimit)
             try Self.check(outcome, url: Self.customKeyURL(key))
         } else {
-            diskCache.store(data, metadata: metadata, forKey: cacheKey)
+            diskCache.store(data, metadata: metadata, forKey: cacheKey, pinnedLimit: configuration.pinnedDiskCacheSizeLimit)
         }
         return info
     }

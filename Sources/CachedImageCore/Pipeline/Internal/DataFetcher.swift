@@ -348,12 +348,13 @@ final class DataFetcher: Sendable {
         guard let diskCache, !request.cacheDirectives.noStore else { return }
         switch storePolicy.decision(for: request, metadata: metadata) {
         case .store(let metadata):
-            // Within the pinned budget, else unpinned (no pinned image makes room).
+            // Within the pinned budget, else unpinned (no pinned image makes room); a pinned
+            // image's new version keeps its pin within the budget too.
             if request.options.contains(.pinOnDisk),
                diskCache.storePinned(data, metadata: metadata, forKey: request.cacheKey, limit: pinnedSizeLimit) == .pinned {
                 return
             }
-            diskCache.store(data, metadata: metadata, forKey: request.cacheKey)
+            diskCache.store(data, metadata: metadata, forKey: request.cacheKey, pinnedLimit: pinnedSizeLimit)
         case .remove:
             diskCache.removeEntry(forKey: request.cacheKey)
         case .skip:
