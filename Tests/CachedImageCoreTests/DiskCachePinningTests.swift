@@ -187,6 +187,34 @@ struct DiskCachePinningTests {
         #expect(relaunched.entry(forKey: "a")?.data == diskTestBytes(2 * Self.entrySize, seed: 2))
     }
 
+    @Test("a marker whose entry is gone (left at open, or by another process later) is deleted: it does not pin a later unpinned store of that name", arguments: [true, false])
+    func orphanMarkerPinsNothing(leftBeforeOpen: Bool) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let pins = dir.cache.appendingPathComponent("pinned")
+        let marker = pins.appendingPathComponent(entryFile(for: "k", in: dir.cache).lastPathComponent)
+        func leaveMarker() throws {
+            try FileManager.default.createDirectory(at: pins, withIntermediateDirectories: true)
+            #expect(FileManager.default.createFile(atPath: marker.path, contents: Data()))
+        }
+        if leftBeforeOpen { try leaveMarker() }
+        let cache = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit)
+        #expect(cache.entryCount == 0)
+        if !leftBeforeOpen {
+            let other = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit)
+            #expect(other.entryCount == 0) // loaded
+            try leaveMarker()
+            other.store(diskTestBytes(10), metadata: bareMetadata, forKey: "other") // the directory changed: a resync
+            other.flush()
+            cache.store(diskTestBytes(10), metadata: bareMetadata, forKey: "nudge")
+            cache.flush()
+        }
+        cache.store(diskTestBytes(Self.entrySize), metadata: bareMetadata, forKey: "k")
+        cache.flush()
+        #expect(!FileManager.default.fileExists(atPath: marker.path))
+        #expect(!(try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit).isEntryPinned(forKey: "k")), "a relaunch found the entry pinned")
+    }
+
     @Test("two processes pinning at once stay within the budget together: the second marker is refused under the lock, reported, and its entry stays unpinned")
     func budgetHoldsAcrossProcesses() throws {
         let dir = try TemporaryDirectory()

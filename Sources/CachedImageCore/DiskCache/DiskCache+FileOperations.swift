@@ -122,9 +122,7 @@ extension DiskCache {
                 dropRecord(name, generation: generation)
                 return
             case .corrupt:
-                if dropRecord(name, generation: generation) {
-                    _ = directoryLock.commit { try? FileIO.removeFile(atPath: finalPath) }
-                }
+                if dropRecord(name, generation: generation) { _ = directoryLock.commit { removeEntryFile(name) } }
                 return
             }
         }
@@ -149,9 +147,7 @@ extension DiskCache {
             // Nothing was renamed, and the lock is held (no other process wrote the entry
             // meanwhile): the previous version goes too, unless interrupted by now.
             report(Error(operation: operation, key: key, path: finalPath, underlying: error))
-            if dropRecord(name, generation: generation) {
-                _ = directoryLock.commit { try? FileIO.removeFile(atPath: finalPath) }
-            }
+            if dropRecord(name, generation: generation) { _ = directoryLock.commit { removeEntryFile(name) } }
             return
         }
         switch outcome {
@@ -283,13 +279,20 @@ extension DiskCache {
         return true
     }
 
-    /// Deletes the entry file at `path` if it holds `key` (its header says so), as a commit;
-    /// deferred when interrupted.
-    func deleteFile(atPath path: String, ifItHolds key: String) {
-        guard case .header(let fileKey, _, _) = FileIO.readHeader(atPath: path), fileKey == key else { return }
-        if directoryLock.commit({ try? FileIO.removeFile(atPath: path) }) == nil {
-            deferFileOperation { self.deleteFile(atPath: path, ifItHolds: key) }
+    /// Deletes the file of the entry `name` if it holds `key` (its header says so), its pin
+    /// marker first, as a commit; deferred when interrupted.
+    func deleteFile(_ name: DiskCacheEntryName, ifItHolds key: String) {
+        guard case .header(let fileKey, _, _) = FileIO.readHeader(atPath: path(for: name)), fileKey == key else { return }
+        if directoryLock.commit({ removeEntryFile(name) }) == nil {
+            deferFileOperation { self.deleteFile(name, ifItHolds: key) }
         }
+    }
+
+    /// Deletes the file of the entry `name` and its pin marker, the marker first (inside a
+    /// commit): a marker never outlives its entry to pin a later one nobody asked to pin.
+    private func removeEntryFile(_ name: DiskCacheEntryName) {
+        try? FileIO.removeFile(atPath: pinMarkerPath(for: name))
+        try? FileIO.removeFile(atPath: path(for: name))
     }
 
     /// Deletes the temporary files no write can still need, each unlink a commit (the rest

@@ -238,6 +238,23 @@ extension DiskCache {
         }
     }
 
+    /// Deletes the markers of `names` whose entry file is gone (each looked for and deleted in
+    /// one commit; the rest deferred when interrupted): a marker left alone would pin a later
+    /// entry of that name nobody asked to pin.
+    func deleteOrphanMarkers(_ names: some Collection<DiskCacheEntryName>) {
+        for (index, name) in names.enumerated() {
+            let entryPath = path(for: name), markerPath = pinMarkerPath(for: name)
+            let done: Void? = directoryLock.commit {
+                if access(entryPath, F_OK) != 0 { try? FileIO.removeFile(atPath: markerPath) }
+            }
+            guard done != nil else {
+                let rest = Array(names.dropFirst(index))
+                deferFileOperation { self.deleteOrphanMarkers(rest) }
+                return
+            }
+        }
+    }
+
     /// Deletes every marker (``removeAll()``), one commit each.
     func deleteAllPinMarkers() -> Bool {
         guard let files = try? FileIO.listFiles(atPath: pinsDirectoryPath), !files.isEmpty else { return true }

@@ -103,6 +103,8 @@ extension DiskCache {
         else { return }
         guard let files = try? FileIO.listFiles(atPath: directoryPath), !isInterrupted else { return }
         let pins = Self.pinnedNames(inDirectory: directoryPath)
+        let listed = Set(files.compactMap { DiskCacheEntryName(fileName: $0.name) })
+        deleteOrphanMarkers(pins.filter { !listed.contains($0) })
         let evicted: [Record]? = withState { state in
             guard state.needsResync, state.queuedFileOperations == queuedOperations else { return nil }
             state.index = merged(state.index, with: files, pins: pins, in: &state)

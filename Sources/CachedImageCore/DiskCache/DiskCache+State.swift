@@ -93,8 +93,7 @@ extension DiskCache {
         if let record = state.index.remove(name) {
             enqueueFileOperation(in: &state) { self.deleteFiles([record]) }
         } else if orFileIfUnindexed, let key {
-            let path = path(for: name)
-            enqueueFileOperation(in: &state) { self.deleteFile(atPath: path, ifItHolds: key) }
+            enqueueFileOperation(in: &state) { self.deleteFile(name, ifItHolds: key) }
         }
     }
 
