@@ -142,7 +142,12 @@ extension DiskCache {
     /// the entry stays, unpinned, and the refusal is reported (``Error/Operation/pin``).
     /// Markers whose entry file is gone are deleted on the way.
     func writePinMarker(_ name: DiskCacheEntryName, key: String, limit: Int) {
-        guard withState({ $0.index.record(named: name)?.isPinned == true }), !isInterrupted else { return }
+        guard withState({ $0.index.record(named: name)?.isPinned == true }) else { return }
+        guard !isInterrupted else {
+            // The assertion expired as this operation began: the pin waits for the next resume.
+            deferFileOperation { self.writePinMarker(name, key: key, limit: limit) }
+            return
+        }
         guard let size = Self.fileSize(atPath: path(for: name)) else {
             withState { state in
                 if state.staged[name]?.body != nil {

@@ -104,4 +104,37 @@ struct InterruptedPinningTests {
         #expect(markers(dir).isEmpty)
         #expect(!exists("a", in: dir) && !exists("b", in: dir) && !exists("c", in: dir), "the entries outlived removeAll")
     }
+
+    @Test("a pin whose assertion expires as its operation begins is written once resumed")
+    func pinInterruptedBeforeItStartsIsWrittenLater() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let provider = ScriptedAssertionProvider()
+        let gate = BackgroundExecutionGate(provider: provider, lifecycle: .active)
+        let widget = try makeWidgetCache(dir, gate: gate)
+        widget.store(diskTestBytes(1_000), metadata: bareMetadata, forKey: "a")
+        widget.flush()
+        let snapshot = dir.cache.appendingPathComponent("index/snapshot").path
+        #expect(FileManager.default.fileExists(atPath: snapshot))
+        gate.didEnterBackground()
+
+        // The pin's operation first deletes the snapshot: the assertion expires there.
+        let fired = Locked(false)
+        widget.directoryLock.observeCommits { [self] in
+            guard FileManager.default.fileExists(atPath: snapshot), !fired.withLock({ $0 }) else { return }
+            fired.withLock { $0 = true }
+            expire(provider)
+        }
+        #expect(widget.pinEntry(forKey: "a", limit: 10_000) == .pinned)
+        widget.queue.sync {}
+        widget.directoryLock.observeCommits(nil)
+        #expect(fired.withLock { $0 })
+        #expect(markers(dir).isEmpty)
+
+        provider.isGranting = true
+        gate.didBecomeActive()
+        widget.flush()
+        #expect(markers(dir).count == 1, "the pin was lost")
+        #expect(try DiskCache.forTesting(dir.cache).isEntryPinned(forKey: "a"))
+    }
 }
