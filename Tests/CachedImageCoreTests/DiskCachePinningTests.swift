@@ -215,6 +215,27 @@ struct DiskCachePinningTests {
         #expect(!(try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit).isEntryPinned(forKey: "k")), "a relaunch found the entry pinned")
     }
 
+    @Test("a pinning store (a .pinOnDisk download) never waits for the index: it returns while the load is held, and pins once it is loaded")
+    func pinningStoreNeverWaits() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let queue = DispatchQueue(label: "DiskCachePinningTests.load")
+        queue.suspend() // the index load cannot run
+        let cache = try Self.cache(in: dir, clock: DiskTestClock(), queue: queue)
+        let stored = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            cache.store(diskTestBytes(Self.entrySize), metadata: bareMetadata, forKey: "a", pinnedLimit: Self.pinnedLimit, pinning: true)
+            stored.signal()
+        }
+        let returned = stored.wait(timeout: .now() + 30) == .success
+        queue.resume()
+        #expect(returned, "the store waited for the index")
+        if !returned { _ = stored.wait(timeout: .now() + 30) }
+        cache.flush()
+        #expect(cache.isEntryPinned(forKey: "a"))
+        #expect(try DiskCache(directory: dir.cache).isEntryPinned(forKey: "a"), "a relaunch finds the pin")
+    }
+
     @Test("two processes pinning at once stay within the budget together: the second marker is refused under the lock, reported, and its entry stays unpinned")
     func budgetHoldsAcrossProcesses() throws {
         let dir = try TemporaryDirectory()

@@ -11,8 +11,12 @@ extension DiskCache {
     /// ``sizeLimit``. An entry larger than the limit on its own is not stored (and any previous
     /// entry for the key is removed). A new version of a pinned entry stays pinned while the
     /// pinned entries with it stay within `pinnedLimit` bytes; past it, the new version is stored
-    /// unpinned (its marker deleted) and the refusal reported (``Error/Operation/pin``).
-    package func store(_ data: Data, metadata: CachedResponseMetadata, forKey key: String, pinnedLimit: Int = .max) {
+    /// unpinned (its marker deleted) and the refusal reported (``Error/Operation/pin``). With
+    /// `pinning`, the entry is pinned within that budget and stored unpinned past it, without
+    /// waiting for the index (``storePinned(_:metadata:forKey:limit:)`` waits to say which).
+    package func store(
+        _ data: Data, metadata: CachedResponseMetadata, forKey key: String, pinnedLimit: Int = .max, pinning: Bool = false
+    ) {
         let name = nameForKey(key)
         let headerLength = Format.headerLength(keyByteCount: key.utf8.count, metadata: metadata)
         let size = headerLength + data.count
@@ -33,7 +37,7 @@ extension DiskCache {
             // A new version of a pinned entry stays pinned within the pinned budget.
             let previous = state.index.record(named: name)
             let otherPins = state.index.pinnedSize - (previous?.isPinned == true ? previous?.size ?? 0 : 0)
-            let isPinned = previous?.isPinned == true && size <= pinnedLimit - otherPins
+            let isPinned = (pinning || previous?.isPinned == true) && size <= pinnedLimit - otherPins
             state.index.upsert(Record(name: name, size: size, accessDate: now, key: key, generation: generation, isPinned: isPinned))
             let evicted = self.evictLocked(protecting: name, in: &state)
             if previous?.isPinned == true, !isPinned {
@@ -46,6 +50,9 @@ extension DiskCache {
                 }
             }
             self.enqueueFileOperation(in: &state) { self.performWrite(name: name, generation: generation, evicting: evicted) }
+            if pinning, isPinned {
+                self.enqueueFileOperation(in: &state) { self.writePinMarker(name, key: key, limit: pinnedLimit) }
+            }
         }) { beforeLoad in
             beforeLoad.entries[name] = .stored(Entry(key: key, data: data, metadata: metadata))
         }

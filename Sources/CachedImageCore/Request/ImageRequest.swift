@@ -302,9 +302,9 @@ extension ImageRequest {
         /// is ever unpinned or removed to make room; ``ImagePipeline/pinImage(for:)`` says why
         /// with a typed error). Bytes already on disk are pinned with ``ImagePipeline/pinImage(for:)``.
         /// A pinned image is still revalidated when stale (a new version stays pinned); only
-        /// ``ImagePipeline/unpinImage(for:)`` and removals end a pin. The first pinned store of a
-        /// launch waits for the disk cache's index to load (a listing or its snapshot); requests
-        /// with and without this option do not share a download.
+        /// ``ImagePipeline/unpinImage(for:)`` and removals end a pin. Storing never waits (not
+        /// even for the disk cache's index at launch); requests with and without this option do
+        /// not share a download.
         ///
         /// ```swift
         /// ImageRequest(url: avatarURL, options: [.pinOnDisk])

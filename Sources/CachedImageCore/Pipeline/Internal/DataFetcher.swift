@@ -348,13 +348,12 @@ final class DataFetcher: Sendable {
         guard let diskCache, !request.cacheDirectives.noStore else { return }
         switch storePolicy.decision(for: request, metadata: metadata) {
         case .store(let metadata):
-            // Within the pinned budget, else unpinned (no pinned image makes room); a pinned
-            // image's new version keeps its pin within the budget too.
-            if request.options.contains(.pinOnDisk),
-               diskCache.storePinned(data, metadata: metadata, forKey: request.cacheKey, limit: pinnedSizeLimit) == .pinned {
-                return
-            }
-            diskCache.store(data, metadata: metadata, forKey: request.cacheKey, pinnedLimit: pinnedSizeLimit)
+            // Pinned within the pinned budget, else unpinned (no pinned image makes room); a
+            // pinned image's new version keeps its pin within the budget too. Never waits.
+            diskCache.store(
+                data, metadata: metadata, forKey: request.cacheKey,
+                pinnedLimit: pinnedSizeLimit, pinning: request.options.contains(.pinOnDisk)
+            )
         case .remove:
             diskCache.removeEntry(forKey: request.cacheKey)
         case .skip:
