@@ -236,6 +236,19 @@ struct DiskCachePinningTests {
         #expect(try DiskCache(directory: dir.cache).isEntryPinned(forKey: "a"), "a relaunch finds the pin")
     }
 
+    @Test("an entry another process stored and pinned, read before this index learnt of it, is adopted pinned")
+    func adoptsAnotherProcesssPin() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let app = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit)
+        let widget = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit)
+        #expect(widget.entryCount == 0)
+        #expect(app.storePinned(diskTestBytes(Self.entrySize), metadata: bareMetadata, forKey: "a", limit: Self.pinnedLimit) == .pinned)
+        app.flush()
+        #expect(widget.entry(forKey: "a") != nil)
+        #expect(widget.isEntryPinned(forKey: "a"), "adopted unpinned")
+    }
+
     @Test("two processes pinning at once stay within the budget together: the second marker is refused under the lock, reported, and its entry stays unpinned")
     func budgetHoldsAcrossProcesses() throws {
         let dir = try TemporaryDirectory()

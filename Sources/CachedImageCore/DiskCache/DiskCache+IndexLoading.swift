@@ -47,7 +47,7 @@ extension DiskCache {
             )
             // The pins, from their markers (a snapshot does not hold them), before any eviction;
             // markers of no entry are deleted (below).
-            for name in Self.pinnedNames(inDirectory: directoryPath) {
+            for name in Self.pinnedNames(inDirectory: directoryPath) ?? [] {
                 if index.record(named: name) == nil { orphanMarkers.append(name) }
                 index.modify(name) { $0.isPinned = true }
             }

@@ -131,10 +131,15 @@ extension DiskCache {
 
     // MARK: Markers (on the queue, under the directory's lock)
 
-    /// The entries pinned in the directory at `directoryPath`: its markers' names.
-    static func pinnedNames(inDirectory directoryPath: String) -> Set<DiskCacheEntryName> {
-        guard let files = try? FileIO.listFiles(atPath: directoryPath + "/" + pinsDirectoryName) else { return [] }
-        return Set(files.compactMap { DiskCacheEntryName(fileName: $0.name) })
+    /// The entries pinned in the directory at `directoryPath`: its markers' names (none without
+    /// a `pinned` subdirectory), or `nil` when it cannot be listed (the pins are unknown, not gone).
+    static func pinnedNames(inDirectory directoryPath: String) -> Set<DiskCacheEntryName>? {
+        do {
+            let files = try FileIO.listFiles(atPath: directoryPath + "/" + pinsDirectoryName)
+            return Set(files.compactMap { DiskCacheEntryName(fileName: $0.name) })
+        } catch {
+            return (error as? POSIXError)?.code == .ENOENT ? [] : nil
+        }
     }
 
     /// Writes the marker of the entry `name`, once its file is on disk, if every pinned entry in

@@ -103,8 +103,10 @@ extension DiskCache {
         else { return }
         guard let files = try? FileIO.listFiles(atPath: directoryPath), !isInterrupted else { return }
         let pins = Self.pinnedNames(inDirectory: directoryPath)
-        let listed = Set(files.compactMap { DiskCacheEntryName(fileName: $0.name) })
-        deleteOrphanMarkers(pins.filter { !listed.contains($0) })
+        if let pins {
+            let listed = Set(files.compactMap { DiskCacheEntryName(fileName: $0.name) })
+            deleteOrphanMarkers(pins.filter { !listed.contains($0) })
+        }
         let evicted: [Record]? = withState { state in
             guard state.needsResync, state.queuedFileOperations == queuedOperations else { return nil }
             state.index = merged(state.index, with: files, pins: pins, in: &state)
@@ -123,9 +125,10 @@ extension DiskCache {
     /// (key unknown, used at their modification date), known files take their listed size
     /// (another process may have replaced them) and the later of the two use dates. Ordered by
     /// use date, the index's own order breaking ties. Pinned are the files with a marker in
-    /// `pins` (another process may have pinned or unpinned them).
+    /// `pins` (another process may have pinned or unpinned them); without `pins` (the markers
+    /// could not be listed), known records keep their pins.
     private func merged(
-        _ index: DiskCacheIndex, with files: [FileIO.ListedFile], pins: Set<DiskCacheEntryName>, in state: inout State
+        _ index: DiskCacheIndex, with files: [FileIO.ListedFile], pins: Set<DiskCacheEntryName>?, in state: inout State
     ) -> DiskCacheIndex {
         var known: [DiskCacheEntryName: Record] = [:]
         let ordered = index.recordsByRecency()
@@ -158,7 +161,7 @@ extension DiskCache {
         let rank = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1.name, $0) })
         records = records.map { entry in
             var record = entry.record
-            record.isPinned = pins.contains(record.name)
+            if let pins { record.isPinned = pins.contains(record.name) }
             return (rank[record.name] ?? entry.order, record)
         }
         records.sort { ($0.record.accessDate, $0.order) < ($1.record.accessDate, $1.order) }
@@ -180,12 +183,14 @@ extension DiskCache {
         guard case .hit(let body, let metadata, let fileSize) = readEntryFile(path(for: name), key, sizeLimit) else {
             return nil
         }
+        // Another process may have pinned it.
+        let isPinned = access(pinMarkerPath(for: name), F_OK) == 0
         withState { state in
             guard state.fileOperationEpoch == epoch, state.queuedFileOperations == 0,
                   state.index.record(named: name) == nil
             else { return }
             let generation = state.makeGeneration()
-            state.index.upsert(Record(name: name, size: fileSize, accessDate: now, key: key, generation: generation))
+            state.index.upsert(Record(name: name, size: fileSize, accessDate: now, key: key, generation: generation, isPinned: isPinned))
             schedulePersistedTouch(name, at: now, in: &state)
             scheduleSnapshot(in: &state)
             let evicted = evictLocked(protecting: name, in: &state)
