@@ -2,8 +2,7 @@
 import CachedImage
 import Foundation
 
-/// Pinned images: disk entries that eviction by size never removes (engine-level examples; they
-/// compile on every platform).
+/// Pinned images: disk entries that eviction by size never removes (engine-level examples).
 public enum PinnedImageExamples {
     /// A pipeline with 20 MB for pinned images, on top of the 150 MB the others share.
     public static func pipeline() -> ImagePipeline {

@@ -34,8 +34,10 @@ struct PinnedImageTests {
         let fixture = try await PipelineFixture.start()
         let avatar = ImageFixtures.png(width: 40, height: 40, seed: 7)
         let art = fixture.servePNG("/onboarding.png", seed: 8, headers: ["Cache-Control": "max-age=600"])
+        weak var firstCache: DiskCache?
         do {
             let pipeline = Self.makePipeline(fixture)
+            firstCache = pipeline.diskCache
             try pipeline.storeImageData(avatar, forKey: "avatar", pinned: true)
             let request = ImageRequest(url: fixture.url("/onboarding.png"), options: [.pinOnDisk, .skipMemoryCache])
             #expect(try await pipeline.image(for: request).source == .network)
@@ -44,6 +46,7 @@ struct PinnedImageTests {
         }
 
         let relaunched = Self.makePipeline(fixture)
+        #expect(relaunched.diskCache != nil && relaunched.diskCache !== firstCache, "the relaunch reuses the first pipeline's disk cache")
         #expect(try await relaunched.image(forKey: "avatar").data == avatar)
         let response = try await relaunched.image(for: fixture.url("/onboarding.png"))
         #expect(response.source == .disk)
