@@ -75,8 +75,9 @@ public final class DiskCache: Sendable {
 
     /// The directory holding the entry files.
     public let directory: URL
-    /// The maximum ``totalSize``, in bytes, enforced after every write; pinned entries are
-    /// neither counted nor evicted.
+    /// The most bytes the unpinned entries may hold (``totalSize`` less the pinned entries'
+    /// sizes), enforced after every write; pinned entries count in ``totalSize`` but not against
+    /// this limit, and eviction by size never takes them.
     public let sizeLimit: Int
 
     let directoryPath: String

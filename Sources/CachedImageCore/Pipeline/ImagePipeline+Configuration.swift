@@ -70,9 +70,13 @@ extension ImagePipeline {
         /// images stored with ``ImagePipeline/storeImageData(_:forKey:pinned:)``, pinned with
         /// ``ImagePipeline/pinImage(forKey:)`` or loaded with ``ImageRequest/Options/pinOnDisk``,
         /// which eviction by size never removes. Pinning past it fails with
-        /// ``ImagePipeline/Error/pinnedSizeLimitExceeded(url:size:pinnedSize:limit:)``; it is
-        /// checked when an image is pinned, over the pins of every process sharing the directory.
-        /// Default: 50 MB.
+        /// ``ImagePipeline/Error/pinnedSizeLimitExceeded(url:size:pinnedSize:limit:)`` (a
+        /// `.pinOnDisk` download is stored unpinned), and a pinned image's new version past it is
+        /// stored unpinned. The call checks the pins this process knows; the pins of the other
+        /// processes sharing the directory are checked afterwards, on the disk cache's queue: a
+        /// pin they take past the budget is refused after the call returned, the image stays
+        /// stored, unpinned, and the disk cache's error handler gets `DiskCache.Error` with
+        /// operation `.pin`. Default: 50 MB.
         public var pinnedDiskCacheSizeLimit: Int = 50 * 1024 * 1024
 
         /// Whether processed and downsampled images are also kept on disk (encoded with
