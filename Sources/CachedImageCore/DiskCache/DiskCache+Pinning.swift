@@ -13,7 +13,8 @@ import Foundation
 // - it survives a relaunch, and a listing finds it without reading any entry (a snapshot's index
 //   and a listing's alike get their pins from the markers at load);
 // - it is never torn: creating or deleting an empty file is one step, and the entry file itself
-//   is never moved or rewritten for it (a new version of a pinned entry stays pinned);
+//   is never moved or rewritten for it (a new version of a pinned entry stays pinned while
+//   the pinned budget `store` is given holds it);
 // - other processes respect it: markers are created and deleted under the directory's lock,
 //   after raising its change count (their next locked operation lists the markers again), and an
 //   eviction looks for the marker under the lock before it deletes a file, so a process whose

@@ -14,7 +14,7 @@ import Foundation
 /// A pin survives a relaunch and holds for every process sharing the cache directory (an app
 /// and its extensions): another process's sweep never deletes a pinned entry either. A pinned
 /// image keeps its freshness rules (a stale one is still revalidated; a new version stays
-/// pinned). Removals end pins: ``removeImage(forKey:)``, ``removeCachedImage(for:)``,
+/// pinned within the pinned budget, and is stored unpinned past it). Removals end pins: ``removeImage(forKey:)``, ``removeCachedImage(for:)``,
 /// ``removeAllCachedImages()`` and `diskCache.removeAll()` remove pinned images too. The memory
 /// cache keeps no pins: a pinned image's decoded copy is evicted like any other and decoded
 /// again from disk.

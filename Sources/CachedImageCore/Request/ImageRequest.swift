@@ -301,7 +301,8 @@ extension ImageRequest {
         /// pinned, and one that would pass the pinned budget is stored unpinned (no pinned image
         /// is ever unpinned or removed to make room; ``ImagePipeline/pinImage(for:)`` says why
         /// with a typed error). Bytes already on disk are pinned with ``ImagePipeline/pinImage(for:)``.
-        /// A pinned image is still revalidated when stale (a new version stays pinned); only
+        /// A pinned image is still revalidated when stale (a new version stays pinned within the
+        /// pinned budget and is stored unpinned past it); otherwise only
         /// ``ImagePipeline/unpinImage(for:)`` and removals end a pin. Storing never waits (not
         /// even for the disk cache's index at launch); requests with and without this option do
         /// not share a download.
