@@ -65,6 +65,8 @@ extension CLIError {
             return "no disk cache to store it in" + (openError.map { ": \($0)" } ?? "")
         case .requestModifierFailed(_, let underlying):
             return "the request modifier failed: \(underlying)"
+        case .pinnedSizeLimitExceeded(_, let size, let pinnedSize, let limit):
+            return "not pinned: \(size) bytes on top of \(pinnedSize) pinned would pass the \(limit)-byte pinned limit"
         }
     }
 

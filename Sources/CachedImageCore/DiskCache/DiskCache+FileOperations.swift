@@ -83,7 +83,7 @@ extension DiskCache {
     }
 
     func performWrite(name: DiskCacheEntryName, generation: UInt64, evicting evicted: [Record]) {
-        deleteFiles(evicted)
+        evictFiles(evicted)
         // Interrupted (the assertion expired): the write waits for the next resume.
         if isInterrupted {
             deferFileOperation { self.performWrite(name: name, generation: generation, evicting: []) }
@@ -122,9 +122,7 @@ extension DiskCache {
                 dropRecord(name, generation: generation)
                 return
             case .corrupt:
-                if dropRecord(name, generation: generation) {
-                    _ = directoryLock.commit { try? FileIO.removeFile(atPath: finalPath) }
-                }
+                if dropRecord(name, generation: generation) { _ = directoryLock.commit { removeEntryFile(name) } }
                 return
             }
         }
@@ -149,9 +147,7 @@ extension DiskCache {
             // Nothing was renamed, and the lock is held (no other process wrote the entry
             // meanwhile): the previous version goes too, unless interrupted by now.
             report(Error(operation: operation, key: key, path: finalPath, underlying: error))
-            if dropRecord(name, generation: generation) {
-                _ = directoryLock.commit { try? FileIO.removeFile(atPath: finalPath) }
-            }
+            if dropRecord(name, generation: generation) { _ = directoryLock.commit { removeEntryFile(name) } }
             return
         }
         switch outcome {
@@ -179,12 +175,12 @@ extension DiskCache {
             // Only a metadata update of an entry that was on disk changes the size here.
             state.index.modify(name) { $0.size = size }
             var evicted = evictLocked(protecting: name, in: &state)
-            if size > sizeLimit, let record = state.index.remove(name) {
+            if size > sizeLimit, !record.isPinned, let record = state.index.remove(name) {
                 evicted.append(record)
             }
             return evicted
         }
-        deleteFiles(evictedAfterWrite)
+        evictFiles(evictedAfterWrite)
     }
 
     /// Forgets an entry whose pending write could not complete. `true` if it was still current.
@@ -224,10 +220,11 @@ extension DiskCache {
         }
     }
 
-    /// Deletes the files of `records`, one step each: when the running operation is
-    /// interrupted, the rest is deferred.
+    /// Deletes the files of `records` (removed entries, not evicted ones: ``evictFiles(_:)``),
+    /// each one's pin marker first, one step each: when the running operation is interrupted,
+    /// the rest is deferred.
     func deleteFiles(_ records: [Record]) {
-        removeFiles(records.map { (path(for: $0.name), $0.key) }, operation: .remove)
+        removeFiles(records.flatMap { [(pinMarkerPath(for: $0.name), nil), (path(for: $0.name), $0.key)] }, operation: .remove)
     }
 
     /// Deletes every entry file and the temporary files, one step each (the rest deferred when
@@ -243,6 +240,17 @@ extension DiskCache {
             return
         }
         let paths = files.filter { KeyHasher.isFileName($0.name) }.map { (directoryPath + "/" + $0.name, String?.none) }
+        // The pins first: an entry left by an interruption is unpinned, never a pin left alone.
+        guard deleteAllPinMarkers() else {
+            // Interrupted among the markers (the rest deferred): the entries follow them.
+            deferFileOperation { self.deleteEntryFiles(paths) }
+            return
+        }
+        deleteEntryFiles(paths)
+    }
+
+    /// Deletes the entry files `removeAll` listed, then the temporary files.
+    private func deleteEntryFiles(_ paths: [(path: String, key: String?)]) {
         guard removeFiles(paths, operation: .removeAll) else {
             // Interrupted: the temporary files follow the rest of the deletions.
             deferFileOperation { self.removeLeftoverTemporaryFiles() }
@@ -271,13 +279,20 @@ extension DiskCache {
         return true
     }
 
-    /// Deletes the entry file at `path` if it holds `key` (its header says so), as a commit;
-    /// deferred when interrupted.
-    func deleteFile(atPath path: String, ifItHolds key: String) {
-        guard case .header(let fileKey, _, _) = FileIO.readHeader(atPath: path), fileKey == key else { return }
-        if directoryLock.commit({ try? FileIO.removeFile(atPath: path) }) == nil {
-            deferFileOperation { self.deleteFile(atPath: path, ifItHolds: key) }
+    /// Deletes the file of the entry `name` if it holds `key` (its header says so), its pin
+    /// marker first, as a commit; deferred when interrupted.
+    func deleteFile(_ name: DiskCacheEntryName, ifItHolds key: String) {
+        guard case .header(let fileKey, _, _) = FileIO.readHeader(atPath: path(for: name)), fileKey == key else { return }
+        if directoryLock.commit({ removeEntryFile(name) }) == nil {
+            deferFileOperation { self.deleteFile(name, ifItHolds: key) }
         }
+    }
+
+    /// Deletes the file of the entry `name` and its pin marker, the marker first (inside a
+    /// commit): a marker never outlives its entry to pin a later one nobody asked to pin.
+    private func removeEntryFile(_ name: DiskCacheEntryName) {
+        try? FileIO.removeFile(atPath: pinMarkerPath(for: name))
+        try? FileIO.removeFile(atPath: path(for: name))
     }
 
     /// Deletes the temporary files no write can still need, each unlink a commit (the rest

@@ -37,6 +37,7 @@ extension DiskCache {
         let fromSnapshot: Bool
         var changeCount: UInt64 = 0
         var hasTemporaryFiles = false
+        var orphanMarkers: [DiskCacheEntryName] = []
         do {
             try Self.createDirectories(directoryPath, temporaryDirectoryPath, snapshotDirectoryPath)
             changeCount = directoryLock.readChangeCount()
@@ -44,6 +45,12 @@ extension DiskCache {
             (index, unusable, fromSnapshot) = try Self.openIndex(
                 directoryPath: directoryPath, snapshotPath: snapshotPath, changeCount: changeCount
             )
+            // The pins, from their markers (a snapshot does not hold them), before any eviction;
+            // markers of no entry are deleted (below).
+            for name in Self.pinnedNames(inDirectory: directoryPath) ?? [] {
+                if index.record(named: name) == nil { orphanMarkers.append(name) }
+                index.modify(name) { $0.isPinned = true }
+            }
         } catch {
             // The directory could not be prepared or listed: run empty (files written from now
             // on are tracked) and say so.
@@ -86,9 +93,12 @@ extension DiskCache {
             // relaunch loop 45 µs slower while earlier caches' timers were pending.)
             if !fromSnapshot || !state.pendingTouches.isEmpty { scheduleSnapshot(in: &state) }
             // Queued first: before any change asked for meanwhile (a store may reuse a name).
-            let doomed = unusable + evicted
-            if !doomed.isEmpty {
-                enqueueFileOperation(in: &state) { self.deleteFiles(doomed) }
+            if !unusable.isEmpty || !evicted.isEmpty || !orphanMarkers.isEmpty {
+                enqueueFileOperation(in: &state) { [orphanMarkers] in
+                    self.deleteFiles(unusable)
+                    self.evictFiles(evicted)
+                    self.deleteOrphanMarkers(orphanMarkers)
+                }
             }
             if hasTemporaryFiles {
                 // A killed writer's, or a write in flight in a process suspended mid-write:

@@ -102,9 +102,14 @@ extension DiskCache {
               withState({ $0.needsResync && $0.isIndexLoaded && $0.queuedFileOperations == queuedOperations })
         else { return }
         guard let files = try? FileIO.listFiles(atPath: directoryPath), !isInterrupted else { return }
+        let pins = Self.pinnedNames(inDirectory: directoryPath)
+        if let pins {
+            let listed = Set(files.compactMap { DiskCacheEntryName(fileName: $0.name) })
+            deleteOrphanMarkers(pins.filter { !listed.contains($0) })
+        }
         let evicted: [Record]? = withState { state in
             guard state.needsResync, state.queuedFileOperations == queuedOperations else { return nil }
-            state.index = merged(state.index, with: files, in: &state)
+            state.index = merged(state.index, with: files, pins: pins, in: &state)
             state.needsResync = false
             state.fileOperationEpoch += 1
             scheduleSnapshot(in: &state)
@@ -112,15 +117,19 @@ extension DiskCache {
         }
         guard let evicted, !evicted.isEmpty else { return }
         if !hasAnnouncedChange { announceChange() }
-        deleteFiles(evicted)
+        evictFiles(evicted)
     }
 
     /// `index` matched against a listing of the directory: records of files that are gone are
     /// dropped (unless a write of this process is pending), files it did not know are added
     /// (key unknown, used at their modification date), known files take their listed size
     /// (another process may have replaced them) and the later of the two use dates. Ordered by
-    /// use date, the index's own order breaking ties.
-    private func merged(_ index: DiskCacheIndex, with files: [FileIO.ListedFile], in state: inout State) -> DiskCacheIndex {
+    /// use date, the index's own order breaking ties. Pinned are the files with a marker in
+    /// `pins` (another process may have pinned or unpinned them); without `pins` (the markers
+    /// could not be listed), known records keep their pins.
+    private func merged(
+        _ index: DiskCacheIndex, with files: [FileIO.ListedFile], pins: Set<DiskCacheEntryName>?, in state: inout State
+    ) -> DiskCacheIndex {
         var known: [DiskCacheEntryName: Record] = [:]
         let ordered = index.recordsByRecency()
         known.reserveCapacity(ordered.count)
@@ -150,7 +159,11 @@ extension DiskCache {
             }
         }
         let rank = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1.name, $0) })
-        records = records.map { (rank[$0.record.name] ?? $0.order, $0.record) }
+        records = records.map { entry in
+            var record = entry.record
+            if let pins { record.isPinned = pins.contains(record.name) }
+            return (rank[record.name] ?? entry.order, record)
+        }
         records.sort { ($0.record.accessDate, $0.order) < ($1.record.accessDate, $1.order) }
         // Files whose listed sizes would take the total past what the index counts (sparse
         // files another process planted) stay out of it.
@@ -170,17 +183,19 @@ extension DiskCache {
         guard case .hit(let body, let metadata, let fileSize) = readEntryFile(path(for: name), key, sizeLimit) else {
             return nil
         }
+        // Another process may have pinned it.
+        let isPinned = access(pinMarkerPath(for: name), F_OK) == 0
         withState { state in
             guard state.fileOperationEpoch == epoch, state.queuedFileOperations == 0,
                   state.index.record(named: name) == nil
             else { return }
             let generation = state.makeGeneration()
-            state.index.upsert(Record(name: name, size: fileSize, accessDate: now, key: key, generation: generation))
+            state.index.upsert(Record(name: name, size: fileSize, accessDate: now, key: key, generation: generation, isPinned: isPinned))
             schedulePersistedTouch(name, at: now, in: &state)
             scheduleSnapshot(in: &state)
             let evicted = evictLocked(protecting: name, in: &state)
             if !evicted.isEmpty {
-                enqueueFileOperation(in: &state) { self.deleteFiles(evicted) }
+                enqueueFileOperation(in: &state) { self.evictFiles(evicted) }
             }
         }
         return Entry(key: key, data: body, metadata: metadata)

@@ -139,7 +139,7 @@ extension DiskCache {
         return indexed ?? FileIO.mayHoldEntry(atPath: path(for: name))
     }
 
-    /// The sum of the sizes of all entry files (headers included), in bytes.
+    /// The sum of the sizes of all entry files (headers included), in bytes, pinned ones included.
     public var totalSize: Int {
         withIndex { $0.index.totalSize }
     }

@@ -93,8 +93,7 @@ extension DiskCache {
         if let record = state.index.remove(name) {
             enqueueFileOperation(in: &state) { self.deleteFiles([record]) }
         } else if orFileIfUnindexed, let key {
-            let path = path(for: name)
-            enqueueFileOperation(in: &state) { self.deleteFile(atPath: path, ifItHolds: key) }
+            enqueueFileOperation(in: &state) { self.deleteFile(name, ifItHolds: key) }
         }
     }
 
@@ -105,7 +104,7 @@ extension DiskCache {
         state.index.modify(name) { $0.size = fileSize }
         let evicted = evictLocked(protecting: name, in: &state)
         if !evicted.isEmpty {
-            enqueueFileOperation(in: &state) { self.deleteFiles(evicted) }
+            enqueueFileOperation(in: &state) { self.evictFiles(evicted) }
         }
     }
 

@@ -9,8 +9,14 @@ extension DiskCache {
     /// file is written on the cache's queue, and the entry is served from memory until then.
     /// Least recently used entries are evicted so that ``totalSize`` stays within
     /// ``sizeLimit``. An entry larger than the limit on its own is not stored (and any previous
-    /// entry for the key is removed).
-    package func store(_ data: Data, metadata: CachedResponseMetadata, forKey key: String) {
+    /// entry for the key is removed). A new version of a pinned entry stays pinned while the
+    /// pinned entries with it stay within `pinnedLimit` bytes; past it, the new version is stored
+    /// unpinned (its marker deleted) and the refusal reported (``Error/Operation/pin``). With
+    /// `pinning`, the entry is pinned within that budget and stored unpinned past it, without
+    /// waiting for the index (``storePinned(_:metadata:forKey:limit:)`` waits to say which).
+    package func store(
+        _ data: Data, metadata: CachedResponseMetadata, forKey key: String, pinnedLimit: Int = .max, pinning: Bool = false
+    ) {
         let name = nameForKey(key)
         let headerLength = Format.headerLength(keyByteCount: key.utf8.count, metadata: metadata)
         let size = headerLength + data.count
@@ -28,9 +34,25 @@ extension DiskCache {
             let generation = state.makeGeneration()
             state.staged[name] = Staged(key: key, body: data, metadata: metadata, generation: generation)
             state.pendingTouches[name] = nil
-            state.index.upsert(Record(name: name, size: size, accessDate: now, key: key, generation: generation))
+            // A new version of a pinned entry stays pinned within the pinned budget.
+            let previous = state.index.record(named: name)
+            let otherPins = state.index.pinnedSize - (previous?.isPinned == true ? previous?.size ?? 0 : 0)
+            let isPinned = (pinning || previous?.isPinned == true) && size <= pinnedLimit - otherPins
+            state.index.upsert(Record(name: name, size: size, accessDate: now, key: key, generation: generation, isPinned: isPinned))
             let evicted = self.evictLocked(protecting: name, in: &state)
+            if previous?.isPinned == true, !isPinned {
+                self.enqueueFileOperation(in: &state) {
+                    self.removePinMarker(name, key: key)
+                    self.report(Error(
+                        operation: .pin, key: key, path: self.pinMarkerPath(for: name),
+                        underlying: Self.pinnedSizeLimitError(size: size, pinnedSize: otherPins, limit: pinnedLimit)
+                    ))
+                }
+            }
             self.enqueueFileOperation(in: &state) { self.performWrite(name: name, generation: generation, evicting: evicted) }
+            if pinning, isPinned {
+                self.enqueueFileOperation(in: &state) { self.writePinMarker(name, key: key, limit: pinnedLimit) }
+            }
         }) { beforeLoad in
             beforeLoad.entries[name] = .stored(Entry(key: key, data: data, metadata: metadata))
         }
@@ -176,8 +198,8 @@ extension DiskCache {
         enqueueFileOperation(in: &state) { self.performWrite(name: name, generation: generation, evicting: evicted) }
     }
 
-    /// Removes the entry under `key`, if any. Returns at once, never waiting; a read misses
-    /// from now on, and its file is deleted on the cache's queue.
+    /// Removes the entry under `key`, if any, pinned or not (its pin goes too). Returns at once,
+    /// never waiting; a read misses from now on, and its file is deleted on the cache's queue.
     public func removeEntry(forKey key: String) {
         let name = nameForKey(key)
         withState { state in
@@ -192,8 +214,8 @@ extension DiskCache {
         }
     }
 
-    /// Removes every entry. Returns at once, never waiting; reads miss from now on, and the
-    /// files are deleted on the cache's queue.
+    /// Removes every entry, pinned ones and their pins included. Returns at once, never
+    /// waiting; reads miss from now on, and the files are deleted on the cache's queue.
     public func removeAll() {
         withIndexOrLater({ state in
             state.index.removeAll()

@@ -17,7 +17,8 @@ import Foundation
 ///   to a temporary file that is renamed over the entry, so a crash never leaves a half-written
 ///   entry that reads back as valid.
 /// - After every write the least recently used entries are evicted until ``totalSize`` is at most
-///   ``sizeLimit``.
+///   ``sizeLimit``. Pinned entries (package API: `storePinned`, `pinEntry`) are passed over and
+///   not counted: they have a budget of their own, checked when pinning.
 /// - Failures (disk full, a directory deleted or replaced under the cache) are reported to the
 ///   `errorHandler` as ``DiskCache/Error`` values and the entry is dropped; nothing throws after
 ///   `init`.
@@ -74,7 +75,9 @@ public final class DiskCache: Sendable {
 
     /// The directory holding the entry files.
     public let directory: URL
-    /// The maximum ``totalSize``, in bytes, enforced after every write.
+    /// The most bytes the unpinned entries may hold (``totalSize`` less the pinned entries'
+    /// sizes), enforced after every write; pinned entries count in ``totalSize`` but not against
+    /// this limit, and eviction by size never takes them.
     public let sizeLimit: Int
 
     let directoryPath: String

@@ -30,6 +30,10 @@ extension DiskCache {
             case remove
             /// Deleting everything in ``DiskCache/removeAll()``.
             case removeAll
+            /// Pinning an entry (writing its marker in the `pinned` subdirectory), refused when
+            /// the pins of every process sharing the directory would pass the pinned budget
+            /// (the entry stays, unpinned), or unpinning one.
+            case pin
         }
 
         /// What the cache was doing.

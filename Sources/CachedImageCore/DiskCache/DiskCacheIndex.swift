@@ -18,6 +18,9 @@ struct DiskCacheIndex {
         /// Changes on every store or metadata update, so work started on an older version of the
         /// file can tell it is stale.
         var generation: UInt64
+        /// Whether the entry is pinned (its marker file is in the pins' directory): eviction
+        /// passes over it, and it counts against the pinned budget, not the size limit.
+        var isPinned = false
     }
 
     private struct Slot {
@@ -34,6 +37,10 @@ struct DiskCacheIndex {
 
     /// The sum of all records' sizes.
     private(set) var totalSize = 0
+    /// The sum of the pinned records' sizes (part of ``totalSize``).
+    private(set) var pinnedSize = 0
+    /// What eviction bounds: the sizes of the records that are not pinned.
+    var evictableSize: Int { totalSize - pinnedSize }
 
     /// The number of records.
     var count: Int { positions.count }
@@ -65,6 +72,7 @@ struct DiskCacheIndex {
             else { return nil }
             slots.append(Slot(record: record))
             totalSize += record.size
+            if record.isPinned { pinnedSize += record.size }
             link(slots.count - 1)
         }
     }
@@ -74,10 +82,14 @@ struct DiskCacheIndex {
         return slots[position].record
     }
 
-    /// Inserts or replaces the record with `record.name` and makes it the most recently used.
+    /// Inserts or replaces the record with `record.name` and makes it the most recently used,
+    /// pinned as `record` says (whether a new version keeps its entry's pin is the caller's
+    /// decision: ``DiskCache/store(_:metadata:forKey:pinnedLimit:)``).
     mutating func upsert(_ record: Record) {
         if let position = positions[record.name] {
-            totalSize += record.size - (slots[position].record?.size ?? 0)
+            let old = slots[position].record
+            totalSize += record.size - (old?.size ?? 0)
+            pinnedSize += (record.isPinned ? record.size : 0) - (old?.isPinned == true ? old?.size ?? 0 : 0)
             slots[position].record = record
             moveToNewest(position)
             return
@@ -92,6 +104,7 @@ struct DiskCacheIndex {
         }
         positions[record.name] = position
         totalSize += record.size
+        if record.isPinned { pinnedSize += record.size }
         link(position)
     }
 
@@ -105,9 +118,10 @@ struct DiskCacheIndex {
     /// Changes a record in place without changing its recency. The name must not change.
     mutating func modify(_ name: DiskCacheEntryName, _ body: (inout Record) -> Void) {
         guard let position = positions[name], var record = slots[position].record else { return }
-        let oldSize = record.size
+        let (oldSize, wasPinned) = (record.size, record.isPinned)
         body(&record)
         totalSize += record.size - oldSize
+        pinnedSize += (record.isPinned ? record.size : 0) - (wasPinned ? oldSize : 0)
         slots[position].record = record
     }
 
@@ -119,6 +133,7 @@ struct DiskCacheIndex {
         slots[position] = Slot()
         freeSlots.append(position)
         totalSize -= record?.size ?? 0
+        if record?.isPinned == true { pinnedSize -= record?.size ?? 0 }
         return record
     }
 
@@ -126,14 +141,15 @@ struct DiskCacheIndex {
         self = DiskCacheIndex()
     }
 
-    /// Removes least recently used records until the total is at most `limit`, never removing
-    /// `protected`. Returns what was removed, oldest first.
+    /// Removes least recently used records until the records that are not pinned add up to at
+    /// most `limit`, never removing `protected` or a pinned record. Returns what was removed,
+    /// oldest first.
     mutating func evict(toFit limit: Int, protecting protected: DiskCacheEntryName? = nil) -> [Record] {
         var evicted: [Record] = []
         var position = oldest
-        while totalSize > limit, position >= 0 {
+        while evictableSize > limit, position >= 0 {
             let next = slots[position].newer
-            if let record = slots[position].record, record.name != protected {
+            if let record = slots[position].record, record.name != protected, !record.isPinned {
                 remove(record.name)
                 evicted.append(record)
             }

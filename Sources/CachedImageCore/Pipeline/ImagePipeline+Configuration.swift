@@ -63,8 +63,21 @@ extension ImagePipeline {
         /// Default: `Caches/CachedImage`.
         public var diskCacheDirectory: URL?
 
-        /// The most bytes the disk cache may hold. Default: 150 MB.
+        /// The most bytes the disk cache may hold, pinned images aside. Default: 150 MB.
         public var diskCacheSizeLimit: Int = 150 * 1024 * 1024
+
+        /// The most bytes the pinned images may hold on disk, on top of ``diskCacheSizeLimit``:
+        /// images stored with ``ImagePipeline/storeImageData(_:forKey:pinned:)``, pinned with
+        /// ``ImagePipeline/pinImage(forKey:)`` or loaded with ``ImageRequest/Options/pinOnDisk``,
+        /// which eviction by size never removes. Pinning past it fails with
+        /// ``ImagePipeline/Error/pinnedSizeLimitExceeded(url:size:pinnedSize:limit:)`` (a
+        /// `.pinOnDisk` download is stored unpinned), and a pinned image's new version past it is
+        /// stored unpinned. The call checks the pins this process knows; the pins of the other
+        /// processes sharing the directory are checked afterwards, on the disk cache's queue: a
+        /// pin they take past the budget is refused after the call returned, the image stays
+        /// stored, unpinned, and the disk cache's error handler gets `DiskCache.Error` with
+        /// operation `.pin`. Default: 50 MB.
+        public var pinnedDiskCacheSizeLimit: Int = 50 * 1024 * 1024
 
         /// Whether processed and downsampled images are also kept on disk (encoded with
         /// ``encoder``), so a relaunch decodes the small version. Default: ``DiskCachePolicy/original``.

@@ -15,12 +15,20 @@ import Foundation
 /// **Keys** are namespaced (``customCacheKey(_:)``), so your key never collides with a URL's
 /// cache key, even if it looks like a URL.
 ///
-/// **Eviction**: custom entries share the caches' budgets and policies with downloaded images.
-/// The disk cache sweeps least-recently-used entries when it exceeds `diskCacheSizeLimit`, and the
-/// memory cache evicts decoded images under its cost limit and on memory warnings; a custom entry
-/// read often stays, one never read may go. Custom entries never expire by freshness (they are
-/// stored `immutable` and fresh for a century), so only size-based eviction, ``removeImage(forKey:)``,
-/// `removeAllCachedImages()` or `diskCache.removeAll()` remove them. Keep the originals you
+/// **Eviction**: custom entries share the caches' budgets and policies with downloaded images,
+/// unless pinned. The disk cache sweeps least-recently-used entries when it exceeds
+/// `diskCacheSizeLimit`, and the memory cache evicts decoded images under its cost limit and on
+/// memory warnings; a custom entry read often stays, one never read may go. Custom entries never
+/// expire by freshness (they are stored `immutable` and fresh for a century), so only size-based
+/// eviction, ``removeImage(forKey:)``, `removeAllCachedImages()` or `diskCache.removeAll()`
+/// remove them.
+///
+/// **Pinned** entries (``storeImageData(_:forKey:pinned:)``, ``pinImage(forKey:)``) are never
+/// evicted by size, by this process or another one sharing the directory: they count against
+/// `pinnedDiskCacheSizeLimit`, a budget of their own, until ``unpinImage(forKey:)`` returns them
+/// to the least-recently-used sweep. ``removeImage(forKey:)``, `removeAllCachedImages()` and
+/// `diskCache.removeAll()` remove them too. Pinning is about the bytes on disk: the decoded copy
+/// in memory is evicted like any other and decoded again from disk. Keep the originals you
 /// cannot afford to lose in your own storage; the cache is a cache.
 extension ImagePipeline {
     /// The cache key under which ``storeImageData(_:forKey:)`` keeps `key`'s bytes:
@@ -51,6 +59,25 @@ extension ImagePipeline {
     ///   when the pipeline has no disk cache. Nothing is stored then.
     @discardableResult
     public func storeImageData(_ data: Data, forKey key: String) throws -> ImageInfo {
+        try storeImageData(data, forKey: key, pinned: false)
+    }
+
+    /// ``storeImageData(_:forKey:)``, pinned when `pinned`: eviction by size never removes the
+    /// entry (see ``pinImage(forKey:)``). A key already pinned stays pinned whatever `pinned`
+    /// says while the pinned images stay within `pinnedDiskCacheSizeLimit` with the new bytes
+    /// (``unpinImage(forKey:)`` ends a pin); past it, they are stored unpinned (`pinned: false`)
+    /// or not at all (`pinned: true` throws). Waits
+    /// for the disk cache's index to load (a relaunch's first store, a moment).
+    ///
+    /// ```swift
+    /// try pipeline.storeImageData(avatarData, forKey: "avatar-\(user.id)", pinned: true)
+    /// ```
+    ///
+    /// - Throws: what ``storeImageData(_:forKey:)`` throws, and
+    ///   ``Error/pinnedSizeLimitExceeded(url:size:pinnedSize:limit:)`` when pinning it would
+    ///   take the pinned images past `pinnedDiskCacheSizeLimit`. Nothing is stored then.
+    @discardableResult
+    public func storeImageData(_ data: Data, forKey key: String, pinned: Bool) throws -> ImageInfo {
         guard let diskCache else {
             throw Error.diskCacheUnavailable(url: Self.customKeyURL(key), openError: diskCacheOpenError)
         }
@@ -63,7 +90,12 @@ extension ImagePipeline {
             freshnessLifetime: Self.customImageLifetime,
             isImmutable: true
         )
-        diskCache.store(data, metadata: metadata, forKey: cacheKey)
+        if pinned {
+            let outcome = diskCache.storePinned(data, metadata: metadata, forKey: cacheKey, limit: configuration.pinnedDiskCacheSizeLimit)
+            try Self.check(outcome, url: Self.customKeyURL(key))
+        } else {
+            diskCache.store(data, metadata: metadata, forKey: cacheKey, pinnedLimit: configuration.pinnedDiskCacheSizeLimit)
+        }
         return info
     }
 

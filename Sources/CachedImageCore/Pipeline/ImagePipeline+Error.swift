@@ -52,6 +52,13 @@ extension ImagePipeline {
         /// could not be refreshed, say) before the request to `url` was sent: nothing was sent
         /// or stored.
         case requestModifierFailed(url: URL, underlying: any Swift.Error)
+        /// Pinning an image of `size` bytes (its disk entry, header included) would take the
+        /// pinned images past ``ImagePipeline/Configuration/pinnedDiskCacheSizeLimit`` (`limit`),
+        /// with `pinnedSize` bytes pinned already. Nothing changed: no pinned image was unpinned
+        /// or removed, and ``ImagePipeline/storeImageData(_:forKey:pinned:)`` stored nothing.
+        /// Unpin or remove an image first (``ImagePipeline/unpinImage(forKey:)``). `url` is the
+        /// key's ``ImagePipeline/customKeyURL(_:)``, or the request's URL.
+        case pinnedSizeLimitExceeded(url: URL, size: Int, pinnedSize: Int, limit: Int)
 
         /// The URL the error is about, if any.
         public var url: URL? {
@@ -64,6 +71,7 @@ extension ImagePipeline {
             case .invalidImage(let url, _, _): url
             case .responseTooLarge(let url, _), .redirectLoop(let url, _), .tooManyRedirects(let url, _): url
             case .diskCacheUnavailable(let url, _), .requestModifierFailed(let url, _): url
+            case .pinnedSizeLimitExceeded(let url, _, _, _): url
             }
         }
 
@@ -114,6 +122,8 @@ extension ImagePipeline {
                 return "Not stored, no disk cache for \(name): " + (openError.map { "\($0)" } ?? "disabled in the configuration")
             case .requestModifierFailed(_, let underlying):
                 return "The request modifier failed for \(name): \(underlying)"
+            case .pinnedSizeLimitExceeded(_, let size, let pinnedSize, let limit):
+                return "Not pinned, \(name): \(size) bytes on top of \(pinnedSize) pinned would pass the \(limit)-byte pinned limit"
             }
         }
 

@@ -328,6 +328,23 @@ extension ImageRequest {
         /// }
         /// ```
         public static let decodeToHDR = Options(rawValue: 1 << 10)
+        /// Pin the downloaded bytes on disk: eviction by size never removes them (offline
+        /// avatars, onboarding art), within
+        /// ``ImagePipeline/Configuration/pinnedDiskCacheSizeLimit``. Pinned when the response is
+        /// stored; a response the disk cache may not keep (`no-store`, ``skipDiskCache``) is not
+        /// pinned, and one that would pass the pinned budget is stored unpinned (no pinned image
+        /// is ever unpinned or removed to make room; ``ImagePipeline/pinImage(for:)`` says why
+        /// with a typed error). Bytes already on disk are pinned with ``ImagePipeline/pinImage(for:)``.
+        /// A pinned image is still revalidated when stale (a new version stays pinned within the
+        /// pinned budget and is stored unpinned past it); otherwise only
+        /// ``ImagePipeline/unpinImage(for:)`` and removals end a pin. Storing never waits (not
+        /// even for the disk cache's index at launch); requests with and without this option do
+        /// not share a download.
+        ///
+        /// ```swift
+        /// ImageRequest(url: avatarURL, options: [.pinOnDisk])
+        /// ```
+        public static let pinOnDisk = Options(rawValue: 1 << 11)
     }
 
     /// What to load when the system says the network is constrained (Low Data Mode).

@@ -32,6 +32,8 @@ final class DataFetcher: Sendable {
     private let validator: ResponseValidator
     private let maximumResponseBytes: Int
     private let storePolicy: DiskStorePolicy
+    /// The pinned images' budget (``ImageRequest/Options/pinOnDisk``).
+    private let pinnedSizeLimit: Int
     private let freshness: FreshnessCheck
     private let retryPolicy: ImagePipeline.RetryPolicy
     private let failures: FailureRegistry
@@ -60,6 +62,7 @@ final class DataFetcher: Sendable {
         )
         self.maximumResponseBytes = configuration.maximumResponseBytes
         self.storePolicy = DiskStorePolicy(storesAuthorizedResponses: configuration.storesAuthorizedResponsesOnDisk)
+        self.pinnedSizeLimit = configuration.pinnedDiskCacheSizeLimit
         self.freshness = FreshnessCheck(policy: configuration.freshnessPolicy, clock: configuration.clock)
         self.retryPolicy = configuration.retryPolicy
         self.failures = FailureRegistry(policy: configuration.failureCachePolicy, clock: configuration.clock)
@@ -350,7 +353,12 @@ final class DataFetcher: Sendable {
         guard let diskCache, !request.cacheDirectives.noStore else { return }
         switch storePolicy.decision(for: request, metadata: metadata) {
         case .store(let metadata):
-            diskCache.store(data, metadata: metadata, forKey: request.cacheKey)
+            // Pinned within the pinned budget, else unpinned (no pinned image makes room); a
+            // pinned image's new version keeps its pin within the budget too. Never waits.
+            diskCache.store(
+                data, metadata: metadata, forKey: request.cacheKey,
+                pinnedLimit: pinnedSizeLimit, pinning: request.options.contains(.pinOnDisk)
+            )
         case .remove:
             diskCache.removeEntry(forKey: request.cacheKey)
         case .skip:
