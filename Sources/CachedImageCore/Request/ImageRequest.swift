@@ -328,6 +328,7 @@ extension ImageRequest {
         /// }
         /// ```
         public static let decodeToHDR = Options(rawValue: 1 << 10)
+
         /// Pin the downloaded bytes on disk: eviction by size never removes them (offline
         /// avatars, onboarding art), within
         /// ``ImagePipeline/Configuration/pinnedDiskCacheSizeLimit``. Pinned when the response is
