@@ -318,7 +318,9 @@ extension ImageRequest {
         /// SDR decode of the same bytes in memory (one download, one disk entry for both) and
         /// never kept as a processed copy on disk (encoders write SDR). Showing the extra range
         /// is the view's part: SwiftUI's `allowedDynamicRange(.high)` or
-        /// `UIImageView.preferredImageDynamicRange = .high` (iOS 17).
+        /// `UIImageView.preferredImageDynamicRange = .high` (iOS 17). Processors draw into an
+        /// 8-bit canvas, so an HDR image with processors (rounded corners, a blur, a crop) comes
+        /// out in standard range at best; ask for HDR without them (not verified on a device).
         ///
         /// ```swift
         /// CachedAsyncImage(request: ImageRequest(url: url, options: [.decodeToHDR])) { image in
