@@ -122,6 +122,8 @@ package final class ImageLoader {
     /// When progress (or the load's first `.loading`) was last published, on the scheduler's clock.
     var lastProgressDate: Date?
     var isProgressFlushScheduled = false
+    /// The last image size a load of this loader learned before its image (``ImageLoadingProgress/pixelSize``), and its URL.
+    var lastImageSize: (url: URL, size: PixelSize)?
     /// The latest progressive preview of the current load and its number (``ImageLoader+Preview``).
     var previewState: (response: ImageResponse, number: Int)?
     /// The request ``Callbacks/onSuccess`` was last called for.
@@ -321,11 +323,16 @@ package final class ImageLoader {
         }
         let task = pipeline.imageTask(
             with: taskRequest, progress: progressHandler(generation: generation), preview: previewHandler(generation: generation),
-            stale: staleHandler(generation: generation)
+            stale: staleHandler(generation: generation), size: sizeHandler(generation: generation)
         )
         self.task = task
         lastProgressDate = scheduler.clock.now
-        update(.loading(Progress(completed: 0, total: nil)))
+        // A download in flight for the image (a prefetch, another size) read its size already, or
+        // an earlier load of this URL did (a load cancelled off screen, a retry): a new load
+        // does not take the view's reserved space away.
+        let knownSize = task.imageSize ?? (lastImageSize?.url == request.url ? lastImageSize?.size : nil)
+        let publishedSize = reportsProgress || callbacks.onProgress != nil ? knownSize : nil
+        update(.loading(Progress(completed: 0, total: nil, pixelSize: publishedSize)))
         callbacks.onStart?(taskRequest)
         track(task) { [weak self] result in self?.finished(result, generation: generation, task: task) }
         armOffscreenCheckIfHidden()

@@ -52,6 +52,12 @@ package final class ImageViewLoadingController {
 
     /// Called on every change of ``display``.
     package var onDisplay: (@MainActor (Display) -> Void)?
+    /// Called with the image's size in pixels as soon as the first bytes of its body give it
+    /// (before the image; ``ImageLoadingProgress/pixelSize``), once per request and size: a
+    /// self-sizing cell reserves its space with it.
+    package var onImageSize: (@MainActor (PixelSize) -> Void)?
+    /// The request and size last reported to ``onImageSize``.
+    private var reportedSize: (request: ImageRequest?, size: PixelSize)?
 
     /// What the view shows now.
     package private(set) var display: Display = .placeholder
@@ -326,6 +332,11 @@ package final class ImageViewLoadingController {
     }
 
     private func loaderDidChange(_ phase: ImageLoader.Phase) {
+        if case .loading(let progress) = phase, let size = progress.pixelSize,
+           reportedSize?.request != loader.request || reportedSize?.size != size {
+            reportedSize = (loader.request, size)
+            onImageSize?(size)
+        }
         switch loader.shownPhase(phase) {
         case .empty, .loading:
             if isResizing { return } // the current image stays while the larger one loads

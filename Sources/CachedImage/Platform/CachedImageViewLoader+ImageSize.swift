@@ -1,0 +1,20 @@
+#if canImport(UIKit) && !os(watchOS) || canImport(AppKit) && !targetEnvironment(macCatalyst)
+import CachedImageCore
+
+extension CachedImageViewLoader {
+    /// Called on the main thread with the image's size in pixels as soon as the first bytes of
+    /// its body give it, before the image arrives (once per load; not for images from the
+    /// caches, which arrive at once): size a self-sizing cell from its aspect ratio so nothing
+    /// moves when the image comes. UIKit and AppKit loaders alike.
+    ///
+    /// ```swift
+    /// loader.onImageSize = { size in
+    ///     heightConstraint.constant = imageView.bounds.width / CGFloat(size.aspectRatio)
+    /// }
+    /// ```
+    public var onImageSize: (@MainActor (PixelSize) -> Void)? {
+        get { controller.onImageSize }
+        set { controller.onImageSize = newValue }
+    }
+}
+#endif
