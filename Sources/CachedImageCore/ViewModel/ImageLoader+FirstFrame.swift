@@ -102,6 +102,8 @@ extension ImageLoader {
         guard generation == self.generation, case .loading = phase, let task else { return }
         revalidation = task
         self.task = nil
+        stopLowResolution()
+        lowResolution = nil
         progressInbox = nil
         previewState = nil
         previousResponse = nil

@@ -27,6 +27,7 @@ extension ImageLoader {
         switch phase {
         case .loading:
             task?.setPriority(request.priority)
+            lowResolutionTask?.setPriority(request.priority)
         case .empty:
             if pause == .suspended || pause == .released {
                 start(request, adding: addedOptions)
@@ -59,6 +60,7 @@ extension ImageLoader {
         flung = OffscreenGrace.gracePeriod(offscreenBehavior, visibleTime: visibleTime, showedImage: showedImage) == 0
         if case .loading = phase, let priority = offscreenBehavior.offscreenPriority, let request {
             task?.setPriority(min(priority, request.priority))
+            lowResolutionTask?.setPriority(min(priority, request.priority))
         }
         armOffscreenCheckIfHidden()
     }

@@ -124,14 +124,19 @@ package final class ImageLoader {
     var isProgressFlushScheduled = false
     /// The last image size a load of this loader learned before its image (``ImageLoadingProgress/pixelSize``), and its URL.
     var lastImageSize: (url: URL, size: PixelSize)?
-    /// The latest progressive preview of the current load and its number (``ImageLoader+Preview``).
+    /// The latest preview of the current load and its number (``ImageLoader+Preview``): a
+    /// progressive scan (1, 2...), or the request's smaller image (0, ``ImageLoader+LowResolution``).
     var previewState: (response: ImageResponse, number: Int)?
+    /// The load of the current request's ``ImageRequest/lowResolutionURL``.
+    var lowResolutionTask: ImageTask?
+    /// The smaller image the current load showed: what the view keeps if the load fails.
+    var lowResolution: ImageResponse?
     /// The request ``Callbacks/onSuccess`` was last called for.
     var reportedSuccess: ImageRequest?
     let scheduler: any ViewModelScheduler
     /// The tasks awaiting this loader's pipeline tasks, by a number of their own (``track(_:)``).
     var work: [Int: Task<Void, Never>] = [:]
-    private var workCount = 0
+    var workCount = 0
     /// The last request whose first-frame lookup missed memory and disk (and its pipeline), so
     /// that `body` running again before the load starts reads memory only, not the disk again.
     var firstFrameMiss: (request: ImageRequest, pipeline: ObjectIdentifier)?
@@ -164,6 +169,7 @@ package final class ImageLoader {
 
     deinit {
         task?.cancel()
+        lowResolutionTask?.cancel()
         revalidation?.cancel()
     }
 
@@ -335,23 +341,8 @@ package final class ImageLoader {
         update(.loading(Progress(completed: 0, total: nil, pixelSize: publishedSize)))
         callbacks.onStart?(taskRequest)
         track(task) { [weak self] result in self?.finished(result, generation: generation, task: task) }
+        startLowResolution(for: request, generation: generation)
         armOffscreenCheckIfHidden()
-    }
-
-    /// Awaits `task` in a task of this loader's (``settle()`` waits for it) and hands its result to `body`.
-    func track(_ task: ImageTask, _ body: @escaping @MainActor (Result<ImageResponse, any Error>) -> Void) {
-        workCount += 1
-        let id = workCount
-        work[id] = Task { [weak self] in
-            let result: Result<ImageResponse, any Error>
-            do {
-                result = .success(try await task.response)
-            } catch {
-                result = .failure(error)
-            }
-            self?.work[id] = nil
-            body(result)
-        }
     }
 
     /// Runs `body` with the current task and revalidation set aside, and cancels them after it:
@@ -360,6 +351,9 @@ package final class ImageLoader {
     /// (``revalidate(adding:)``): the server is asked once per URL, whatever the sizes.
     func handingOver(_ body: () -> Void) {
         let outgoing = task
+        let outgoingLowResolution = lowResolutionTask
+        lowResolutionTask = nil
+        defer { outgoingLowResolution?.cancel() }
         task = nil
         handedOverRevalidation = revalidation
         revalidation = nil
@@ -382,6 +376,8 @@ package final class ImageLoader {
         previewState = nil // the final image (or the failure) replaces the preview in this update
         switch result {
         case .success(let response):
+            stopLowResolution()
+            lowResolution = nil
             addedOptions = []
             if response.source == .network || response.source == .revalidated { confirmedURL = response.request.url }
             pipeline.keepShown(response)
@@ -394,6 +390,8 @@ package final class ImageLoader {
             }
         case .failure(let error) where error is CancellationError:
             // Cancelled from outside (the pipeline shut down the work): nothing to show.
+            stopLowResolution()
+            lowResolution = nil
             pause = .stopped
             update(.empty)
         case .failure(let error):
@@ -414,6 +412,8 @@ package final class ImageLoader {
         generation += 1
         task?.cancel()
         task = nil
+        stopLowResolution()
+        lowResolution = nil
         revalidation?.cancel()
         revalidation = nil
         progressInbox = nil
@@ -429,15 +429,5 @@ package final class ImageLoader {
         }
         self.phase = phase
         onChange?(phase)
-    }
-
-    /// Waits until every load this loader started has delivered (or dropped) its result.
-    /// For tests: after it returns, no late result
-    /// can still change the phase.
-    package func settle() async {
-        while let next = work.first {
-            await next.value.value
-            work[next.key] = nil
-        }
     }
 }
