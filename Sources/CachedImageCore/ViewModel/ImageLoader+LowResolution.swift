@@ -1,32 +1,39 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
-/// A smaller image first (``ImageRequest/lowResolutionURL``): while the full image loads, the
-/// smaller one shows as a preview (at once when a view showed it already, else when its own
-/// load delivers); the full image replaces it in one update. A progressive scan of the full
-/// image supersedes it; it never replaces a scan, nor the same image at another size.
+/// A smaller image first (``ImageRequest/lowResolutionURL``): while the full image loads, a
+/// smaller one shows as a preview (preview 0): the same image at the size a view last showed
+/// it, else the thumbnail, from what a view showed (at any size) in the load's own turn, else
+/// when the thumbnail's own load delivers. The full image replaces it in one update; a
+/// progressive scan of the full image supersedes it; it never replaces a scan.
 ///
 /// When the full image fails, the phase is a failure like any other (what recovery, the
 /// off-screen rules and retries act on); only what the view shows keeps the smaller image,
 /// with the error (``shownPhase(_:)``).
 extension ImageLoader {
-    /// The request for `request`'s smaller image: the same request (headers, size, content mode,
-    /// processors) for the other URL, keyed by it, without what only the full image asks for
-    /// (a reload, previews, full resolution, a pin, a retry's insistence); `nil` when it names
-    /// none, or its own URL.
+    /// The request for `request`'s smaller image: the same size, content mode, processors and
+    /// options, for the other URL and keyed by it, without what only the full image asks for (a
+    /// reload, previews, full resolution, HDR, a pin, a retry's insistence); with the full
+    /// request's header fields only when both URLs have the same origin (a token for the API
+    /// never goes to another host), never its cache directives. `nil` when it names no other URL.
     static func lowResolutionRequest(for request: ImageRequest) -> ImageRequest? {
         guard let url = request.lowResolutionURL, url != request.url else { return nil }
-        var urlRequest = request.urlRequest
-        urlRequest.url = url
+        var urlRequest = URLRequest(url: url)
+        if let full = request.url, Self.isSameOrigin(full, url) {
+            for (field, value) in request.urlRequest.allHTTPHeaderFields ?? [:]
+            where !["cache-control", "pragma"].contains(field.lowercased()) {
+                urlRequest.setValue(value, forHTTPHeaderField: field)
+            }
+        }
         var low = ImageRequest(
             urlRequest: urlRequest, priority: request.priority, contentMode: request.contentMode,
             options: request.options.subtracting(Self.fullImageOnlyOptions), constrainedNetworkPolicy: request.constrainedNetworkPolicy
         )
         low.processorChain = request.processorChain
-        if let pointSize = request.pointSize {
-            low.pointSize = pointSize
-        } else {
-            low.targetPixelSize = request.targetPixelSize
-        }
+        low.targetPixelSize = request.targetPixelSize
+        low.pointSize = request.pointSize // after: setting the pixel size clears it
         low.diskCachePolicy = request.diskCachePolicy
         return low
     }
@@ -37,12 +44,30 @@ extension ImageLoader {
         .showProgressivePreviews, .decodeFullResolution, .decodeToHDR, .pinOnDisk,
     ]
 
-    /// Shows `request`'s smaller image for load `generation`, unless the same image at another
-    /// size stands in already: from what a view showed now, else when its own load delivers.
-    func startLowResolution(for request: ImageRequest, generation: Int) {
-        guard let low = Self.lowResolutionRequest(for: request), pipeline.otherSizeImage(for: request) == nil else { return }
-        if let image = pipeline.memoryCachedImage(for: low) ?? pipeline.otherSizeImage(for: low) ?? pipeline.shownImage(for: low) {
-            receivedLowResolution(memoryResponse(image, for: low), generation: generation)
+    private static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && a.port == b.port
+    }
+
+    /// The smaller image a view of `request` can show right now, from memory: the same image
+    /// at the size a view last showed it, else the thumbnail at any size a view showed it.
+    /// Display only, flagged ``ImageResponse/isPreview``.
+    func lowResolutionInMemory(for request: ImageRequest) -> ImageResponse? {
+        guard let low = Self.lowResolutionRequest(for: request) else { return nil }
+        let found: (DecodedImage, ImageRequest)? = pipeline.otherSizeImage(for: request).map { ($0, request) }
+            ?? (pipeline.memoryCachedImage(for: low) ?? pipeline.otherSizeImage(for: low) ?? pipeline.shownImage(for: low)).map { ($0, low) }
+        guard let (image, shownRequest) = found else { return nil }
+        var response = memoryResponse(image, for: shownRequest)
+        response.isPreview = true
+        return response
+    }
+
+    /// Before load `generation` publishes its first phase: shows `request`'s smaller image from
+    /// memory (in that same update), or starts the thumbnail's own load, at the view's priority.
+    func prepareLowResolution(for request: ImageRequest, generation: Int) {
+        guard let low = Self.lowResolutionRequest(for: request) else { return }
+        if let shown = lowResolutionInMemory(for: request) {
+            lowResolution = shown
+            previewState = (shown, 0)
             return
         }
         var sent = low
@@ -58,8 +83,8 @@ extension ImageLoader {
         }
     }
 
-    /// The smaller image arrived: shown while the full one loads (unless a scan of it shows),
-    /// or beside the full one's failure if that came first.
+    /// The thumbnail arrived: shown while the full image loads (unless a scan of it shows), or
+    /// beside the full image's failure if that came first.
     private func receivedLowResolution(_ response: ImageResponse, generation: Int) {
         guard generation == self.generation, lowResolution == nil else { return }
         var preview = response
@@ -77,8 +102,9 @@ extension ImageLoader {
         onChange?(phase)
     }
 
-    /// The smaller image's load ends (the full image, or a stand-in for it, arrived; the load
-    /// stopped). After a failure it goes on, and what it shows stays until the next load.
+    /// The thumbnail's load ends (the full image, or a stand-in for it, arrived; the load
+    /// stopped). After a failure it goes on while the view is on screen, and what it shows
+    /// stays until the next load.
     func stopLowResolution() {
         lowResolutionTask?.cancel()
         lowResolutionTask = nil

@@ -73,7 +73,7 @@ public struct ImageLoadingProgress: Sendable, Hashable {
     ///     if let image = phase.image {
     ///         image.resizable().scaledToFit()
     ///     } else {
-    ///         Color.gray.aspectRatio(phase.progress?.pixelSize?.aspectRatio ?? 4 / 3, contentMode: .fit)
+    ///         Color.gray.aspectRatio(phase.progress?.pixelSize.map { CGFloat($0.aspectRatio) } ?? 4 / 3, contentMode: .fit)
     ///     }
     /// }
     /// ```

@@ -35,7 +35,9 @@ extension ImageLoader {
     private func receivedSize(_ size: PixelSize, generation: Int) {
         guard generation == self.generation, case .loading(let current) = phase, current.pixelSize != size else { return }
         if let url = request?.url { lastImageSize = (url, size) }
-        update(.loading(Progress(completed: current.completed, total: current.total, pixelSize: size)))
+        let published = Progress(completed: current.completed, total: current.total, pixelSize: size)
+        update(.loading(published))
+        callbacks.onProgress?(published)
     }
 
     /// Publishes the latest progress now, or once the throttle interval since the last update

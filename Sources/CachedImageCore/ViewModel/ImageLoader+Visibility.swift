@@ -58,8 +58,9 @@ extension ImageLoader {
         appearedAt = nil
         disappearedAt = scheduler.clock.now
         flung = OffscreenGrace.gracePeriod(offscreenBehavior, visibleTime: visibleTime, showedImage: showedImage) == 0
-        if case .loading = phase, let priority = offscreenBehavior.offscreenPriority, let request {
-            task?.setPriority(min(priority, request.priority))
+        if let priority = offscreenBehavior.offscreenPriority, let request {
+            if case .loading = phase { task?.setPriority(min(priority, request.priority)) }
+            // A thumbnail still coming after the full image failed drops too.
             lowResolutionTask?.setPriority(min(priority, request.priority))
         }
         armOffscreenCheckIfHidden()
@@ -109,8 +110,11 @@ extension ImageLoader {
             previousResponse = nil
             update(.empty)
         case .failure(let error):
-            // Away long enough: a transient failure is asked again when the view returns.
+            // Away long enough: a transient failure is asked again when the view returns (a
+            // thumbnail still coming for it stops; a return starts the load again, or shows
+            // what it kept).
             if FailureRecovery.isTransient(error) { failureIsStale = true }
+            stopLowResolution()
             confirmedURL = nil
         case .empty:
             break

@@ -337,11 +337,12 @@ package final class ImageLoader {
         // an earlier load of this URL did (a load cancelled off screen, a retry): a new load
         // does not take the view's reserved space away.
         let knownSize = task.imageSize ?? (lastImageSize?.url == request.url ? lastImageSize?.size : nil)
+        if let knownSize, let url = request.url { lastImageSize = (url, knownSize) }
         let publishedSize = reportsProgress || callbacks.onProgress != nil ? knownSize : nil
+        prepareLowResolution(for: request, generation: generation) // shown in this first update when in memory
         update(.loading(Progress(completed: 0, total: nil, pixelSize: publishedSize)))
         callbacks.onStart?(taskRequest)
         track(task) { [weak self] result in self?.finished(result, generation: generation, task: task) }
-        startLowResolution(for: request, generation: generation)
         armOffscreenCheckIfHidden()
     }
 

@@ -53,8 +53,9 @@ package final class ImageViewLoadingController {
     /// Called on every change of ``display``.
     package var onDisplay: (@MainActor (Display) -> Void)?
     /// Called with the image's size in pixels as soon as the first bytes of its body give it
-    /// (before the image; ``ImageLoadingProgress/pixelSize``), once per request and size: a
-    /// self-sizing cell reserves its space with it.
+    /// (before the image; ``ImageLoadingProgress/pixelSize``), or with the image's own size when
+    /// it arrives whole (from the caches), once per URL the view shows (again after
+    /// ``prepareForReuse()``): a self-sizing cell sizes itself with it.
     package var onImageSize: (@MainActor (PixelSize) -> Void)?
     /// The request and size last reported to ``onImageSize``.
     private var reportedSize: (request: ImageRequest?, size: PixelSize)?
@@ -193,7 +194,8 @@ package final class ImageViewLoadingController {
             present(sized, handingOff: false)
             return
         }
-        if Self.covers(shown, sized, cap: loader.pipeline.configuration.maximumDecodedPixelSize) { return }
+        // A preview (a progressive scan, a smaller image) never covers a size: the image is due.
+        if !shown.isPreview, Self.covers(shown, sized, cap: loader.pipeline.configuration.maximumDecodedPixelSize) { return }
         if case .success(let response) = loader.phase(for: sized) {
             isResizing = false
             show(.image(response, animated: false))
@@ -221,6 +223,7 @@ package final class ImageViewLoadingController {
         sizing = nil
         sizingToken += 1
         isResizing = false
+        reportedSize = nil
         loader.reset()
         show(.placeholder)
     }
@@ -252,6 +255,7 @@ package final class ImageViewLoadingController {
     /// the download).
     private func present(_ request: ImageRequest?, handingOff: Bool = true) {
         isResizing = false
+        if request?.url != loader.request?.url { reportedSize = nil }
         guard let request else {
             handOffCurrentLoad()
             loader.reset()
@@ -332,10 +336,11 @@ package final class ImageViewLoadingController {
     }
 
     private func loaderDidChange(_ phase: ImageLoader.Phase) {
-        if case .loading(let progress) = phase, let size = progress.pixelSize,
-           reportedSize?.request != loader.request || reportedSize?.size != size {
-            reportedSize = (loader.request, size)
-            onImageSize?(size)
+        reportSize(of: phase)
+        if case .failure = phase, isResizing {
+            // The larger size failed (even with a smaller image kept): the image on screen stays.
+            isResizing = false
+            return
         }
         switch loader.shownPhase(phase) {
         case .empty, .loading:
@@ -367,7 +372,22 @@ package final class ImageViewLoadingController {
     }
 
     private func show(_ display: Display) {
+        if case .image(let response, _) = display { reportSize(of: .success(response)) }
         self.display = display
         onDisplay?(display)
+    }
+
+    /// Calls ``onImageSize`` with the size the phase gives first: read from the body's first
+    /// bytes while loading, or the image's own when it arrives whole.
+    private func reportSize(of phase: ImageLoader.Phase) {
+        let size: PixelSize?
+        switch phase {
+        case .loading(let progress): size = progress.pixelSize
+        case .success(let response) where !response.isPreview: size = response.image.sourcePixelSize ?? response.image.pixelSize
+        case .success, .empty, .failure: size = nil
+        }
+        guard let size, reportedSize == nil || reportedSize?.request?.url != loader.request?.url else { return }
+        reportedSize = (loader.request, size)
+        onImageSize?(size)
     }
 }

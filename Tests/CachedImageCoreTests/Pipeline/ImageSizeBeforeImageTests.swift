@@ -72,6 +72,16 @@ struct ImageSizeBeforeImageTests {
         controller.setRequest(ImageRequest(url: fixture.url("/other.png")), fittingWidth: 100, height: 75, scale: 1)
         await controller.loader.settle()
         #expect(events == ["size 256x192", "image"])
+
+        // From memory, whole at once: the image's own size, once; again for a reused cell.
+        events = []
+        let cached = ImageViewLoadingController(pipeline: controller.loader.pipeline, scheduler: ManualScheduler(clock: fixture.clock))
+        cached.onImageSize = { (size: PixelSize) in events.append("size \(size)") }
+        cached.setRequest(ImageRequest(url: fixture.url("/other.png")), fittingWidth: 100, height: 75, scale: 1)
+        cached.setRequest(ImageRequest(url: fixture.url("/other.png")), fittingWidth: 100, height: 75, scale: 1)
+        cached.prepareForReuse()
+        cached.setRequest(ImageRequest(url: fixture.url("/other.png")), fittingWidth: 100, height: 75, scale: 1)
+        #expect(events == ["size 256x192", "size 256x192"])
     }
 
     // MARK: Joining a download under way (virtual time on a simulated 3G link)
@@ -121,6 +131,27 @@ struct ImageSizeBeforeImageTests {
         }
     }
 
+    @Test("a row that had the size from a prefetch keeps it when its load starts again after the download was let go")
+    func sizeFromJoinKeptAcrossLoads() async throws {
+        try await withScriptedFixture { fixture in
+            let (network, pipeline, url, total) = simulated(fixture)
+            let prefetcher = ImagePrefetcher(pipeline: pipeline)
+            prefetcher.startPrefetching(with: [ImageRequest(url: url)])
+            await runIntoTheBody(network, pipeline, total: total)
+            let loader = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
+            let request = ImageRequest(url: url)
+            loader.load(request)
+            #expect(loader.phase.progress?.pixelSize == PixelSize(width: 256, height: 192))
+            loader.cancel()
+            prefetcher.stopPrefetching()
+            #expect(await network.run(pipeline) { pipeline.activeDataJobCount == 0 })
+            loader.load(request)
+            #expect(loader.task?.imageSize == nil, "a new download")
+            #expect(loader.phase.progress?.pixelSize == PixelSize(width: 256, height: 192), "the row keeps its reserved space")
+            loader.cancel()
+        }
+    }
+
     @Test("a load started again (cancelled, then loaded) keeps the size the view reserved its space with")
     func newLoadKeepsTheSize() async throws {
         try await withScriptedFixture { fixture in
@@ -129,8 +160,16 @@ struct ImageSizeBeforeImageTests {
             let request = ImageRequest(url: url)
             loader.load(request)
             await runIntoTheBody(network, pipeline, total: total)
-            let sized = await eventuallyOnMain { loader.phase.progress?.pixelSize != nil }
-            #expect(sized)
+            if loader.phase.progress?.pixelSize == nil {
+                // The size's hop to the main actor: the next change publishes it.
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    loader.onChange = { phase in
+                        guard phase.progress?.pixelSize != nil, loader.onChange != nil else { return }
+                        loader.onChange = nil
+                        done.resume()
+                    }
+                }
+            }
             var sizes: [PixelSize?] = []
             loader.onChange = { (phase: ImageLoader.Phase) in if case .loading(let progress) = phase { sizes.append(progress.pixelSize) } }
             loader.cancel()
@@ -142,6 +181,38 @@ struct ImageSizeBeforeImageTests {
             await loader.settle()
             #expect(!sizes.contains(nil), "never a loading phase without the size")
             #expect(loader.phase.response != nil)
+        }
+    }
+
+    @Test("a task that observes only progress and the size does not make its job decode the stale copy; a view's task does")
+    func sizeOnlyObserversDecodeNoStaleCopy() async throws {
+        try await withScriptedFixture { fixture in
+            fixture.servePNG("/photo.png", seed: 1, headers: ["Cache-Control": "max-age=0", "ETag": "\"v1\""])
+            _ = try await fixture.makePipeline().image(for: ImageRequest(url: fixture.url("/photo.png")))
+            // Changed on the server: the revalidation brings new bytes, decoded once.
+            fixture.servePNG("/photo.png", seed: 2, headers: ["Cache-Control": "max-age=0", "ETag": "\"v2\""])
+
+            let request = ImageRequest(url: fixture.url("/photo.png"), options: .skipMemoryCache)
+            let progress: @Sendable (Int64, Int64?) -> Void = { _, _ in }
+            let size: @Sendable (PixelSize) -> Void = { _ in }
+            let stale: @Sendable (ImageResponse) -> Void = { _ in }
+
+            let quiet = CountingDecoder()
+            let quietTask = fixture.makePipeline { $0.decoder = quiet }.imageTask(
+                with: request, progress: progress, preview: nil, stale: nil, size: size
+            )
+            _ = try await quietTask.response
+            let quietDecodes = quiet.decodeCount
+            #expect(quietDecodes == 1, "only the new image")
+
+            fixture.servePNG("/photo.png", seed: 3, headers: ["Cache-Control": "max-age=0", "ETag": "\"v3\""])
+            let viewing = CountingDecoder()
+            let viewingTask = fixture.makePipeline { $0.decoder = viewing }.imageTask(
+                with: request, progress: progress, preview: nil, stale: stale, size: size
+            )
+            _ = try await viewingTask.response
+            let viewingDecodes = viewing.decodeCount
+            #expect(viewingDecodes == 2, "a view's task shows the stored copy while it is asked")
         }
     }
 }

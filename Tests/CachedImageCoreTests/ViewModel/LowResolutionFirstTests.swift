@@ -18,8 +18,28 @@ struct LowResolutionFirstTests {
         case failure
     }
 
-    private func record(_ loader: ImageLoader, thumbnail: URL) -> Recorder<Shown> {
-        let shown = Recorder<Shown>()
+    /// What the view showed, in order; a test awaits what it expects (no polling).
+    @MainActor
+    final class ShownRecorder {
+        private(set) var values: [Shown] = []
+        private var waiters: [(condition: ([Shown]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+
+        func append(_ value: Shown) {
+            values.append(value)
+            let ready = waiters.filter { $0.condition(values) }
+            waiters.removeAll { $0.condition(values) }
+            for waiter in ready { waiter.continuation.resume() }
+        }
+
+        /// Returns once `condition` holds for what was shown (the suite's time limit catches a hang).
+        func wait(until condition: @escaping ([Shown]) -> Bool) async {
+            if condition(values) { return }
+            await withCheckedContinuation { waiters.append((condition, $0)) }
+        }
+    }
+
+    private func record(_ loader: ImageLoader, thumbnail: URL) -> ShownRecorder {
+        let shown = ShownRecorder()
         loader.onChange = { [weak loader] _ in
             guard let loader else { return }
             switch loader.shownPhase(loader.phase) {
@@ -48,7 +68,7 @@ struct LowResolutionFirstTests {
             let loader = ImageLoader(pipeline: fixture.makePipeline(), scheduler: ManualScheduler(clock: fixture.clock))
             let shown = record(loader, thumbnail: fixture.url("/thumb.png"))
             loader.load(request(fixture))
-            #expect(await eventually { shown.values.contains(.thumbnail(error: false)) })
+            await shown.wait { $0.contains(.thumbnail(error: false)) }
             #expect(loader.shownPhase(loader.phase).response?.isPreview == true, "shown as a preview")
             gate.open()
             await loader.settle()
@@ -67,6 +87,7 @@ struct LowResolutionFirstTests {
             let pipeline = fixture.makePipeline()
             _ = try await pipeline.image(for: ImageRequest(url: fixture.url("/thumb.png")))
             let loader = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
+            #expect(loader.previousResponse(for: request(fixture))?.request.url == fixture.url("/thumb.png"), "the first body, before onAppear")
             loader.load(request(fixture))
             #expect(loader.shownPhase(loader.phase).response?.request.url == fixture.url("/thumb.png"))
             gate.open()
@@ -88,7 +109,7 @@ struct LowResolutionFirstTests {
             let loader = ImageLoader(pipeline: fixture.makePipeline(), scheduler: ManualScheduler(clock: fixture.clock))
             let shown = record(loader, thumbnail: fixture.url("/thumb.png"))
             loader.load(request(fixture))
-            #expect(await eventually { shown.values.contains(.thumbnail(error: false)) })
+            await shown.wait { $0.contains(.thumbnail(error: false)) }
             gate.open()
             await loader.settle()
             #expect(shown.values.last == .thumbnail(error: true))
@@ -115,7 +136,7 @@ struct LowResolutionFirstTests {
             let loader = ImageLoader(pipeline: fixture.makePipeline(), scheduler: ManualScheduler(clock: fixture.clock))
             let shown = record(loader, thumbnail: fixture.url("/thumb.png"))
             loader.load(request(fixture))
-            #expect(await eventually { shown.values.contains(.full) })
+            await shown.wait { $0.contains(.full) }
             gate.open()
             await loader.settle()
             #expect(shown.values == [.placeholder, .full])
@@ -133,7 +154,7 @@ struct LowResolutionFirstTests {
             loader.didAppear()
             loader.load(request(fixture))
             await loader.settle()
-            #expect(await eventuallyOnMain { shown.values.last == .thumbnail(error: true) })
+            await shown.wait { $0.last == .thumbnail(error: true) }
             let before = shown.values.count
             for _ in 0..<3 {
                 loader.didDisappear()
@@ -195,10 +216,20 @@ struct LowResolutionFirstTests {
         #expect(low?.urlRequest.value(forHTTPHeaderField: "Authorization") == "Bearer token")
         #expect(low?.cacheKey == "https://example.com/thumb.jpg")
         #expect(low?.targetSize == CGSize(width: 100, height: 50))
+        #expect(low?.targetPixelSize == full.targetPixelSize && low?.targetPixelSize != nil, "sized in pixels as the full request is")
         #expect(low?.contentMode == .aspectFit)
         #expect(low?.priority == .high)
         #expect(low?.options == ImageRequest.Options.returnCacheDataDontLoad, "offline stays offline; a reload, a pin or previews are the full image's")
         #expect(low?.lowResolutionURL == nil)
+
+        var elsewhere = full
+        elsewhere.lowResolutionURL = URL(string: "https://cdn.example.net/thumb.jpg")
+        #expect(ImageLoader.lowResolutionRequest(for: elsewhere)?.urlRequest.value(forHTTPHeaderField: "Authorization") == nil, "a token never goes to another host")
+        var directives = full
+        directives.urlRequest.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
+        directives.urlRequest.setValue("no-cache", forHTTPHeaderField: "Pragma")
+        let withoutDirectives = ImageLoader.lowResolutionRequest(for: directives)?.urlRequest
+        #expect(withoutDirectives?.value(forHTTPHeaderField: "Cache-Control") == nil && withoutDirectives?.value(forHTTPHeaderField: "Pragma") == nil)
 
         var same = full
         same.lowResolutionURL = full.url
@@ -226,5 +257,29 @@ struct LowResolutionFirstTests {
             fullGate.open()
             await loader.settle()
         }
+    }
+
+    @Test("UIKit: a view showing the thumbnail and laid out larger loads the full image at the larger size (a preview covers no size)")
+    func thumbnailCoversNoSize() async throws {
+        try await withScriptedFixture { fixture throws in
+            let gate = Gate()
+            fixture.serveHeldPNG("/full.png", until: gate)
+            fixture.servePNG("/thumb.png", width: 16, height: 12)
+            let controller = ImageViewLoadingController(pipeline: fixture.makePipeline(), scheduler: ManualScheduler(clock: fixture.clock))
+            let recorder = ImageViewLoadingControllerTests.Recorder(controller)
+            controller.setRequest(request(fixture), fittingWidth: 20, height: 15, scale: 1)
+            try await recorder.wait { $0.last == .image(path: "/thumb.png", animated: false) }
+            controller.viewDidLayout(width: 40, height: 30, scale: 1)
+            #expect(controller.request?.targetPixelSize == PixelSize(width: 40, height: 30), "the full image is due at the new size")
+            gate.open()
+            try await recorder.wait { $0.last?.isImage(path: "/full.png") == true }
+        }
+    }
+}
+
+extension ImageViewLoadingControllerTests.Shown {
+    func isImage(path: String) -> Bool {
+        if case .image(path, _) = self { return true }
+        return false
     }
 }

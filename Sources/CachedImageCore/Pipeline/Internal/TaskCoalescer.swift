@@ -61,11 +61,6 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         addSubscriber(to: key, priority: priority, progress: nil, updates: nil, observesImages: true, creatingJob: false)
     }
 
-    /// The image's size the job for `key` in flight read from its body so far (``JobUpdate/imageSize(_:)``).
-    func imageSize(ofJobFor key: Key) -> PixelSize? {
-        lock.withLock { jobs[key]?.imageSize }
-    }
-
     /// Adds a subscriber to the job for `key` (created first if `creatingJob`), raising the
     /// job's priority to the subscriber's if it is higher.
     private func addSubscriber(
@@ -384,11 +379,6 @@ extension TaskCoalescer {
             coalescer.report(update, of: job)
         }
 
-        /// The image's size the job was told (``JobUpdate/imageSize(_:)``), if any.
-        var imageSize: PixelSize? {
-            coalescer.lock.withLock { job.imageSize }
-        }
-
         /// Whether any subscriber takes updates now (a view: work only a view would see is
         /// skipped otherwise).
         var takesUpdates: Bool {
@@ -438,32 +428,6 @@ extension TaskCoalescer {
             if let imageSize { updates.append(.imageSize(imageSize)) }
             if observingImages, let stale { updates.append(stale) }
             return updates
-        }
-    }
-}
-
-/// What a job hands its subscribers before its value.
-enum JobUpdate: Sendable {
-    /// The next chunk of a body as it arrives from the network (data jobs).
-    case bytes(Data)
-    /// The download stopped and starts over: the chunks so far are void (data jobs).
-    case restarted
-    /// A preview decoded from the part of a progressive JPEG received so far (image jobs).
-    case preview(DecodedImage)
-    /// The stored copy, decoded while the server is asked whether it is still current (image
-    /// jobs): a view shows it at once instead of a placeholder (``ImageResponse/isStale``).
-    /// Handed to subscribers that join later too, as they join.
-    case stale(DecodedResult)
-    /// The image's size in pixels as it shows, read from the first bytes of its body as they
-    /// arrive (data jobs, passed on by image jobs): a view reserves its space before the last
-    /// byte. Handed to subscribers that join later too, as they join.
-    case imageSize(PixelSize)
-
-    /// An image only a view shows (a preview, the stale copy): for subscribers that observe images.
-    var isImage: Bool {
-        switch self {
-        case .preview, .stale: true
-        case .bytes, .restarted, .imageSize: false
         }
     }
 }
