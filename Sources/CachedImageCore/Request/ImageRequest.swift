@@ -90,7 +90,7 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// replaces it without a placeholder in between; when the full image fails, the smaller one
     /// stays, with the error beside it (`CachedImagePhase.error`). It is shown as a preview
     /// (``ImageResponse/isPreview``), decoded like this request (its size, content mode and
-    /// processors) and sent with its headers; the pipeline's own loads (``ImagePipeline/image(for:)-(ImageRequest)``)
+    /// processors) and sent with its header fields when both URLs share an origin; the pipeline's own loads (``ImagePipeline/image(for:)-(ImageRequest)``)
     /// ignore it.
     ///
     /// ```swift

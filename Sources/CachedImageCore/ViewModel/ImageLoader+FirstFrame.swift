@@ -29,8 +29,10 @@ extension ImageLoader {
         if let standIn = standInLookup, standIn.generation == generation, standIn.request == request {
             return standIn.response
         }
-        // The same image at another size, else the request's smaller image (``ImageRequest/lowResolutionURL``).
-        let response = pipeline.otherSizeImage(for: request).map { memoryResponse($0, for: request) } ?? lowResolutionInMemory(for: request)
+        // The same image at another size, or (first) the request's smaller image (``ImageRequest/lowResolutionURL``).
+        let response = request.lowResolutionURL != nil
+            ? lowResolutionInMemory(for: request)
+            : pipeline.otherSizeImage(for: request).map { memoryResponse($0, for: request) }
         standInLookup = (request, generation, response)
         return response
     }

@@ -17,15 +17,18 @@ extension ImageLoader {
     /// options, for the other URL and keyed by it, without what only the full image asks for (a
     /// reload, previews, full resolution, HDR, a pin, a retry's insistence); with the full
     /// request's header fields only when both URLs have the same origin (a token for the API
-    /// never goes to another host), never its cache directives. `nil` when it names no other URL.
+    /// never goes to another host), never its cache directives; its network rules (cellular,
+    /// constrained, timeout) and an offline cache policy stay. `nil` when it names no other URL.
     static func lowResolutionRequest(for request: ImageRequest) -> ImageRequest? {
         guard let url = request.lowResolutionURL, url != request.url else { return nil }
-        var urlRequest = URLRequest(url: url)
-        if let full = request.url, Self.isSameOrigin(full, url) {
-            for (field, value) in request.urlRequest.allHTTPHeaderFields ?? [:]
-            where !["cache-control", "pragma"].contains(field.lowercased()) {
-                urlRequest.setValue(value, forHTTPHeaderField: field)
-            }
+        var urlRequest = request.urlRequest
+        urlRequest.url = url
+        if ![.returnCacheDataDontLoad, .returnCacheDataElseLoad].contains(urlRequest.cachePolicy) {
+            urlRequest.cachePolicy = .useProtocolCachePolicy // a reload is the full image's
+        }
+        let sameOrigin = request.url.map { Self.isSameOrigin($0, url) } ?? false
+        urlRequest.allHTTPHeaderFields = (request.urlRequest.allHTTPHeaderFields ?? [:]).filter { field, _ in
+            sameOrigin && !["cache-control", "pragma"].contains(field.lowercased())
         }
         var low = ImageRequest(
             urlRequest: urlRequest, priority: request.priority, contentMode: request.contentMode,
@@ -45,7 +48,8 @@ extension ImageLoader {
     ]
 
     private static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
-        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && a.port == b.port
+        func port(_ url: URL) -> Int? { url.port ?? ["https": 443, "http": 80][url.scheme?.lowercased() ?? ""] }
+        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && port(a) == port(b)
     }
 
     /// The smaller image a view of `request` can show right now, from memory: the same image
@@ -62,14 +66,32 @@ extension ImageLoader {
     }
 
     /// Before load `generation` publishes its first phase: shows `request`'s smaller image from
-    /// memory (in that same update), or starts the thumbnail's own load, at the view's priority.
-    func prepareLowResolution(for request: ImageRequest, generation: Int) {
+    /// memory, or the one the previous load of the same URLs showed (`carried`: a resize), in
+    /// that same update; or starts the thumbnail's own load, at the view's priority.
+    func prepareLowResolution(for request: ImageRequest, generation: Int, carrying carried: ImageResponse? = nil) {
         guard let low = Self.lowResolutionRequest(for: request) else { return }
-        if let shown = lowResolutionInMemory(for: request) {
+        if let shown = lowResolutionInMemory(for: request) ?? carried {
             lowResolution = shown
             previewState = (shown, 0)
             return
         }
+        startLowResolutionTask(low, generation: generation)
+    }
+
+    /// A view back on screen after its load failed before the thumbnail came (its load stopped
+    /// past the grace period): the thumbnail is shown, from memory, or asked again.
+    func resumeLowResolutionAfterFailure() {
+        guard case .failure = phase, lowResolution == nil, lowResolutionTask == nil, let request,
+              let low = Self.lowResolutionRequest(for: request) else { return }
+        if let shown = lowResolutionInMemory(for: request) {
+            lowResolution = shown
+            onChange?(phase)
+            return
+        }
+        startLowResolutionTask(low, generation: generation)
+    }
+
+    private func startLowResolutionTask(_ low: ImageRequest, generation: Int) {
         var sent = low
         if !visibility.isOnScreen, let priority = offscreenBehavior.offscreenPriority {
             sent.priority = min(priority, low.priority)

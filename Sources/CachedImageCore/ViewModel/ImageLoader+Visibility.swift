@@ -24,10 +24,11 @@ extension ImageLoader {
         visibility.appear()
         offscreenCheckToken += 1 // a pending off-screen check finds the view back
         guard let request, visibility.isOnScreen else { return }
+        lowResolutionTask?.setPriority(request.priority) // a thumbnail still coming, after a failure too
+        resumeLowResolutionAfterFailure()
         switch phase {
         case .loading:
             task?.setPriority(request.priority)
-            lowResolutionTask?.setPriority(request.priority)
         case .empty:
             if pause == .suspended || pause == .released {
                 start(request, adding: addedOptions)
@@ -111,8 +112,7 @@ extension ImageLoader {
             update(.empty)
         case .failure(let error):
             // Away long enough: a transient failure is asked again when the view returns (a
-            // thumbnail still coming for it stops; a return starts the load again, or shows
-            // what it kept).
+            // thumbnail still coming for it stops; a return asks for it again).
             if FailureRecovery.isTransient(error) { failureIsStale = true }
             stopLowResolution()
             confirmedURL = nil

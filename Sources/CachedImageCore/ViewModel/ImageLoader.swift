@@ -280,6 +280,9 @@ package final class ImageLoader {
     /// Starts loading `request`; `extraOptions` apply to this load only.
     func start(_ request: ImageRequest, adding extraOptions: ImageRequest.Options = [], keeping kept: ImageResponse? = nil) {
         let keep = kept ?? (keepsPreviousImage && !isCurrent(request) ? (phase.response ?? previousResponse) : nil)
+        // The smaller image shown for the same URLs (a resize, a retry) stays on screen.
+        let sameImage = self.request?.url == request.url && self.request?.lowResolutionURL == request.lowResolutionURL
+        let lowResolution = sameImage ? self.lowResolution : nil
         // Handover: the new task joins the shared work (the download a resize, a scale or a
         // priority change still needs) before the outgoing one lets go of it, so the last
         // subscriber never leaves a download another size is about to join.
@@ -290,11 +293,13 @@ package final class ImageLoader {
             adopt(request)
             addedOptions = extraOptions
             pause = nil
-            begin(request, adding: extraOptions, keeping: keep)
+            begin(request, adding: extraOptions, keeping: keep, lowResolution: lowResolution)
         }
     }
 
-    private func begin(_ request: ImageRequest, adding extraOptions: ImageRequest.Options, keeping keep: ImageResponse?) {
+    private func begin(
+        _ request: ImageRequest, adding extraOptions: ImageRequest.Options, keeping keep: ImageResponse?, lowResolution: ImageResponse? = nil
+    ) {
         guard request.url != nil else {
             // AsyncImage(url: nil): empty, and nothing to load.
             previousResponse = nil
@@ -339,7 +344,7 @@ package final class ImageLoader {
         let knownSize = task.imageSize ?? (lastImageSize?.url == request.url ? lastImageSize?.size : nil)
         if let knownSize, let url = request.url { lastImageSize = (url, knownSize) }
         let publishedSize = reportsProgress || callbacks.onProgress != nil ? knownSize : nil
-        prepareLowResolution(for: request, generation: generation) // shown in this first update when in memory
+        prepareLowResolution(for: request, generation: generation, carrying: lowResolution) // in this first update when at hand
         update(.loading(Progress(completed: 0, total: nil, pixelSize: publishedSize)))
         callbacks.onStart?(taskRequest)
         track(task) { [weak self] result in self?.finished(result, generation: generation, task: task) }

@@ -54,8 +54,8 @@ package final class ImageViewLoadingController {
     package var onDisplay: (@MainActor (Display) -> Void)?
     /// Called with the image's size in pixels as soon as the first bytes of its body give it
     /// (before the image; ``ImageLoadingProgress/pixelSize``), or with the image's own size when
-    /// it arrives whole (from the caches), once per URL the view shows (again after
-    /// ``prepareForReuse()``): a self-sizing cell sizes itself with it.
+    /// it arrives whole (from the caches: as it shows, after processors), once per URL and size
+    /// the view shows (again after ``prepareForReuse()``): a self-sizing cell sizes itself with it.
     package var onImageSize: (@MainActor (PixelSize) -> Void)?
     /// The request and size last reported to ``onImageSize``.
     private var reportedSize: (request: ImageRequest?, size: PixelSize)?
@@ -194,7 +194,15 @@ package final class ImageViewLoadingController {
             present(sized, handingOff: false)
             return
         }
-        // A preview (a progressive scan, a smaller image) never covers a size: the image is due.
+        if shown.isPreview, loader.lowResolution != nil {
+            // The request's smaller image covers no size: the full image is due at the new one,
+            // the smaller image staying on screen meanwhile (a failure is not asked again by a
+            // layout: retries and recovery do that).
+            if case .failure = loader.phase { return }
+            loader.load(sized)
+            return
+        }
+        // A progressive scan covers no size either: the sharper image loads behind it.
         if !shown.isPreview, Self.covers(shown, sized, cap: loader.pipeline.configuration.maximumDecodedPixelSize) { return }
         if case .success(let response) = loader.phase(for: sized) {
             isResizing = false
@@ -383,11 +391,22 @@ package final class ImageViewLoadingController {
         let size: PixelSize?
         switch phase {
         case .loading(let progress): size = progress.pixelSize
-        case .success(let response) where !response.isPreview: size = response.image.sourcePixelSize ?? response.image.pixelSize
+        case .success(let response) where !response.isPreview: size = Self.shownSize(of: response.image)
         case .success, .empty, .failure: size = nil
         }
-        guard let size, reportedSize == nil || reportedSize?.request?.url != loader.request?.url else { return }
+        guard let size, reportedSize?.request?.url != loader.request?.url || reportedSize?.size != size else { return }
         reportedSize = (loader.request, size)
         onImageSize?(size)
+    }
+
+    /// The size of the image `image` was decoded from, as it shows: its source's (before a
+    /// downsample), turned as the decode turned it (EXIF orientation 5 to 8 swap the stored
+    /// sides); the image's own when processors made it.
+    static func shownSize(of image: DecodedImage) -> PixelSize {
+        guard let source = image.sourcePixelSize else { return image.pixelSize }
+        let decoded = image.pixelSize
+        let turned = (source.width > source.height && decoded.width < decoded.height)
+            || (source.width < source.height && decoded.width > decoded.height)
+        return turned ? PixelSize(width: source.height, height: source.width) : source
     }
 }

@@ -131,6 +131,29 @@ struct ImageSizeBeforeImageTests {
         }
     }
 
+    @Test("the size's publication is progress too: onProgress gets it at once, not at the next throttled tick")
+    func onProgressGetsTheSize() async throws {
+        try await withScriptedFixture { fixture in
+            let (network, pipeline, url, total) = simulated(fixture)
+            let loader = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
+            var sizes: [PixelSize?] = []
+            loader.callbacks.onProgress = { progress in sizes.append(progress.pixelSize) }
+            loader.load(ImageRequest(url: url))
+            await runIntoTheBody(network, pipeline, total: total)
+            if loader.phase.progress?.pixelSize == nil {
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    loader.onChange = { phase in
+                        guard phase.progress?.pixelSize != nil, loader.onChange != nil else { return }
+                        loader.onChange = nil
+                        done.resume()
+                    }
+                }
+            }
+            #expect(sizes.contains(PixelSize(width: 256, height: 192)))
+            loader.cancel()
+        }
+    }
+
     @Test("a row that had the size from a prefetch keeps it when its load starts again after the download was let go")
     func sizeFromJoinKeptAcrossLoads() async throws {
         try await withScriptedFixture { fixture in

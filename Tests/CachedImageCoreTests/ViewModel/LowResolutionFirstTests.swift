@@ -120,9 +120,11 @@ struct LowResolutionFirstTests {
             #expect(!shown.values.contains(.failure))
 
             fixture.servePNG("/full.png", width: 64, height: 48)
+            let beforeRetry = shown.values.count
             loader.retry()
             await loader.settle()
             #expect(shown.values.last == .full)
+            #expect(!shown.values.dropFirst(beforeRetry).contains(.placeholder), "the thumbnail stays on screen while the full image is asked again")
             #expect(fixture.server.requestCount(for: "/full.png") == 2)
         }
     }
@@ -273,6 +275,58 @@ struct LowResolutionFirstTests {
             #expect(controller.request?.targetPixelSize == PixelSize(width: 40, height: 30), "the full image is due at the new size")
             gate.open()
             try await recorder.wait { $0.last?.isImage(path: "/full.png") == true }
+        }
+    }
+
+    @Test("a thumbnail still coming after the full image failed follows the view: lower off screen, back with it; stopped past the grace period, asked again on return")
+    func thumbnailAfterFailureFollowsTheView() async throws {
+        try await withScriptedFixture { fixture throws in
+            let thumbGate = Gate()
+            fixture.server.serve("/full.png", .status(404))
+            fixture.serveHeldPNG("/thumb.png", until: thumbGate)
+            let scheduler = ManualScheduler(clock: fixture.clock)
+            let loader = ImageLoader(pipeline: fixture.makePipeline(), scheduler: scheduler)
+            let shown = record(loader, thumbnail: fixture.url("/thumb.png"))
+            loader.didAppear()
+            loader.load(request(fixture))
+            await shown.wait { $0.last == .failure }
+            let thumbnail = try #require(loader.lowResolutionTask)
+            loader.didDisappear()
+            #expect(thumbnail.priority < .normal)
+            loader.didAppear()
+            #expect(thumbnail.priority == .normal, "back on screen within the grace period")
+            loader.didDisappear()
+            scheduler.advance(by: 5)
+            #expect(loader.lowResolutionTask == nil, "stopped past the grace period")
+            loader.didAppear()
+            #expect(loader.lowResolutionTask != nil, "asked again on return")
+            thumbGate.open()
+            await shown.wait { $0.last == .thumbnail(error: true) }
+        }
+    }
+
+    @Test("the same image at another size in memory is shown before the thumbnail (sharper, and UIKit shows it too)")
+    func otherSizeBeforeThumbnail() async throws {
+        try await withScriptedFixture { fixture throws in
+            fixture.servePNG("/full.png", width: 64, height: 48)
+            fixture.servePNG("/thumb.png", width: 16, height: 12)
+            let pipeline = fixture.makePipeline { $0.diskCacheDirectory = nil } // the detail's own image comes from the network
+            let grid = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
+            grid.load(ImageRequest(url: fixture.url("/full.png"), targetPixelSize: PixelSize(width: 32, height: 24)))
+            await grid.settle()
+            _ = try await pipeline.image(for: ImageRequest(url: fixture.url("/thumb.png")))
+            // Held now, so the detail view's own decode waits.
+            let gate = Gate()
+            fixture.serveHeldPNG("/full.png", until: gate)
+            let controller = ImageViewLoadingController(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
+            controller.setRequest(request(fixture), fittingWidth: 64, height: 48, scale: 1)
+            guard case .image(let response, _) = controller.display else {
+                Issue.record("an image at once, not \(controller.display)")
+                return
+            }
+            #expect(response.request.url == fixture.url("/full.png") && response.isPreview, "the grid's copy of the same image")
+            gate.open()
+            await controller.loader.settle()
         }
     }
 }
