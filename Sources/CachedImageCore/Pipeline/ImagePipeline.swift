@@ -150,15 +150,18 @@ public final class ImagePipeline: Sendable {
     /// ``imageTask(with:progress:preview:)`` for a view: `stale` is also called with the stored
     /// copy when the disk's entry must be revalidated first (``ImageResponse/isStale``), decoded
     /// while the server is asked, so the view shows it instead of a placeholder (display only:
-    /// the task's own answer keeps RFC 9111's rules).
+    /// the task's own answer keeps RFC 9111's rules); `size` with the image's size as soon as
+    /// the body's first bytes give it (``ImageTask/imageSize``), from any thread; a size known
+    /// when the task starts is on the task when this returns.
     package func imageTask(
         with request: ImageRequest,
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?,
         preview: (@Sendable (_ preview: ImageResponse) -> Void)?,
-        stale: (@Sendable (_ stale: ImageResponse) -> Void)?
+        stale: (@Sendable (_ stale: ImageResponse) -> Void)?,
+        size: (@Sendable (_ pixelSize: PixelSize) -> Void)? = nil
     ) -> ImageTask {
         let task = ImageTask(request: request, startDate: configuration.clock.now)
-        let start = jobs.begin(task, progress: progress, preview: preview, stale: stale)
+        let start = jobs.begin(task, progress: progress, preview: preview, stale: stale, size: size)
         task.start { [jobs] in try await jobs.complete(task, start) }
         return task
     }

@@ -198,11 +198,13 @@ final class DataFetcher: Sendable {
         if !insists, let error = failures.error(forKey: key) {
             throw error
         }
-        // The body bytes this job's subscribers were handed, across its attempts.
+        // The body bytes this job's subscribers were handed, across its attempts, and the image's
+        // size read from them.
         let reportedBytes = Locked(0)
+        let sizeReader = ImageSizeReader()
         do {
             let response = try await retryPolicy.run {
-                try await downloadOnce(request, url: url, revalidating: cached, reportedBytes: reportedBytes, context: context)
+                try await downloadOnce(request, url: url, revalidating: cached, reportedBytes: reportedBytes, sizeReader: sizeReader, context: context)
             }
             failures.forget(key)
             return response
@@ -244,6 +246,7 @@ final class DataFetcher: Sendable {
         url: URL,
         revalidating cached: (entry: DiskCache.Entry, response: ImageDataResponse)?,
         reportedBytes: Locked<Int>,
+        sizeReader: ImageSizeReader,
         context: Context
     ) async throws -> ImageDataResponse {
         var urlRequest = request.urlRequest
@@ -265,7 +268,8 @@ final class DataFetcher: Sendable {
         // A reload that ignores cached data does not resume kept bytes either (it keeps its own).
         let response = try await downloader.send(
             urlRequest, url: url, isConditional: revalidated != nil, resumeKey: request.cacheKey,
-            mayResume: !request.options.contains(.reloadIgnoringLocalCacheData), reportedBytes: reportedBytes, context: context
+            mayResume: !request.options.contains(.reloadIgnoringLocalCacheData), reportedBytes: reportedBytes, sizeReader: sizeReader,
+            context: context
         )
 
         if let revalidated, response.statusCode == 304 {
@@ -301,7 +305,7 @@ final class DataFetcher: Sendable {
             case .refetch:
                 // The 304 names other bytes than the stored ones (RFC 9111 4.3.4): ask again,
                 // unconditionally, and neither serve nor update the stored entry.
-                return try await downloadOnce(request, url: url, revalidating: nil, reportedBytes: reportedBytes, context: context)
+                return try await downloadOnce(request, url: url, revalidating: nil, reportedBytes: reportedBytes, sizeReader: sizeReader, context: context)
             }
             instrumentation.record(.diskHit)
             instrumentation.record(.revalidated(url: url, notModified: true))
