@@ -150,6 +150,16 @@ final class DataFetcher: Sendable {
         case .hit(let response):
             return response
         case .miss:
+            let (running, adopted) = adoption.withLock { ($0.running, $0.adopted.remove(request.cacheKey) != nil) }
+            if let running {
+                // Staged background downloads are being adopted: one may be this request's.
+                await running.value
+                return try await fetch(request, url: url, context: context)
+            }
+            if adopted {
+                // Adopted after `lookup` was made.
+                return try await fetch(request, url: url, context: context)
+            }
             return try await download(request, url: url, revalidating: nil, context: context)
         case .stale(let entry, let fromDisk), .staleWhileRevalidate(let entry, let fromDisk):
             do {
@@ -163,6 +173,26 @@ final class DataFetcher: Sendable {
             }
         }
     }
+
+    /// Whether the disk cache holds a fresh entry for `request` that it may serve (a background
+    /// prefetch sends nothing for it). Counts nothing.
+    func hasFreshEntry(for request: ImageRequest) -> Bool {
+        guard let cached = cachedEntry(for: request), Self.varyMatches(cached.metadata, request) else { return false }
+        return freshness.isFresh(cached.metadata, for: request)
+    }
+
+    /// Staged background downloads being adopted into the disk cache (``BackgroundDownloads``).
+    struct Adoption {
+        /// The adoption under way: a miss waits for it, then looks again.
+        var running: Task<Void, Never>?
+        /// Keys adopted since a miss may have looked: their next miss looks again.
+        var adopted: Set<String> = []
+    }
+
+    let adoption = Locked(Adoption())
+
+    /// The pipeline's request time for a new request (a background download's ticket).
+    var now: Date { clock.now }
 
     private func cachedEntry(for request: ImageRequest) -> DiskCache.Entry? {
         guard let diskCache, request.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringLocalCacheData]) else {
@@ -308,6 +338,20 @@ final class DataFetcher: Sendable {
             confirmed.source = .revalidated
             return confirmed
         }
+        return try accepted(response, for: request, url: url, isRevalidation: revalidated != nil)
+    }
+
+    /// What a response (a download's, or a background download's adopted on relaunch) gives
+    /// `request`: a failed status throws a ``DownloadFailure`` carrying its `Retry-After`; a 2xx
+    /// body is validated (``ResponseValidator``: length against `Content-Length`, format,
+    /// completeness, pixel limit), its metadata built, limited by its redirects, and stored as the
+    /// ``DiskStorePolicy`` decides.
+    ///
+    /// - Parameter counts: Whether to record a disk miss (and a changed revalidation): a
+    ///   download's; an adoption is not a request.
+    func accepted(
+        _ response: Downloader.Response, for request: ImageRequest, url: URL, isRevalidation: Bool, counts: Bool = true
+    ) throws -> ImageDataResponse {
         if let status = response.statusCode, !(200..<300).contains(status) {
             // An HTTP-date `Retry-After` counts from the response's own `Date` (the server's
             // clock), so a device clock that is off does not shorten or stretch the wait.
@@ -323,9 +367,11 @@ final class DataFetcher: Sendable {
             transfer: ResponseValidator.Transfer(response.response, received: response.data.count)
         )
 
-        instrumentation.record(.diskMiss)
-        if revalidated != nil {
-            instrumentation.record(.revalidated(url: url, notModified: false))
+        if counts {
+            instrumentation.record(.diskMiss)
+            if isRevalidation {
+                instrumentation.record(.revalidated(url: url, notModified: false))
+            }
         }
         // Stored under the requested URL: every redirect on the way limits what may be reused
         // (a temporary redirect without freshness makes the entry stale at once).

@@ -1,0 +1,180 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A pipeline's prefetches that outlive the app (``ImagePrefetcher/startPrefetching(with:inBackground:)``):
+/// what goes to the background session, and the adoption of what it downloaded.
+///
+/// - **Sending**: a request goes to the session only when the disk cache has no fresh entry for
+///   it, it is an `http`/`https` request that may be stored, and the session is not already
+///   downloading its key; with the pipeline's `Accept` and request modifier, and a ticket
+///   (``BackgroundDownloadRecord/Ticket``) naming its cache key.
+/// - **Staging**: the session's delegate stages each finished download
+///   (``BackgroundDownloadInbox``, ``BackgroundDownloadStaging``), with no pipeline needed.
+/// - **Adoption**: when the pipeline opens its disk cache, after each download staged while it
+///   runs, and at ``adoptStagedDownloads()``, each staged download is validated as a download
+///   (``DataFetcher/accepted(_:for:url:isRevalidation:counts:)``: status, `Content-Length`
+///   against the bytes, the container's completeness, the pixel limit, the byte limit) and
+///   stored through the disk cache's write path with its HTTP metadata, unless the cache holds a
+///   newer response; accepted or not, it is deleted from the staging folder. A miss waits for an
+///   adoption under way and looks again.
+final class BackgroundDownloads: Sendable {
+    let identifier: String
+    let inbox: BackgroundDownloadInbox
+    let session: any BackgroundDownloadSession
+    private let fetcher: DataFetcher
+    private let resolver: RequestResolver
+    private let diskCache: DiskCache
+    private let maximumResponseBytes: Int
+    private let requestModifier: (@Sendable (URLRequest) async throws -> URLRequest)?
+    private let observer = Locked<UUID?>(nil)
+    /// Set while a sweep runs and another is asked for: it runs once more.
+    private let sweepAgain = Locked(false)
+
+    /// `nil` without a background session configured or a disk cache, or when the identifier is
+    /// taken in this process for another directory.
+    init?(configuration: ImagePipeline.Configuration, diskCache: DiskCache?, jobs: ImageJobs) {
+        guard let setup = configuration.backgroundSession, let diskCache else { return nil }
+        let staging = BackgroundDownloadStaging(cacheDirectoryPath: diskCache.directoryPath)
+        guard let registration = BackgroundDownloadInbox.registered(setup, staging: staging, clock: configuration.clock) else { return nil }
+        identifier = setup.identifier
+        inbox = registration.inbox
+        session = registration.session
+        fetcher = jobs.fetcher
+        resolver = jobs.resolver
+        self.diskCache = diskCache
+        maximumResponseBytes = configuration.maximumResponseBytes
+        requestModifier = configuration.requestModifier
+        let token = inbox.addStagedObserver { [weak self] in self?.adoptStagedDownloads() }
+        observer.withLock { $0 = token }
+        adoptStagedDownloads()
+    }
+
+    deinit {
+        if let token = observer.withLock({ $0 }) { inbox.removeStagedObserver(token) }
+    }
+
+    // MARK: Sending
+
+    /// Hands `requests` to the background session, except those it need not download: see the
+    /// type's documentation.
+    ///
+    /// - Returns: The requests handed over.
+    @discardableResult
+    func prefetch(_ requests: [ImageRequest]) async -> [URLRequest] {
+        let running = Set(await session.runningDownloads().compactMap { try? BackgroundDownloadRecord.Ticket(decoding: $0).cacheKey })
+        var sent: [URLRequest] = []
+        var keys = running
+        for request in requests {
+            guard let (request, url) = sendable(request), keys.insert(request.cacheKey).inserted else { continue }
+            var urlRequest = request.urlRequest
+            urlRequest.url = url
+            if urlRequest.value(forHTTPHeaderField: HTTPRequestDefaults.acceptFieldName) == nil {
+                urlRequest.setValue(HTTPRequestDefaults.accept, forHTTPHeaderField: HTTPRequestDefaults.acceptFieldName)
+            }
+            if let requestModifier {
+                guard let modified = try? await requestModifier(urlRequest) else { continue }
+                urlRequest = modified
+            }
+            let ticket = BackgroundDownloadRecord.Ticket(cacheKey: request.cacheKey, requestTime: fetcher.now)
+            session.startDownload(urlRequest, description: ticket.encoded)
+            sent.append(urlRequest)
+        }
+        return sent
+    }
+
+    /// `request` resolved, when the session should download it.
+    func sendable(_ request: ImageRequest) -> (ImageRequest, URL)? {
+        guard let (request, url) = try? resolver.resolve(request), !request.readsStoredImage,
+              let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              request.urlRequest.httpMethod ?? "GET" == "GET",
+              request.options.isDisjoint(with: [.skipDiskCache, .returnCacheDataDontLoad]),
+              !request.cacheDirectives.noStore, !request.cacheDirectives.onlyIfCached
+        else { return nil }
+        return fetcher.hasFreshEntry(for: request) ? nil : (request, url)
+    }
+
+    /// Cancels the session's downloads of `requests`.
+    func cancel(_ requests: [ImageRequest]) async {
+        let keys = Set(requests.compactMap { try? resolver.resolve($0).0.cacheKey })
+        let descriptions = await session.runningDownloads().filter { description in
+            (try? BackgroundDownloadRecord.Ticket(decoding: description)).map { keys.contains($0.cacheKey) } ?? false
+        }
+        session.cancelDownloads(withDescriptions: Set(descriptions))
+    }
+
+    /// Cancels every download of the session and deletes what is staged (the cache was emptied).
+    func removeAll() async {
+        session.cancelDownloads(withDescriptions: Set(await session.runningDownloads()))
+        inbox.staging.removeAll()
+    }
+
+    // MARK: Adoption
+
+    /// Adopts what is staged, in a task (one at a time; a call during a sweep runs it once more).
+    /// Misses wait for it (``DataFetcher/adoption``).
+    @discardableResult
+    func adoptStagedDownloads() -> Task<Void, Never> {
+        fetcher.adoption.withLock { adoption in
+            if let running = adoption.running {
+                sweepAgain.withLock { $0 = true }
+                return running
+            }
+            let task = Task.detached(priority: .utility) { [self] in
+                while true {
+                    sweep()
+                    // Checked and cleared under the lock that callers set it under: none is lost.
+                    let done = fetcher.adoption.withLock { adoption -> Bool in
+                        let again = sweepAgain.withLock { value in
+                            defer { value = false }
+                            return value
+                        }
+                        if !again { adoption.running = nil }
+                        return !again
+                    }
+                    if done { break }
+                }
+            }
+            adoption.running = task
+            return task
+        }
+    }
+
+    /// One pass over the staging folder: leftovers deleted, staged downloads adopted or refused.
+    private func sweep() {
+        let listing = inbox.staging.list()
+        for path in listing.leftovers { try? DiskCacheFileIO.removeFile(atPath: path) }
+        for item in listing.items {
+            if let key = try? adopt(item) {
+                fetcher.adoption.withLock { _ = $0.adopted.insert(key) }
+            }
+            inbox.staging.remove(item)
+        }
+    }
+
+    /// Validates one staged download as a download and stores it.
+    ///
+    /// - Returns: The key it was stored under; `nil` when the cache holds a newer response.
+    /// - Throws: Why it was refused: ``BackgroundDownloadRecord/FormatError`` for a bad record,
+    ///   ``ImagePipeline/Error`` as a download would fail.
+    func adopt(_ item: BackgroundDownloadStaging.Item) throws -> String? {
+        let recordBytes = DiskCacheFileIO.readFile(atPath: item.recordPath, maximumSize: 1 << 20).map { Data($0) } ?? Data()
+        let record = try BackgroundDownloadRecord(decoding: recordBytes)
+        let url = record.url
+        guard let data = DiskCacheFileIO.readFile(atPath: item.dataPath, maximumSize: maximumResponseBytes).map({ Data($0) }) else {
+            throw ImagePipeline.Error.responseTooLarge(url: url, limit: maximumResponseBytes)
+        }
+        guard let response = record.response else { throw BackgroundDownloadRecord.FormatError.malformed("no response") }
+        // A newer response stored since (the app downloaded it in the foreground) stays.
+        if let stored = diskCache.entry(forKey: record.ticket.cacheKey), stored.metadata.storedAt >= record.responseTime {
+            return nil
+        }
+        let downloaded = Downloader.Response(
+            data: data, response: response, requestTime: record.ticket.requestTime, responseTime: record.responseTime,
+            redirects: record.redirects
+        )
+        _ = try fetcher.accepted(downloaded, for: record.request, url: url, isRevalidation: false, counts: false)
+        return record.ticket.cacheKey
+    }
+}

@@ -1,0 +1,235 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import ImageFixtures
+import LoopbackServer
+import Testing
+@testable import CachedImageCore
+
+/// Prefetches that outlive the app: handed to a background session (a fake playing the system's
+/// part against the loopback server), staged by its delegate while no pipeline runs, and adopted
+/// by the next launch's pipeline, validated like any download.
+@Suite("Background prefetch")
+struct BackgroundPrefetchTests {
+    @available(macOS 14.0, *)
+    static func makePipeline(_ fixture: PipelineFixture, _ setup: BackgroundSessionSetup) -> ImagePipeline {
+        fixture.makePipeline { $0.backgroundSession = setup }
+    }
+
+    /// The files in the staging folder.
+    @available(macOS 14.0, *)
+    static func staged(_ fixture: PipelineFixture) -> [String] {
+        let folder = fixture.directory.appendingPathComponent(BackgroundDownloadStaging.folderName).path
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    }
+
+    /// A launch that hands `request` to the background session and goes away; returns what the
+    /// session got.
+    @available(macOS 14.0, *)
+    static func previousLaunch(
+        _ fixture: PipelineFixture, _ setup: BackgroundSessionSetup, _ session: FakeBackgroundSession, _ request: ImageRequest
+    ) async throws -> FakeBackgroundSession.Started {
+        let gone = WeakPipeline()
+        do {
+            let pipeline = makePipeline(fixture, setup)
+            gone.value = pipeline
+            let prefetcher = ImagePrefetcher(pipeline: pipeline)
+            prefetcher.startPrefetching(with: [request], inBackground: true)
+            await prefetcher.waitUntilFinished()
+        }
+        #expect(await eventually { gone.value == nil }, "the first launch's pipeline is gone")
+        return try #require(session.started.last)
+    }
+
+    @Test("a download finished while the app was away is adopted on relaunch: shown from disk, no request, fresh, revalidated when stale, staging empty")
+    @available(macOS 14.0, *)
+    func adoptedOnRelaunch() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = fixture.servePNG("/tomorrow.png", headers: ["Cache-Control": "max-age=600", "ETag": "\"v1\""])
+        let (setup, session) = FakeBackgroundSession.setup()
+        let request = ImageRequest(url: fixture.url("/tomorrow.png"))
+        let started = try await Self.previousLaunch(fixture, setup, session, request)
+        #expect(session.started.count == 1)
+        #expect(started.request.value(forHTTPHeaderField: "Accept") == HTTPRequestDefaults.accept)
+
+        // The system downloads it and relaunches the app in the background to deliver it.
+        #expect(try await session.finish(started))
+        #expect(fixture.server.requestCount(for: "/tomorrow.png") == 1)
+        #expect(Self.staged(fixture).count == 2, "bytes and record wait in the staging folder")
+
+        fixture.clock.advance(by: 60)
+        let relaunched = Self.makePipeline(fixture, setup)
+        let response = try await relaunched.image(for: request)
+        #expect(response.source == .disk)
+        #expect(response.image.data == png)
+        #expect(fixture.server.requestCount(for: "/tomorrow.png") == 0 + 1, "no request on relaunch")
+        let entry = try #require(relaunched.diskCache?.entry(forKey: request.cacheKey))
+        #expect(entry.data == png)
+        #expect(entry.metadata.isFresh(at: fixture.clock.now, heuristic: .default))
+        #expect(entry.metadata.hasValidators)
+        #expect(Self.staged(fixture).isEmpty)
+
+        // Its freshness is the response's: once stale, it is revalidated like any download.
+        fixture.clock.advance(by: 600)
+        let later = try await relaunched.image(for: ImageRequest(url: fixture.url("/tomorrow.png"), options: [.skipMemoryCache]))
+        #expect(later.source == .revalidated)
+        #expect(fixture.server.requestCount(for: "/tomorrow.png") == 2)
+        #expect(fixture.server.requests(for: "/tomorrow.png").last?.header("If-None-Match") == "\"v1\"")
+        await fixture.tearDown()
+    }
+
+    enum Rejection: String, CaseIterable, Sendable {
+        case shorterThanContentLength, cutWithoutContentLength, notFound, serverError, notAnImage
+    }
+
+    @Test("a truncated, failed or non-image download is never adopted: the request goes to the network and the staged files are deleted", arguments: Rejection.allCases)
+    @available(macOS 14.0, *)
+    func rejected(_ rejection: Rejection) async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = ImageFixtures.png(width: 64, height: 48, seed: 3)
+        let path = "/rejected.png"
+        switch rejection {
+        case .shorterThanContentLength, .cutWithoutContentLength:
+            fixture.server.serve(path, .ok(png, contentType: "image/png", headers: ["Cache-Control": "max-age=600"]))
+        case .notFound:
+            fixture.server.serve(path, .status(404, body: png, headers: ["Content-Type": "image/png", "Cache-Control": "max-age=600"]))
+        case .serverError:
+            fixture.server.serve(path, .status(500, body: png, headers: ["Content-Type": "image/png", "Cache-Control": "max-age=600"]))
+        case .notAnImage:
+            fixture.server.serve(path, .ok(Data("<html>sign in</html>".utf8), contentType: "text/html", headers: ["Cache-Control": "max-age=600"]))
+        }
+        let (setup, session) = FakeBackgroundSession.setup()
+        let request = ImageRequest(url: fixture.url(path))
+        let started = try await Self.previousLaunch(fixture, setup, session, request)
+        #expect(try await session.finish(started) { data, headers in
+            switch rejection {
+            case .shorterThanContentLength:
+                headers["Content-Length"] = String(data.count)
+                data = data.prefix(data.count - 100)
+            case .cutWithoutContentLength:
+                headers["Content-Length"] = nil
+                data = data.prefix(data.count - 100)
+            case .notFound, .serverError, .notAnImage:
+                break
+            }
+        })
+        #expect(Self.staged(fixture).count == 2)
+
+        fixture.server.serve(path, .ok(png, contentType: "image/png", headers: ["Cache-Control": "max-age=600"]))
+        let relaunched = Self.makePipeline(fixture, setup)
+        let response = try await relaunched.image(for: request)
+        #expect(response.source == .network)
+        #expect(response.image.data == png)
+        #expect(fixture.server.requestCount(for: path) == 2)
+        #expect(Self.staged(fixture).isEmpty)
+        await fixture.tearDown()
+    }
+
+    @Test("half-staged items are ignored and cleaned: bytes whose writer is gone, a record without bytes; a staging in flight is left alone")
+    @available(macOS 14.0, *)
+    func halfStaged() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/half.png", headers: ["Cache-Control": "max-age=600"])
+        let request = ImageRequest(url: fixture.url("/half.png"))
+        let png = ImageFixtures.png(width: 64, height: 48, seed: 1)
+        let folder = fixture.directory.appendingPathComponent(BackgroundDownloadStaging.folderName)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let entry = KeyHasher.fileName(for: request.cacheKey)
+        let deadWriter = "\(entry).\(Int32.max).1"
+        let liveWriter = "\(entry).\(getpid()).2"
+        let noBytes = "\(entry).\(Int32.max).3"
+        let record = BackgroundDownloadRecord(
+            ticket: .init(cacheKey: request.cacheKey, requestTime: fixture.clock.now), url: request.url!, requestHeaders: [:],
+            statusCode: 200, responseHeaders: ["Content-Type": "image/png", "Cache-Control": "max-age=600", "Content-Length": "\(png.count)"],
+            responseTime: fixture.clock.now
+        )
+        try png.write(to: folder.appendingPathComponent(deadWriter + ".data"))
+        try png.write(to: folder.appendingPathComponent(liveWriter + ".data"))
+        try record.encoded().write(to: folder.appendingPathComponent(noBytes + ".json"))
+
+        let (setup, _) = FakeBackgroundSession.setup()
+        let pipeline = Self.makePipeline(fixture, setup)
+        await pipeline.adoptBackgroundDownloads()
+        #expect(Self.staged(fixture) == [liveWriter + ".data"], "only the staging in flight is left")
+        #expect(try await pipeline.image(for: request).source == .network)
+        #expect(fixture.server.requestCount(for: "/half.png") == 1)
+        await fixture.tearDown()
+    }
+
+    @Test("only what the disk cache lacks fresh goes to the background session, once while it runs")
+    @available(macOS 14.0, *)
+    func freshRequestsAreNotSent() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/fresh.png", headers: ["Cache-Control": "max-age=600"])
+        fixture.servePNG("/stale.png", seed: 2, headers: ["Cache-Control": "max-age=10"])
+        fixture.servePNG("/new.png", seed: 3)
+        let (setup, session) = FakeBackgroundSession.setup()
+        let pipeline = Self.makePipeline(fixture, setup)
+        _ = try await pipeline.image(for: fixture.url("/fresh.png"))
+        _ = try await pipeline.image(for: fixture.url("/stale.png"))
+        fixture.clock.advance(by: 60)
+
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        let requests = ["/fresh.png", "/stale.png", "/new.png", "/new.png"].map { ImageRequest(url: fixture.url($0)) }
+        prefetcher.startPrefetching(with: requests, inBackground: true)
+        await prefetcher.waitUntilFinished()
+        #expect(session.started.map { $0.request.url?.path } == ["/stale.png", "/new.png"])
+        prefetcher.startPrefetching(with: [ImageRequest(url: fixture.url("/new.png"))], inBackground: true)
+        await prefetcher.waitUntilFinished()
+        #expect(session.started.count == 2, "a download running is not started twice")
+        prefetcher.stopPrefetching(with: [ImageRequest(url: fixture.url("/new.png"))])
+        await prefetcher.waitUntilFinished()
+        #expect(await session.runningDownloads().count == 1, "stopping cancels the background download")
+        #expect(fixture.server.requestCount(for: "/new.png") == 0)
+        await fixture.tearDown()
+    }
+
+    @Test("the app's completion handler is called once the session's events are done, in either order, and only for its identifier")
+    @available(macOS 14.0, *)
+    func completionHandler() async throws {
+        let fixture = try await PipelineFixture.start()
+        let (setup, session) = FakeBackgroundSession.setup()
+        let pipeline = Self.makePipeline(fixture, setup)
+        let inbox = try #require(session.inbox.withLock { $0 })
+        let calls = Recorder<String>()
+
+        #expect(!pipeline.handleBackgroundEvents(forSessionIdentifier: "another.session") { calls.append("other") })
+        #expect(pipeline.handleBackgroundEvents(forSessionIdentifier: setup.identifier) { calls.append("first") })
+        for _ in 0..<100 { await Task.yield() }
+        #expect(calls.values.isEmpty, "not before the events are done")
+        inbox.didFinishEvents()
+        #expect(await eventually { calls.values == ["first"] })
+
+        // The events ended before the app handed its handler over: it is called at once.
+        inbox.didFinishEvents()
+        #expect(pipeline.handleBackgroundEvents(forSessionIdentifier: setup.identifier) { calls.append("second") })
+        #expect(await eventually { calls.values == ["first", "second"] })
+        await fixture.tearDown()
+    }
+
+    @Test("a download finished while the app runs is adopted at once")
+    @available(macOS 14.0, *)
+    func adoptedWhileRunning() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = fixture.servePNG("/now.png", headers: ["Cache-Control": "max-age=600"])
+        let (setup, session) = FakeBackgroundSession.setup()
+        let pipeline = Self.makePipeline(fixture, setup)
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        let request = ImageRequest(url: fixture.url("/now.png"))
+        prefetcher.startPrefetching(with: [request], inBackground: true)
+        await prefetcher.waitUntilFinished()
+        #expect(try await session.finish(try #require(session.started.first)))
+        await pipeline.adoptBackgroundDownloads()
+        #expect(pipeline.diskCache?.entry(forKey: request.cacheKey)?.data == png)
+        #expect(Self.staged(fixture).isEmpty)
+        await fixture.tearDown()
+    }
+}
+
+/// A pipeline held weakly, readable from any task.
+final class WeakPipeline: @unchecked Sendable {
+    weak var value: ImagePipeline?
+}
