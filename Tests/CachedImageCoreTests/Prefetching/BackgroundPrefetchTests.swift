@@ -210,6 +210,30 @@ struct BackgroundPrefetchTests {
         await fixture.tearDown()
     }
 
+    @Test("a staged download older than the entry on disk does not replace it")
+    @available(macOS 14.0, *)
+    func olderThanStored() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/photo.png", seed: 1, headers: ["Cache-Control": "max-age=600"])
+        let (setup, session) = FakeBackgroundSession.setup()
+        let request = ImageRequest(url: fixture.url("/photo.png"))
+        let started = try await Self.previousLaunch(fixture, setup, session, request)
+        #expect(try await session.finish(started))
+        // A launch without the background session (an extension) downloads a newer version.
+        fixture.clock.advance(by: 10)
+        let newer = fixture.servePNG("/photo.png", seed: 2, headers: ["Cache-Control": "max-age=600"])
+        do {
+            let plain = fixture.makePipeline()
+            _ = try await plain.image(for: request)
+            plain.diskCache?.flush()
+        }
+        let relaunched = Self.makePipeline(fixture, setup)
+        await relaunched.adoptBackgroundDownloads()
+        #expect(relaunched.diskCache?.entry(forKey: request.cacheKey)?.data == newer)
+        #expect(Self.staged(fixture).isEmpty)
+        await fixture.tearDown()
+    }
+
     @Test("a download finished while the app runs is adopted at once")
     @available(macOS 14.0, *)
     func adoptedWhileRunning() async throws {
