@@ -2,7 +2,7 @@ import Foundation
 
 extension ImagePipeline {
     /// Takes the completion handler the system gives an app relaunched for its background
-    /// session's events, and calls it, on the main thread, once the session delivered them all
+    /// session's events, and calls it, on the main actor, once the session delivered them all
     /// (every finished prefetch staged for adoption). Call it from
     /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)`, with a pipeline
     /// whose configuration has the same `backgroundSessionIdentifier`: creating the pipeline
@@ -25,11 +25,11 @@ extension ImagePipeline {
     @discardableResult
     public func handleBackgroundEvents(
         forSessionIdentifier identifier: String,
-        completionHandler: @escaping @Sendable () -> Void
+        completionHandler: @escaping @MainActor () -> Void
     ) -> Bool {
         guard let backgroundDownloads, backgroundDownloads.identifier == identifier else { return false }
         backgroundDownloads.inbox.addCompletionHandler {
-            DispatchQueue.main.async(execute: completionHandler)
+            Task { @MainActor in completionHandler() }
         }
         return true
     }

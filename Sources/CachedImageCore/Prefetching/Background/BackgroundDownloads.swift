@@ -149,20 +149,23 @@ final class BackgroundDownloads: Sendable {
             if let key = try? adopt(item) {
                 fetcher.adoption.withLock { _ = $0.adopted.insert(key) }
             }
-            inbox.staging.remove(item)
         }
     }
 
-    /// Validates one staged download as a download and stores it.
+    /// Validates one staged download as a download and stores it. Its files are read, then
+    /// deleted (accepted or not), then the bytes are judged: a process that dies before they are
+    /// stored loses a prefetch, never serves one unchecked.
     ///
     /// - Returns: The key it was stored under; `nil` when the cache holds a newer response.
     /// - Throws: Why it was refused: ``BackgroundDownloadRecord/FormatError`` for a bad record,
     ///   ``ImagePipeline/Error`` as a download would fail.
     func adopt(_ item: BackgroundDownloadStaging.Item) throws -> String? {
         let recordBytes = DiskCacheFileIO.readFile(atPath: item.recordPath, maximumSize: 1 << 20).map { Data($0) } ?? Data()
+        let bytes = DiskCacheFileIO.readFile(atPath: item.dataPath, maximumSize: maximumResponseBytes).map { Data($0) }
+        inbox.staging.remove(item)
         let record = try BackgroundDownloadRecord(decoding: recordBytes)
         let url = record.url
-        guard let data = DiskCacheFileIO.readFile(atPath: item.dataPath, maximumSize: maximumResponseBytes).map({ Data($0) }) else {
+        guard let data = bytes else {
             throw ImagePipeline.Error.responseTooLarge(url: url, limit: maximumResponseBytes)
         }
         guard let response = record.response else { throw BackgroundDownloadRecord.FormatError.malformed("no response") }
