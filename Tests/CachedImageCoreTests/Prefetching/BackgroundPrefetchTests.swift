@@ -234,6 +234,34 @@ struct BackgroundPrefetchTests {
         await fixture.tearDown()
     }
 
+    @Test("a token the request modifier adds goes to the session but neither keys nor keeps the adopted download off disk")
+    @available(macOS 14.0, *)
+    func requestModifierToken() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = fixture.servePNG("/private.png", headers: ["Cache-Control": "max-age=600"])
+        let (setup, session) = FakeBackgroundSession.setup()
+        let pipeline = fixture.makePipeline {
+            $0.backgroundSession = setup
+            $0.requestModifier = { request in
+                var request = request
+                request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
+                return request
+            }
+        }
+        let request = ImageRequest(url: fixture.url("/private.png"))
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        prefetcher.startPrefetching(with: [request], inBackground: true)
+        await prefetcher.waitUntilFinished()
+        let started = try #require(session.started.first)
+        #expect(started.request.value(forHTTPHeaderField: "Authorization") == "Bearer token")
+        #expect(try await session.finish(started))
+        await pipeline.adoptBackgroundDownloads()
+        #expect(pipeline.diskCache?.entry(forKey: request.cacheKey)?.data == png)
+        #expect(try await pipeline.image(for: request).source == .disk)
+        #expect(fixture.server.requestCount(for: "/private.png") == 1)
+        await fixture.tearDown()
+    }
+
     @Test("a download finished while the app runs is adopted at once")
     @available(macOS 14.0, *)
     func adoptedWhileRunning() async throws {

@@ -37,10 +37,14 @@ package struct BackgroundDownloadRecord: Codable, Sendable, Equatable {
         /// When the pipeline handed the request to the session: the request time of RFC 9111's
         /// age calculation (the download may start later, which only makes the age larger).
         package var requestTime: Date
+        /// The request's header fields as the pipeline keys and stores it: before the request
+        /// modifier (a token it adds neither keys the entry nor keeps it off disk), with `Accept`.
+        package var headers: [String: String]
 
-        package init(cacheKey: String, requestTime: Date) {
+        package init(cacheKey: String, requestTime: Date, headers: [String: String] = [:]) {
             self.cacheKey = cacheKey
             self.requestTime = requestTime
+            self.headers = headers
         }
 
         /// The task description that carries it.
@@ -59,7 +63,8 @@ package struct BackgroundDownloadRecord: Codable, Sendable, Equatable {
 
     package var version: Int = BackgroundDownloadRecord.currentVersion
     package var ticket: Ticket
-    /// The request as sent (header fields included: `Vary` matching).
+    /// The request (its header fields as the pipeline keys and stores it: `Vary` matching, the
+    /// disk store policy).
     package var url: URL
     package var requestHeaders: [String: String]
     /// Where the session's redirects led, when they led elsewhere.
@@ -97,7 +102,7 @@ package struct BackgroundDownloadRecord: Codable, Sendable, Equatable {
             if let name = name as? String, let value = value as? String { headers[name] = value }
         }
         self.init(
-            ticket: ticket, url: url, requestHeaders: request?.allHTTPHeaderFields ?? [:], finalURL: http.url,
+            ticket: ticket, url: url, requestHeaders: ticket.headers, finalURL: http.url,
             statusCode: http.statusCode, responseHeaders: headers, responseTime: responseTime
         )
     }

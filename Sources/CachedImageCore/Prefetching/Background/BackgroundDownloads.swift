@@ -48,7 +48,10 @@ final class BackgroundDownloads: Sendable {
         requestModifier = configuration.requestModifier
         let token = inbox.addStagedObserver { [weak self] in self?.adoptStagedDownloads() }
         observer.withLock { $0 = token }
-        adoptStagedDownloads()
+        // One `stat`: a launch where nothing was ever staged starts no task.
+        if DiskCacheFileIO.directoryStamp(atPath: staging.folderPath) != nil {
+            adoptStagedDownloads()
+        }
     }
 
     deinit {
@@ -73,11 +76,13 @@ final class BackgroundDownloads: Sendable {
             if urlRequest.value(forHTTPHeaderField: HTTPRequestDefaults.acceptFieldName) == nil {
                 urlRequest.setValue(HTTPRequestDefaults.accept, forHTTPHeaderField: HTTPRequestDefaults.acceptFieldName)
             }
+            let ticket = BackgroundDownloadRecord.Ticket(
+                cacheKey: request.cacheKey, requestTime: fetcher.now, headers: urlRequest.allHTTPHeaderFields ?? [:]
+            )
             if let requestModifier {
                 guard let modified = try? await requestModifier(urlRequest) else { continue }
                 urlRequest = modified
             }
-            let ticket = BackgroundDownloadRecord.Ticket(cacheKey: request.cacheKey, requestTime: fetcher.now)
             session.startDownload(urlRequest, description: ticket.encoded)
             sent.append(urlRequest)
         }
