@@ -49,6 +49,12 @@ final class BackgroundURLSession: BackgroundDownloadSession, @unchecked Sendable
         }
     }
 
+    func cancelAllDownloads() {
+        session.getAllTasks { tasks in
+            for task in tasks { task.cancel() }
+        }
+    }
+
     /// The session's delegate: forwards to core, synchronously.
     private final class Delegate: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
         let inbox: BackgroundDownloadInbox

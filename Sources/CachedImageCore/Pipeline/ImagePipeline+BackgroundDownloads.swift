@@ -14,9 +14,10 @@ extension ImagePipeline {
     ///     handleEventsForBackgroundURLSession identifier: String,
     ///     completionHandler: @escaping () -> Void
     /// ) {
-    ///     if !ImagePipeline.shared.handleBackgroundEvents(forSessionIdentifier: identifier, completionHandler: completionHandler) {
-    ///         completionHandler() // Another session's events.
+    ///     let handled = ImagePipeline.shared.handleBackgroundEvents(forSessionIdentifier: identifier) {
+    ///         completionHandler()
     ///     }
+    ///     if !handled { completionHandler() } // Another session's events.
     /// }
     /// ```
     ///

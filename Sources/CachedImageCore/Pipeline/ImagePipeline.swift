@@ -221,9 +221,7 @@ public final class ImagePipeline: Sendable {
         memoryCache?.removeAll()
         diskCache?.removeAll()
         jobs.fetcher.forgetPartialDownload(forKey: nil)
-        if let backgroundDownloads {
-            Task { await backgroundDownloads.removeAll() }
-        }
+        backgroundDownloads?.removeAll()
     }
 
     // MARK: Observability

@@ -262,6 +262,28 @@ struct BackgroundPrefetchTests {
         await fixture.tearDown()
     }
 
+    @Test("emptying the caches cancels the background downloads and deletes what they staged")
+    @available(macOS 14.0, *)
+    func removeAllCancels() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/a.png", headers: ["Cache-Control": "max-age=600"])
+        let (setup, session) = FakeBackgroundSession.setup()
+        let pipeline = Self.makePipeline(fixture, setup)
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        prefetcher.startPrefetching(with: [ImageRequest(url: fixture.url("/a.png"))], inBackground: true)
+        await prefetcher.waitUntilFinished()
+        #expect(await session.runningDownloads().count == 1)
+        // A download being staged (its bytes moved in, its record not yet written).
+        let folder = fixture.directory.appendingPathComponent(BackgroundDownloadStaging.folderName)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("bytes".utf8).write(to: folder.appendingPathComponent("\(KeyHasher.fileName(for: "k")).\(getpid()).1.data"))
+
+        pipeline.removeAllCachedImages()
+        #expect(Self.staged(fixture).isEmpty)
+        #expect(await session.runningDownloads().isEmpty)
+        await fixture.tearDown()
+    }
+
     @Test("a download finished while the app runs is adopted at once")
     @available(macOS 14.0, *)
     func adoptedWhileRunning() async throws {

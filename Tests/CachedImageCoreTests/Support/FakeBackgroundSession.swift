@@ -42,6 +42,10 @@ final class FakeBackgroundSession: BackgroundDownloadSession {
         state.withLock { $0.done.formUnion(descriptions) }
     }
 
+    func cancelAllDownloads() {
+        state.withLock { $0.done.formUnion($0.started.map(\.description)) }
+    }
+
     /// Every request handed over, in order.
     var started: [Started] { state.withLock { $0.started } }
 

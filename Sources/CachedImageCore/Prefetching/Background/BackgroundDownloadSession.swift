@@ -16,6 +16,8 @@ package protocol BackgroundDownloadSession: Sendable {
     func runningDownloads() async -> [String]
     /// Cancels the downloads whose description is in `descriptions`.
     func cancelDownloads(withDescriptions descriptions: Set<String>)
+    /// Cancels every download.
+    func cancelAllDownloads()
 }
 
 /// A pipeline's background session: its identifier and how to make it

@@ -110,8 +110,8 @@ final class BackgroundDownloads: Sendable {
     }
 
     /// Cancels every download of the session and deletes what is staged (the cache was emptied).
-    func removeAll() async {
-        session.cancelDownloads(withDescriptions: Set(await session.runningDownloads()))
+    func removeAll() {
+        session.cancelAllDownloads()
         inbox.staging.removeAll()
     }
 
