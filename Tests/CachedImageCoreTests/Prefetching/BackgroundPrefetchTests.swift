@@ -284,6 +284,25 @@ struct BackgroundPrefetchTests {
         await fixture.tearDown()
     }
 
+    @Test("a redirected download is adopted stale, as after a temporary redirect: asked again before it is shown")
+    @available(macOS 14.0, *)
+    func redirectedIsStale() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/cdn/photo.png", headers: ["Cache-Control": "max-age=600"])
+        fixture.server.serve("/photo.png", .status(302, headers: ["Location": fixture.url("/cdn/photo.png").absoluteString]))
+        let (setup, session) = FakeBackgroundSession.setup()
+        let request = ImageRequest(url: fixture.url("/photo.png"))
+        let started = try await Self.previousLaunch(fixture, setup, session, request)
+        #expect(try await session.finish(started))
+        let relaunched = Self.makePipeline(fixture, setup)
+        await relaunched.adoptBackgroundDownloads()
+        let entry = try #require(relaunched.diskCache?.entry(forKey: request.cacheKey), "stored")
+        #expect(!entry.metadata.isFresh(at: fixture.clock.now, heuristic: .default))
+        #expect(try await relaunched.image(for: request).source != .disk)
+        #expect(fixture.server.requestCount(for: "/photo.png") == 2)
+        await fixture.tearDown()
+    }
+
     @Test("a download finished while the app runs is adopted at once")
     @available(macOS 14.0, *)
     func adoptedWhileRunning() async throws {
