@@ -36,6 +36,9 @@ public final class ImagePrefetcher: Sendable {
     private let nextToken = Locked(0)
     /// Hand-offs to the background session under way (``waitUntilFinished()`` waits for them).
     private let handoffs = Locked<[Int: Task<Void, Never>]>([:])
+    /// The cache keys this prefetcher handed to the background session: the only downloads its
+    /// ``stopPrefetching(with:)`` cancels.
+    private let handedOver = Locked<Set<String>>([])
 
     /// A prefetcher loading through `pipeline` into `destination`, at `priority`.
     public init(pipeline: ImagePipeline = .shared, destination: Destination = .diskCache, priority: ImageRequest.Priority = .low) {
@@ -81,30 +84,42 @@ public final class ImagePrefetcher: Sendable {
     /// prefetcher.startPrefetching(with: tomorrow, inBackground: true)
     /// ```
     ///
-    /// Background downloads outlive the prefetcher: ``stopPrefetching(with:)`` cancels those of
-    /// its requests; ``stopPrefetching()`` and the prefetcher's end leave them running.
+    /// Background downloads outlive the prefetcher: ``stopPrefetching(with:)`` cancels those this
+    /// prefetcher handed over (not another prefetcher's of the same images);
+    /// ``stopPrefetching()`` and the prefetcher's end leave them running.
     public func startPrefetching(with requests: [ImageRequest], inBackground: Bool) {
         guard inBackground, let background = pipeline.backgroundDownloads else {
             startPrefetching(with: requests)
             return
         }
-        track { _ = await background.prefetch(requests) }
+        track { [handedOver] in
+            let keys = await background.prefetch(requests)
+            handedOver.withLock { $0.formUnion(keys) }
+        }
     }
 
-    /// Stops prefetching `requests`, in the background session too. Live requests for the same
-    /// images are not affected.
+    /// Stops prefetching `requests`, and cancels the background downloads of them that this
+    /// prefetcher started (``startPrefetching(with:inBackground:)``). Live requests for the same
+    /// images, and background downloads another prefetcher started, are not affected.
     public func stopPrefetching(with requests: [ImageRequest]) {
         let cancelled = tasks.withLock { tasks in
             requests.compactMap { tasks.removeValue(forKey: PrefetchKey($0))?.task }
         }
         for task in cancelled { task.cancel() }
-        if let background = pipeline.backgroundDownloads {
-            // After the hand-offs under way, so a request just handed over is cancelled too.
-            let pending = handoffs.withLock { Array($0.values) }
-            track {
-                for handoff in pending { await handoff.value }
-                await background.cancel(requests)
+        guard let background = pipeline.backgroundDownloads else { return }
+        // After the hand-offs under way, so a request just handed over is cancelled too.
+        let pending = handoffs.withLock { Array($0.values) }
+        // A prefetcher that never handed anything over asks the session nothing.
+        guard !pending.isEmpty || !handedOver.withLock({ $0.isEmpty }) else { return }
+        track { [handedOver] in
+            for handoff in pending { await handoff.value }
+            let requested = background.cacheKeys(of: requests)
+            let mine = handedOver.withLock { keys -> Set<String> in
+                let mine = keys.intersection(requested)
+                keys.subtract(mine)
+                return mine
             }
+            if !mine.isEmpty { await background.cancel(keys: mine) }
         }
     }
 

@@ -187,6 +187,33 @@ struct BackgroundPrefetchTests {
         await fixture.tearDown()
     }
 
+    @Test("a prefetcher's stop cancels only the background downloads it started, and asks the session nothing when it started none")
+    @available(macOS 14.0, *)
+    func stopCancelsOnlyItsOwn() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/tomorrow.png", headers: ["Cache-Control": "max-age=600"])
+        let (setup, session) = FakeBackgroundSession.setup()
+        let pipeline = Self.makePipeline(fixture, setup)
+        let request = ImageRequest(url: fixture.url("/tomorrow.png"))
+        let overnight = ImagePrefetcher(pipeline: pipeline)
+        overnight.startPrefetching(with: [request], inBackground: true)
+        await overnight.waitUntilFinished()
+        let listingsAfterHandOver = session.listings
+
+        // The feed's list prefetcher stops the rows scrolled away, the same image among them.
+        let list = ImagePrefetcher(pipeline: pipeline)
+        list.startPrefetching(with: [ImageRequest(url: fixture.url("/other.png"))])
+        list.stopPrefetching(with: [request])
+        await list.waitUntilFinished()
+        #expect(await session.runningDownloads().count == 1, "the overnight download runs on")
+        #expect(session.listings == listingsAfterHandOver + 1, "only this test asked the session")
+
+        overnight.stopPrefetching(with: [request])
+        await overnight.waitUntilFinished()
+        #expect(await session.runningDownloads().isEmpty, "its own prefetcher cancels it")
+        await fixture.tearDown()
+    }
+
     @Test("the app's completion handler is called once the session's events are done, in either order, and only for its identifier")
     @available(macOS 14.0, *)
     func completionHandler() async throws {

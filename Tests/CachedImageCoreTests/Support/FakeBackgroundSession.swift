@@ -16,7 +16,7 @@ final class FakeBackgroundSession: BackgroundDownloadSession {
         var description: String
     }
 
-    private let state = Locked((started: [Started](), done: Set<String>()))
+    private let state = Locked((started: [Started](), done: Set<String>(), listings: 0))
     let inbox = Locked<BackgroundDownloadInbox?>(nil)
 
     /// The setup a pipeline configuration takes; `identifier` unique per test, as sessions are
@@ -35,8 +35,15 @@ final class FakeBackgroundSession: BackgroundDownloadSession {
     }
 
     func runningDownloads() async -> [String] {
-        state.withLock { state in state.started.map(\.description).filter { !state.done.contains($0) } }
+        state.withLock { state in
+            state.listings += 1
+            return state.started.map(\.description).filter { !state.done.contains($0) }
+        }
     }
+
+    /// How many times the pipeline asked for the running downloads (a round trip to the
+    /// system's download service each).
+    var listings: Int { state.withLock { $0.listings } }
 
     func cancelDownloads(withDescriptions descriptions: Set<String>) {
         state.withLock { $0.done.formUnion(descriptions) }

@@ -63,11 +63,10 @@ final class BackgroundDownloads: Sendable {
     /// Hands `requests` to the background session, except those it need not download: see the
     /// type's documentation.
     ///
-    /// - Returns: The requests handed over.
-    @discardableResult
-    func prefetch(_ requests: [ImageRequest]) async -> [URLRequest] {
+    /// - Returns: The cache keys handed over.
+    func prefetch(_ requests: [ImageRequest]) async -> [String] {
         let running = Set(await session.runningDownloads().compactMap { try? BackgroundDownloadRecord.Ticket(decoding: $0).cacheKey })
-        var sent: [URLRequest] = []
+        var sent: [String] = []
         var keys = running
         for request in requests {
             guard let (request, url) = sendable(request), keys.insert(request.cacheKey).inserted else { continue }
@@ -84,7 +83,7 @@ final class BackgroundDownloads: Sendable {
                 urlRequest = modified
             }
             session.startDownload(urlRequest, description: ticket.encoded)
-            sent.append(urlRequest)
+            sent.append(request.cacheKey)
         }
         return sent
     }
@@ -100,9 +99,13 @@ final class BackgroundDownloads: Sendable {
         return fetcher.hasFreshEntry(for: request) ? nil : (request, url)
     }
 
-    /// Cancels the session's downloads of `requests`.
-    func cancel(_ requests: [ImageRequest]) async {
-        let keys = Set(requests.compactMap { try? resolver.resolve($0).0.cacheKey })
+    /// The resolved cache keys of `requests`.
+    func cacheKeys(of requests: [ImageRequest]) -> Set<String> {
+        Set(requests.compactMap { try? resolver.resolve($0).0.cacheKey })
+    }
+
+    /// Cancels the session's downloads of `keys`.
+    func cancel(keys: Set<String>) async {
         let descriptions = await session.runningDownloads().filter { description in
             (try? BackgroundDownloadRecord.Ticket(decoding: description)).map { keys.contains($0.cacheKey) } ?? false
         }
