@@ -128,6 +128,58 @@ struct BackgroundPrefetchTests {
         await fixture.tearDown()
     }
 
+    enum Limit: String, CaseIterable, Sendable {
+        case pixels, bytes
+    }
+
+    @Test("a download over the pixel or byte limit is never adopted and its staged files are deleted", arguments: Limit.allCases)
+    @available(macOS 14.0, *)
+    func overLimit(_ limit: Limit) async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = fixture.servePNG("/huge.png", headers: ["Cache-Control": "max-age=600"])
+        let (setup, session) = FakeBackgroundSession.setup()
+        let request = ImageRequest(url: fixture.url("/huge.png"))
+        let started = try await Self.previousLaunch(fixture, setup, session, request)
+        #expect(try await session.finish(started))
+        #expect(Self.staged(fixture).count == 2)
+
+        let relaunched = fixture.makePipeline {
+            $0.backgroundSession = setup
+            switch limit {
+            case .pixels: $0.maximumPixelCount = 64 * 48 - 1
+            case .bytes: $0.maximumResponseBytes = png.count - 1
+            }
+        }
+        await relaunched.adoptBackgroundDownloads()
+        #expect(Self.staged(fixture).isEmpty)
+        #expect(relaunched.diskCache?.containsEntry(forKey: request.cacheKey) == false)
+        await fixture.tearDown()
+    }
+
+    @Test("a staged download the file system cannot read is kept for the next sweep, not refused as too large")
+    @available(macOS 14.0, *)
+    func unreadableIsKept() async throws {
+        let fixture = try await PipelineFixture.start()
+        let (setup, _) = FakeBackgroundSession.setup()
+        let pipeline = Self.makePipeline(fixture, setup)
+        let downloads = try #require(pipeline.backgroundDownloads)
+        let url = fixture.url("/locked.png")
+        let folder = fixture.directory.appendingPathComponent(BackgroundDownloadStaging.folderName)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let record = BackgroundDownloadRecord(
+            ticket: .init(cacheKey: ImageRequest(url: url).cacheKey, requestTime: fixture.clock.now), url: url, requestHeaders: [:],
+            statusCode: 200, responseHeaders: ["Content-Type": "image/png"], responseTime: fixture.clock.now
+        )
+        let item = BackgroundDownloadStaging.Item(
+            dataPath: folder.appendingPathComponent("locked.1.1.data").path, recordPath: folder.appendingPathComponent("locked.1.1.json").path
+        )
+        try record.encoded().write(to: URL(fileURLWithPath: item.recordPath))
+        // The bytes cannot be opened (here: not there; on a locked device: data protection).
+        #expect(throws: POSIXError.self) { try downloads.adopt(item) }
+        #expect(FileManager.default.fileExists(atPath: item.recordPath), "kept for the next sweep")
+        await fixture.tearDown()
+    }
+
     @Test("half-staged items are ignored and cleaned: bytes whose writer is gone, a record without bytes; a staging in flight is left alone")
     @available(macOS 14.0, *)
     func halfStaged() async throws {

@@ -55,6 +55,13 @@ package struct BackgroundDownloadStaging: Sendable {
         let base = folderPath + "/" + Self.baseName(for: record.ticket.cacheKey)
         let dataPath = base + ".data"
         try FileManager.default.moveItem(at: location, to: URL(fileURLWithPath: dataPath))
+        #if os(iOS) || os(tvOS) || os(visionOS) || os(watchOS)
+        // A moved file keeps its own protection class: readable once the device was first
+        // unlocked, so a relaunch while it is locked can adopt it.
+        try? FileManager.default.setAttributes(
+            [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: dataPath
+        )
+        #endif
         do {
             try record.encoded().write(to: URL(fileURLWithPath: base + ".json"), options: .atomic)
         } catch {
@@ -95,6 +102,54 @@ package struct BackgroundDownloadStaging: Sendable {
             listing.leftovers.append(folderPath + "/" + base + ".data")
         }
         return listing
+    }
+
+    /// What reading a staged file found.
+    package enum Read: Equatable {
+        /// The whole file.
+        case bytes(Data)
+        /// Larger than the limit: not read.
+        case tooLarge
+        /// Not a regular file (something replaced it): not read.
+        case notAFile
+        /// The file system refused (`errno`: missing, locked by data protection, out of
+        /// descriptors, ...): a later sweep may succeed.
+        case failed(POSIXError)
+    }
+
+    /// Reads the file at `path` into one `Data`, unless it is larger than `maximumSize`.
+    package static func read(atPath path: String, maximumSize: Int) -> Read {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return .failed(Self.posixError()) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return .failed(Self.posixError()) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return .notAFile }
+        let size = Int(clamping: info.st_size)
+        guard size <= maximumSize else { return .tooLarge }
+        guard size > 0 else { return .bytes(Data()) }
+        var data = Data(count: size)
+        let failure = data.withUnsafeMutableBytes { buffer -> POSIXError? in
+            guard let base = buffer.baseAddress else { return POSIXError(.EIO) }
+            var done = 0
+            while done < size {
+                let result = pread(descriptor, base + done, size - done, off_t(done))
+                if result > 0 {
+                    done += result
+                } else if result < 0, errno == EINTR {
+                    continue
+                } else {
+                    // An error, or the file shrank under the read.
+                    return result < 0 ? Self.posixError() : POSIXError(.EIO)
+                }
+            }
+            return nil
+        }
+        return failure.map(Read.failed) ?? .bytes(data)
+    }
+
+    private static func posixError() -> POSIXError {
+        POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
     }
 
     /// Deletes an item, its record first (the commit undone), then its bytes.

@@ -160,32 +160,62 @@ final class BackgroundDownloads: Sendable {
         }
     }
 
-    /// Validates one staged download as a download and stores it. Its files are read, then
-    /// deleted (accepted or not), then the bytes are judged: a process that dies before they are
-    /// stored loses a prefetch, never serves one unchecked.
+    /// Validates one staged download as a download and stores it. Its record is read and decoded
+    /// first, then the entry on disk compared, then the bytes read once; the item is deleted
+    /// (accepted or not) before the bytes are judged: a process that dies before they are stored
+    /// loses a prefetch, never serves one unchecked. A file the file system refuses to read
+    /// (the device locked under data protection, no descriptors left) keeps the item for the next
+    /// sweep.
     ///
     /// - Returns: The key it was stored under; `nil` when the cache holds a newer response.
     /// - Throws: Why it was refused: ``BackgroundDownloadRecord/FormatError`` for a bad record,
-    ///   ``ImagePipeline/Error`` as a download would fail.
+    ///   ``ImagePipeline/Error`` as a download would fail (deleted); the file system's
+    ///   `POSIXError` when a file could not be read (kept).
     func adopt(_ item: BackgroundDownloadStaging.Item) throws -> String? {
-        let recordBytes = DiskCacheFileIO.readFile(atPath: item.recordPath, maximumSize: 1 << 20).map { Data($0) } ?? Data()
-        let bytes = DiskCacheFileIO.readFile(atPath: item.dataPath, maximumSize: maximumResponseBytes).map { Data($0) }
-        inbox.staging.remove(item)
-        let record = try BackgroundDownloadRecord(decoding: recordBytes)
-        let url = record.url
-        guard let data = bytes else {
-            throw ImagePipeline.Error.responseTooLarge(url: url, limit: maximumResponseBytes)
+        let record: BackgroundDownloadRecord
+        switch BackgroundDownloadStaging.read(atPath: item.recordPath, maximumSize: 1 << 20) {
+        case .bytes(let bytes):
+            do {
+                record = try BackgroundDownloadRecord(decoding: bytes)
+            } catch {
+                inbox.staging.remove(item)
+                throw error
+            }
+        case .tooLarge, .notAFile:
+            inbox.staging.remove(item)
+            throw BackgroundDownloadRecord.FormatError.malformed("the record is not a small regular file")
+        case .failed(let error):
+            throw error
         }
-        guard let response = record.response else { throw BackgroundDownloadRecord.FormatError.malformed("no response") }
+        guard let response = record.response else {
+            inbox.staging.remove(item)
+            throw BackgroundDownloadRecord.FormatError.malformed("no response")
+        }
         // A newer response stored since (the app downloaded it in the foreground) stays.
-        if let stored = diskCache.entry(forKey: record.ticket.cacheKey), stored.metadata.storedAt >= record.responseTime {
+        if diskCache.containsEntry(forKey: record.ticket.cacheKey),
+           let stored = diskCache.entry(forKey: record.ticket.cacheKey), stored.metadata.storedAt >= record.responseTime {
+            inbox.staging.remove(item)
             return nil
         }
+        let data: Data
+        switch BackgroundDownloadStaging.read(atPath: item.dataPath, maximumSize: maximumResponseBytes) {
+        case .bytes(let bytes):
+            data = bytes
+        case .tooLarge:
+            inbox.staging.remove(item)
+            throw ImagePipeline.Error.responseTooLarge(url: record.url, limit: maximumResponseBytes)
+        case .notAFile:
+            inbox.staging.remove(item)
+            throw BackgroundDownloadRecord.FormatError.malformed("the download is not a regular file")
+        case .failed(let error):
+            throw error
+        }
+        inbox.staging.remove(item)
         let downloaded = Downloader.Response(
             data: data, response: response, requestTime: record.ticket.requestTime, responseTime: record.responseTime,
             redirects: record.redirects
         )
-        _ = try fetcher.accepted(downloaded, for: record.request, url: url, isRevalidation: false, counts: false)
+        _ = try fetcher.accepted(downloaded, for: record.request, url: record.url, isRevalidation: false, counts: false)
         return record.ticket.cacheKey
     }
 }
