@@ -81,6 +81,27 @@ struct BackgroundPrefetchTests {
         await fixture.tearDown()
     }
 
+    @Test("a download the system made hours after the hand-over is adopted as old as its response, not as the hand-over")
+    @available(macOS 14.0, *)
+    func agedFromTheResponse() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = fixture.servePNG("/issue.png", headers: ["Cache-Control": "max-age=3600"])
+        let (setup, session) = FakeBackgroundSession.setup()
+        let request = ImageRequest(url: fixture.url("/issue.png"))
+        let started = try await Self.previousLaunch(fixture, setup, session, request) // 22:00
+        fixture.clock.advance(by: 6 * 3600) // The system downloads it at 04:00.
+        #expect(try await session.finish(started) { _, headers in
+            headers["Date"] = HTTPDate.format(fixture.clock.now)
+        })
+        fixture.clock.advance(by: 60)
+        let relaunched = Self.makePipeline(fixture, setup)
+        let response = try await relaunched.image(for: request)
+        #expect(response.source == .disk, "fresh: a minute old")
+        #expect(response.image.data == png)
+        #expect(fixture.server.requestCount(for: "/issue.png") == 1)
+        await fixture.tearDown()
+    }
+
     enum Rejection: String, CaseIterable, Sendable {
         case shorterThanContentLength, cutWithoutContentLength, notFound, serverError, notAnImage
     }

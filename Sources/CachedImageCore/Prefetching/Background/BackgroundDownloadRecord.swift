@@ -34,8 +34,9 @@ package struct BackgroundDownloadRecord: Codable, Sendable, Equatable {
         package var version: Int = BackgroundDownloadRecord.currentVersion
         /// The resolved cache key the bytes are stored under.
         package var cacheKey: String
-        /// When the pipeline handed the request to the session: the request time of RFC 9111's
-        /// age calculation (the download may start later, which only makes the age larger).
+        /// When the pipeline handed the request to the session. The system may start the
+        /// download hours later: adoption bounds it by the response's `Date`
+        /// (``BackgroundDownloadRecord/requestTime``).
         package var requestTime: Date
         /// The request's header fields as the pipeline keys and stores it: before the request
         /// modifier (a token it adds neither keys the entry nor keeps it off disk), with `Accept`.
@@ -105,6 +106,17 @@ package struct BackgroundDownloadRecord: Codable, Sendable, Equatable {
             ticket: ticket, url: url, requestHeaders: ticket.headers, finalURL: http.url,
             statusCode: http.statusCode, responseHeaders: headers, responseTime: responseTime
         )
+    }
+
+    /// The request time of RFC 9111's age calculation: the download's start, which the session
+    /// does not report. The hand-over time is its lower bound and the response's `Date` (when
+    /// the server answered, so after the start) its best estimate, within the response time: a
+    /// download handed over at 22:00 and made at 04:00 is not adopted six hours old.
+    var requestTime: Date {
+        guard let date = response?.value(forHTTPHeaderField: "Date").flatMap({ HTTPDate.parse($0) }) else {
+            return ticket.requestTime
+        }
+        return max(ticket.requestTime, min(date, responseTime))
     }
 
     /// The response as the pipeline's validation reads it.

@@ -212,7 +212,7 @@ final class BackgroundDownloads: Sendable {
         }
         inbox.staging.remove(item)
         let downloaded = Downloader.Response(
-            data: data, response: response, requestTime: record.ticket.requestTime, responseTime: record.responseTime,
+            data: data, response: response, requestTime: record.requestTime, responseTime: record.responseTime,
             redirects: record.redirects
         )
         _ = try fetcher.accepted(downloaded, for: record.request, url: record.url, isRevalidation: false, counts: false)
