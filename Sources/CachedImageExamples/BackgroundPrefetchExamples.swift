@@ -37,7 +37,7 @@ public final class MagazineAppDelegate: NSObject, UIApplicationDelegate {
         handleEventsForBackgroundURLSession identifier: String,
         completionHandler: @escaping () -> Void
     ) {
-        // Called once the downloads are in the pipeline's staging folder, on the main thread.
+        // Called on the main thread once the finished downloads are in the disk cache.
         let handled = ImagePipeline.shared.handleBackgroundEvents(forSessionIdentifier: identifier) {
             completionHandler()
         }

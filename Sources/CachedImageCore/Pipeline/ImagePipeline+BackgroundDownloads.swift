@@ -3,7 +3,8 @@ import Foundation
 extension ImagePipeline {
     /// Takes the completion handler the system gives an app relaunched for its background
     /// session's events, and calls it, on the main actor, once the session delivered them all
-    /// (every finished prefetch staged for adoption). Call it from
+    /// and the pipeline adopted every finished prefetch into its disk cache (the system may
+    /// suspend the app as soon as the handler is called). Call it from
     /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)`, with a pipeline
     /// whose configuration has the same `backgroundSessionIdentifier`: creating the pipeline
     /// recreates the session, which then receives the events.
@@ -22,15 +23,18 @@ extension ImagePipeline {
     /// ```
     ///
     /// - Returns: `false`, without keeping the handler, when `identifier` is not this pipeline's
-    ///   background session (or the pipeline has none: no disk cache).
-    @discardableResult
+    ///   background session (or the pipeline has none: no disk cache): call the handler
+    ///   yourself then.
     public func handleBackgroundEvents(
         forSessionIdentifier identifier: String,
         completionHandler: @escaping @MainActor () -> Void
     ) -> Bool {
         guard let backgroundDownloads, backgroundDownloads.identifier == identifier else { return false }
-        backgroundDownloads.inbox.addCompletionHandler {
-            Task { @MainActor in completionHandler() }
+        backgroundDownloads.inbox.addCompletionHandler { [backgroundDownloads] in
+            Task {
+                await backgroundDownloads.adoptStagedDownloads().value
+                await MainActor.run { completionHandler() }
+            }
         }
         return true
     }

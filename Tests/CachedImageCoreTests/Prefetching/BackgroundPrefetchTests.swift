@@ -298,7 +298,8 @@ struct BackgroundPrefetchTests {
 
         #expect(!pipeline.handleBackgroundEvents(forSessionIdentifier: "another.session") { calls.append("other") })
         #expect(pipeline.handleBackgroundEvents(forSessionIdentifier: setup.identifier) { calls.append("first") })
-        for _ in 0..<100 { await Task.yield() }
+        await pipeline.adoptBackgroundDownloads()
+        await MainActor.run {}
         #expect(calls.values.isEmpty, "not before the events are done")
         inbox.didFinishEvents()
         #expect(await eventually { calls.values == ["first"] })
@@ -307,6 +308,57 @@ struct BackgroundPrefetchTests {
         inbox.didFinishEvents()
         #expect(pipeline.handleBackgroundEvents(forSessionIdentifier: setup.identifier) { calls.append("second") })
         #expect(await eventually { calls.values == ["first", "second"] })
+        await fixture.tearDown()
+    }
+
+    @Test("the app's completion handler is called once the session's downloads are in the disk cache")
+    @available(macOS 14.0, *)
+    func completionHandlerAfterAdoption() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = ImageFixtures.png(width: 64, height: 48, seed: 1)
+        let (setup, session) = FakeBackgroundSession.setup()
+        let pipeline = Self.makePipeline(fixture, setup)
+        let inbox = try #require(session.inbox.withLock { $0 })
+        let url = fixture.url("/overnight.png")
+        let key = ImageRequest(url: url).cacheKey
+        // Staged by the delegate of another process's session (no adoption started here).
+        let download = fixture.directory.appendingPathComponent("download.tmp")
+        try png.write(to: download)
+        try inbox.staging.stage(fileAt: download, record: BackgroundDownloadRecord(
+            ticket: .init(cacheKey: key, requestTime: fixture.clock.now), url: url, requestHeaders: [:], statusCode: 200,
+            responseHeaders: ["Content-Type": "image/png", "Cache-Control": "max-age=600", "Content-Length": "\(png.count)"],
+            responseTime: fixture.clock.now
+        ))
+        // (On the main actor: the handler's type says so, and the compiler holds the call to it.)
+        let seen = Recorder<Bool>()
+        #expect(pipeline.handleBackgroundEvents(forSessionIdentifier: setup.identifier) {
+            seen.append(pipeline.diskCache?.containsEntry(forKey: key) == true)
+        })
+        inbox.didFinishEvents()
+        #expect(await eventually { seen.values.count == 1 })
+        #expect(seen.values.first == true, "adopted before the app may be suspended")
+        #expect(Self.staged(fixture).isEmpty)
+        await fixture.tearDown()
+    }
+
+    @Test("an end of events seen before a new batch does not call the next handler early")
+    @available(macOS 14.0, *)
+    func staleEndOfEvents() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/a.png", headers: ["Cache-Control": "max-age=600"])
+        let (setup, session) = FakeBackgroundSession.setup()
+        let pipeline = Self.makePipeline(fixture, setup)
+        let inbox = try #require(session.inbox.withLock { $0 })
+        inbox.didFinishEvents() // A batch nobody forwarded a handler for.
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        prefetcher.startPrefetching(with: [ImageRequest(url: fixture.url("/a.png"))], inBackground: true)
+        await prefetcher.waitUntilFinished()
+        #expect(try await session.finish(try #require(session.started.first))) // The next batch begins.
+        let calls = Recorder<String>()
+        inbox.addCompletionHandler { calls.append("next") } // Called synchronously when at once.
+        #expect(calls.values.isEmpty, "its batch has not ended yet")
+        inbox.didFinishEvents()
+        #expect(calls.values == ["next"])
         await fixture.tearDown()
     }
 

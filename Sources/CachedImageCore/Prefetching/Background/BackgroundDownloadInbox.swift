@@ -46,7 +46,12 @@ package final class BackgroundDownloadInbox: Sendable {
         } catch {
             return false
         }
-        for observer in state.withLock({ Array($0.stagedObservers.values) }) { observer() }
+        let observers = state.withLock { state in
+            // A new batch of events: an end seen before belonged to an earlier one.
+            state.finishedWithoutHandler = false
+            return Array(state.stagedObservers.values)
+        }
+        for observer in observers { observer() }
         return true
     }
 
