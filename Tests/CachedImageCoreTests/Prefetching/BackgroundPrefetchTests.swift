@@ -431,8 +431,31 @@ struct BackgroundPrefetchTests {
         try Data("bytes".utf8).write(to: folder.appendingPathComponent("\(KeyHasher.fileName(for: "k")).\(getpid()).1.data"))
 
         pipeline.removeAllCachedImages()
-        #expect(Self.staged(fixture).isEmpty)
+        #expect(await eventually { Self.staged(fixture).isEmpty })
         #expect(await session.runningDownloads().isEmpty)
+        await fixture.tearDown()
+    }
+
+    @Test("a download handed over before the caches were emptied is not adopted, even when it finishes after")
+    @available(macOS 14.0, *)
+    func clearedDownloadIsNotAdopted() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/a.png", headers: ["Cache-Control": "max-age=600"])
+        let (setup, session) = FakeBackgroundSession.setup()
+        let pipeline = Self.makePipeline(fixture, setup)
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        let request = ImageRequest(url: fixture.url("/a.png"))
+        prefetcher.startPrefetching(with: [request], inBackground: true)
+        await prefetcher.waitUntilFinished()
+        let started = try #require(session.started.first)
+        fixture.clock.advance(by: 1)
+
+        pipeline.removeAllCachedImages()
+        // The system finished it before the cancel reached it.
+        #expect(try await session.finish(started))
+        await pipeline.adoptBackgroundDownloads()
+        #expect(pipeline.diskCache?.containsEntry(forKey: request.cacheKey) == false, "Clear cache leaves nothing behind")
+        #expect(await eventually { Self.staged(fixture).isEmpty })
         await fixture.tearDown()
     }
 

@@ -31,6 +31,15 @@ final class BackgroundDownloads: Sendable {
     private let observer = Locked<UUID?>(nil)
     /// Set while a sweep runs and another is asked for: it runs once more.
     private let sweepAgain = Locked(false)
+    /// The caches' last emptying (``removeAll()``).
+    private let cleared = Locked(Clearing())
+
+    private struct Clearing {
+        /// When: downloads handed over before it are not adopted, wherever they are.
+        var at: Date?
+        /// How many: an adoption that stored across one takes its entry back.
+        var count = 0
+    }
 
     /// `nil` without a background session configured or a disk cache, or when the identifier is
     /// taken in this process for another directory.
@@ -112,10 +121,24 @@ final class BackgroundDownloads: Sendable {
         session.cancelDownloads(withDescriptions: Set(descriptions))
     }
 
-    /// Cancels every download of the session and deletes what is staged (the cache was emptied).
+    /// The cache was emptied: cancels every download of the session and deletes what is staged,
+    /// in a task (the caller is usually the main thread). Whatever was handed over before is
+    /// never adopted: a download the session finishes before it sees the cancel, an item a
+    /// sweep under way already read (stored across the emptying, it is taken back out).
     func removeAll() {
+        cleared.withLock { cleared in
+            cleared.at = fetcher.now
+            cleared.count += 1
+        }
+        fetcher.adoption.withLock { $0.adopted.removeAll() }
         session.cancelAllDownloads()
-        inbox.staging.removeAll()
+        let staging = inbox.staging
+        Task.detached(priority: .utility) { staging.removeAll() }
+    }
+
+    /// Whether a download handed over at `requestTime` was cleared by an emptying of the caches.
+    private func isCleared(handedOverAt requestTime: Date) -> Bool {
+        cleared.withLock { $0.at.map { requestTime < $0 } ?? false }
     }
 
     // MARK: Adoption
@@ -172,6 +195,7 @@ final class BackgroundDownloads: Sendable {
     ///   ``ImagePipeline/Error`` as a download would fail (deleted); the file system's
     ///   `POSIXError` when a file could not be read (kept).
     func adopt(_ item: BackgroundDownloadStaging.Item) throws -> String? {
+        let clearings = cleared.withLock(\.count)
         let record: BackgroundDownloadRecord
         switch BackgroundDownloadStaging.read(atPath: item.recordPath, maximumSize: 1 << 20) {
         case .bytes(let bytes):
@@ -190,6 +214,10 @@ final class BackgroundDownloads: Sendable {
         guard let response = record.response else {
             inbox.staging.remove(item)
             throw BackgroundDownloadRecord.FormatError.malformed("no response")
+        }
+        if isCleared(handedOverAt: record.ticket.requestTime) {
+            inbox.staging.remove(item)
+            return nil
         }
         // A newer response stored since (the app downloaded it in the foreground) stays.
         if diskCache.containsEntry(forKey: record.ticket.cacheKey),
@@ -216,6 +244,11 @@ final class BackgroundDownloads: Sendable {
             redirects: record.redirects
         )
         _ = try fetcher.accepted(downloaded, for: record.request, url: record.url, isRevalidation: false, counts: false)
+        if cleared.withLock(\.count) != clearings {
+            // The caches were emptied while it was judged: it does not come back.
+            diskCache.removeEntry(forKey: record.ticket.cacheKey)
+            return nil
+        }
         return record.ticket.cacheKey
     }
 }
