@@ -150,18 +150,16 @@ final class DataFetcher: Sendable {
         case .hit(let response):
             return response
         case .miss:
-            let (running, adopted) = adoption.withLock { ($0.running, $0.adopted.remove(request.cacheKey) != nil) }
-            if let running {
-                // Staged background downloads are being adopted: one may be this request's.
-                await running.value
-                return try await fetch(request, url: url, context: context)
-            }
-            if adopted {
-                // Adopted after `lookup` was made.
+            // A staged background download for it being adopted, or adopted since `lookup`.
+            if await adoption.waitIfStaged(request) || adoption.takeAdopted(request.cacheKey) {
                 return try await fetch(request, url: url, context: context)
             }
             return try await download(request, url: url, revalidating: nil, context: context)
         case .stale(let entry, let fromDisk), .staleWhileRevalidate(let entry, let fromDisk):
+            // A staged background download may refresh it without the network.
+            if await adoption.waitIfStaged(request) {
+                return try await fetch(request, url: url, context: context)
+            }
             do {
                 return try await download(request, url: url, revalidating: (entry, fromDisk), context: context)
             } catch let error as ImagePipeline.Error where freshness.mayServeStale(entry.metadata, after: error) {
@@ -182,14 +180,7 @@ final class DataFetcher: Sendable {
     }
 
     /// Staged background downloads being adopted into the disk cache (``BackgroundDownloads``).
-    struct Adoption {
-        /// The adoption under way: a miss waits for it, then looks again.
-        var running: Task<Void, Never>?
-        /// Keys adopted since a miss may have looked: their next miss looks again.
-        var adopted: Set<String> = []
-    }
-
-    let adoption = Locked(Adoption())
+    let adoption = BackgroundAdoption()
 
     /// The pipeline's request time for a new request (a background download's ticket).
     var now: Date { clock.now }

@@ -36,6 +36,13 @@ package struct BackgroundDownloadStaging: Sendable {
     package struct Item: Sendable, Equatable {
         package var dataPath: String
         package var recordPath: String
+
+        /// The file name of the entry it is for (``KeyHasher/fileName(for:)``): its files' names
+        /// up to the first dot.
+        package var entryName: String {
+            let name = dataPath.split(separator: "/").last ?? ""
+            return String(name.prefix { $0 != "." })
+        }
     }
 
     /// What a listing found.

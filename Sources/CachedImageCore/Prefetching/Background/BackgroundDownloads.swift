@@ -18,7 +18,7 @@ import FoundationNetworking
 ///   against the bytes, the container's completeness, the pixel limit, the byte limit) and
 ///   stored through the disk cache's write path with its HTTP metadata, unless the cache holds a
 ///   newer response; accepted or not, it is deleted from the staging folder. A miss waits for an
-///   adoption under way and looks again.
+///   adoption under way when it has an item staged for the key (``BackgroundAdoption``).
 final class BackgroundDownloads: Sendable {
     let identifier: String
     let inbox: BackgroundDownloadInbox
@@ -29,8 +29,6 @@ final class BackgroundDownloads: Sendable {
     private let maximumResponseBytes: Int
     private let requestModifier: (@Sendable (URLRequest) async throws -> URLRequest)?
     private let observer = Locked<UUID?>(nil)
-    /// Set while a sweep runs and another is asked for: it runs once more.
-    private let sweepAgain = Locked(false)
     /// The caches' last emptying (``removeAll()``).
     private let cleared = Locked(Clearing())
 
@@ -130,7 +128,7 @@ final class BackgroundDownloads: Sendable {
             cleared.at = fetcher.now
             cleared.count += 1
         }
-        fetcher.adoption.withLock { $0.adopted.removeAll() }
+        fetcher.adoption.forgetAdopted()
         session.cancelAllDownloads()
         let staging = inbox.staging
         Task.detached(priority: .utility) { staging.removeAll() }
@@ -144,42 +142,19 @@ final class BackgroundDownloads: Sendable {
     // MARK: Adoption
 
     /// Adopts what is staged, in a task (one at a time; a call during a sweep runs it once more).
-    /// Misses wait for it (``DataFetcher/adoption``).
+    /// A miss waits for its own item (``BackgroundAdoption``).
     @discardableResult
     func adoptStagedDownloads() -> Task<Void, Never> {
-        fetcher.adoption.withLock { adoption in
-            if let running = adoption.running {
-                sweepAgain.withLock { $0 = true }
-                return running
-            }
-            let task = Task.detached(priority: .utility) { [self] in
-                while true {
-                    sweep()
-                    // Checked and cleared under the lock that callers set it under: none is lost.
-                    let done = fetcher.adoption.withLock { adoption -> Bool in
-                        let again = sweepAgain.withLock { value in
-                            defer { value = false }
-                            return value
-                        }
-                        if !again { adoption.running = nil }
-                        return !again
-                    }
-                    if done { break }
-                }
-            }
-            adoption.running = task
-            return task
-        }
+        fetcher.adoption.start { [weak self] in self?.sweep() }
     }
 
     /// One pass over the staging folder: leftovers deleted, staged downloads adopted or refused.
     private func sweep() {
         let listing = inbox.staging.list()
+        fetcher.adoption.listed(listing.items.map(\.entryName))
         for path in listing.leftovers { try? DiskCacheFileIO.removeFile(atPath: path) }
         for item in listing.items {
-            if let key = try? adopt(item) {
-                fetcher.adoption.withLock { _ = $0.adopted.insert(key) }
-            }
+            fetcher.adoption.finished(item.entryName, adopted: (try? adopt(item)) ?? nil)
         }
     }
 
