@@ -4,6 +4,9 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import ImageFixtures
 import LoopbackServer
 import Testing
@@ -411,6 +414,54 @@ struct BackgroundPrefetchTests {
         #expect(pipeline.diskCache?.entry(forKey: request.cacheKey)?.data == png)
         #expect(try await pipeline.image(for: request).source == .disk)
         #expect(fixture.server.requestCount(for: "/private.png") == 1)
+        await fixture.tearDown()
+    }
+
+    @Test("a request carrying Authorization is not sent unless authorized responses are stored, and the token is kept out of the ticket")
+    @available(macOS 14.0, *)
+    func authorizationRule() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/private.png", headers: ["Cache-Control": "max-age=600"])
+        var urlRequest = URLRequest(url: fixture.url("/private.png"))
+        urlRequest.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+        let request = ImageRequest(urlRequest: urlRequest)
+
+        let (setup, session) = FakeBackgroundSession.setup()
+        let prefetcher = ImagePrefetcher(pipeline: Self.makePipeline(fixture, setup))
+        prefetcher.startPrefetching(with: [request], inBackground: true)
+        await prefetcher.waitUntilFinished()
+        #expect(session.started.isEmpty, "it would never be stored")
+
+        let (allowed, allowedSession) = FakeBackgroundSession.setup()
+        let storing = fixture.makePipeline {
+            $0.backgroundSession = allowed
+            $0.storesAuthorizedResponsesOnDisk = true
+        }
+        let allowing = ImagePrefetcher(pipeline: storing)
+        allowing.startPrefetching(with: [request], inBackground: true)
+        await allowing.waitUntilFinished()
+        let started = try #require(allowedSession.started.first)
+        #expect(started.request.value(forHTTPHeaderField: "Authorization") == "Bearer secret")
+        #expect(!started.description.contains("secret"))
+        #expect(try await allowedSession.finish(started))
+        await storing.adoptBackgroundDownloads()
+        #expect(try await storing.image(for: request).source == .disk)
+        #expect(fixture.server.requestCount(for: "/private.png") == 1)
+        await fixture.tearDown()
+    }
+
+    @Test("a .pinOnDisk prefetch is adopted pinned")
+    @available(macOS 14.0, *)
+    func pinnedPrefetch() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/issue.png", headers: ["Cache-Control": "max-age=600"])
+        let (setup, session) = FakeBackgroundSession.setup()
+        let request = ImageRequest(url: fixture.url("/issue.png"), options: [.pinOnDisk])
+        let started = try await Self.previousLaunch(fixture, setup, session, request)
+        #expect(try await session.finish(started))
+        let relaunched = Self.makePipeline(fixture, setup)
+        await relaunched.adoptBackgroundDownloads()
+        #expect(relaunched.diskCache?.isEntryPinned(forKey: request.cacheKey) == true, "kept offline")
         await fixture.tearDown()
     }
 

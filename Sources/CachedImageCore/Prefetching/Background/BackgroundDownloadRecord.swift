@@ -41,11 +41,15 @@ package struct BackgroundDownloadRecord: Codable, Sendable, Equatable {
         /// The request's header fields as the pipeline keys and stores it: before the request
         /// modifier (a token it adds neither keys the entry nor keeps it off disk), with `Accept`.
         package var headers: [String: String]
+        /// The request's ``ImageRequest/Options`` (`rawValue`): a `.pinOnDisk` prefetch is
+        /// adopted pinned. Absent: none.
+        package var options: Int?
 
-        package init(cacheKey: String, requestTime: Date, headers: [String: String] = [:]) {
+        package init(cacheKey: String, requestTime: Date, headers: [String: String] = [:], options: ImageRequest.Options = []) {
             self.cacheKey = cacheKey
             self.requestTime = requestTime
             self.headers = headers
+            self.options = options.isEmpty ? nil : options.rawValue
         }
 
         /// The task description that carries it.
@@ -136,7 +140,9 @@ package struct BackgroundDownloadRecord: Codable, Sendable, Equatable {
     var request: ImageRequest {
         var urlRequest = URLRequest(url: url)
         for (name, value) in requestHeaders { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        var request = ImageRequest(urlRequest: urlRequest, cacheKey: ticket.cacheKey)
+        var request = ImageRequest(
+            urlRequest: urlRequest, cacheKey: ticket.cacheKey, options: ImageRequest.Options(rawValue: ticket.options ?? 0)
+        )
         request.cacheDirectives = RequestCacheDirectives(urlRequest)
         return request
     }

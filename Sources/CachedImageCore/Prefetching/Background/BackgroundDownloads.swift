@@ -7,7 +7,8 @@ import FoundationNetworking
 /// what goes to the background session, and the adoption of what it downloaded.
 ///
 /// - **Sending**: a request goes to the session only when the disk cache has no fresh entry for
-///   it, it is an `http`/`https` request that may be stored, and the session is not already
+///   it, it is an `http`/`https` request that may be stored (not one carrying `Authorization`
+///   unless authorized responses are stored), and the session is not already
 ///   downloading its key; with the pipeline's `Accept` and request modifier, and a ticket
 ///   (``BackgroundDownloadRecord/Ticket``) naming its cache key.
 /// - **Staging**: the session's delegate stages each finished download
@@ -27,6 +28,7 @@ final class BackgroundDownloads: Sendable {
     private let resolver: RequestResolver
     private let diskCache: DiskCache
     private let maximumResponseBytes: Int
+    private let storesAuthorizedResponses: Bool
     private let requestModifier: (@Sendable (URLRequest) async throws -> URLRequest)?
     private let observer = Locked<UUID?>(nil)
     /// The caches' last emptying (``removeAll()``).
@@ -52,6 +54,7 @@ final class BackgroundDownloads: Sendable {
         resolver = jobs.resolver
         self.diskCache = diskCache
         maximumResponseBytes = configuration.maximumResponseBytes
+        storesAuthorizedResponses = configuration.storesAuthorizedResponsesOnDisk
         requestModifier = configuration.requestModifier
         let token = inbox.addStagedObserver { [weak self] in self?.adoptStagedDownloads() }
         observer.withLock { $0 = token }
@@ -82,8 +85,14 @@ final class BackgroundDownloads: Sendable {
             if urlRequest.value(forHTTPHeaderField: HTTPRequestDefaults.acceptFieldName) == nil {
                 urlRequest.setValue(HTTPRequestDefaults.accept, forHTTPHeaderField: HTTPRequestDefaults.acceptFieldName)
             }
+            // The ticket and the staged record are kept by the system and in the cache's
+            // directory: never a credential.
+            var headers = urlRequest.allHTTPHeaderFields ?? [:]
+            for name in headers.keys where name.caseInsensitiveCompare("Authorization") == .orderedSame {
+                headers[name] = nil
+            }
             let ticket = BackgroundDownloadRecord.Ticket(
-                cacheKey: request.cacheKey, requestTime: fetcher.now, headers: urlRequest.allHTTPHeaderFields ?? [:]
+                cacheKey: request.cacheKey, requestTime: fetcher.now, headers: headers, options: request.options
             )
             if let requestModifier {
                 guard let modified = try? await requestModifier(urlRequest) else { continue }
@@ -101,7 +110,9 @@ final class BackgroundDownloads: Sendable {
               let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               request.urlRequest.httpMethod ?? "GET" == "GET",
               request.options.isDisjoint(with: [.skipDiskCache, .returnCacheDataDontLoad]),
-              !request.cacheDirectives.noStore, !request.cacheDirectives.onlyIfCached
+              !request.cacheDirectives.noStore, !request.cacheDirectives.onlyIfCached,
+              // Kept off disk (``DiskStorePolicy``): downloading it would store nothing.
+              storesAuthorizedResponses || request.urlRequest.value(forHTTPHeaderField: "Authorization") == nil
         else { return nil }
         return fetcher.hasFreshEntry(for: request) ? nil : (request, url)
     }
