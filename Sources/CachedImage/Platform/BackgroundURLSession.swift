@@ -36,16 +36,14 @@ final class BackgroundURLSession: BackgroundDownloadSession, @unchecked Sendable
         // getter (Swift 6.3.1 against the iOS 16.5 SDK).
         await withCheckedContinuation { continuation in
             session.getAllTasks { tasks in
-                continuation.resume(returning: tasks.filter { $0.state == .running || $0.state == .suspended }.compactMap(\.taskDescription))
+                continuation.resume(returning: BackgroundSessionTasks.liveDescriptions(of: tasks))
             }
         }
     }
 
     func cancelDownloads(withDescriptions descriptions: Set<String>) {
         session.getAllTasks { tasks in
-            for task in tasks where task.taskDescription.map(descriptions.contains) == true {
-                task.cancel()
-            }
+            for task in BackgroundSessionTasks.tasks(tasks, describedBy: descriptions) { task.cancel() }
         }
     }
 
@@ -56,7 +54,7 @@ final class BackgroundURLSession: BackgroundDownloadSession, @unchecked Sendable
     }
 
     /// The session's delegate: forwards to core, synchronously.
-    private final class Delegate: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
+    private final class Delegate: NSObject, URLSessionDownloadDelegate, Sendable {
         let inbox: BackgroundDownloadInbox
 
         init(inbox: BackgroundDownloadInbox) {

@@ -55,4 +55,20 @@ struct BackgroundDownloadRecordTests {
         #expect(Self.record.redirects.map(\.statusCode) == [302])
         #expect(Self.record.response?.url == URL(string: "https://cdn.example.com/a.png"))
     }
+
+    @Test("the background session reports the tasks still running or waiting, and cancels those described")
+    func sessionTasks() {
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        let url = URL(string: "http://127.0.0.1:9/a.png")!
+        let waiting = session.downloadTask(with: url)
+        waiting.taskDescription = "waiting"
+        let cancelled = session.downloadTask(with: url)
+        cancelled.taskDescription = "cancelled"
+        cancelled.cancel()
+        let foreign = session.downloadTask(with: url) // Not the pipeline's: no description.
+        let tasks = [waiting, cancelled, foreign]
+        #expect(BackgroundSessionTasks.liveDescriptions(of: tasks) == ["waiting"])
+        #expect(BackgroundSessionTasks.tasks(tasks, describedBy: ["waiting", "other"]).map(\.taskDescription) == ["waiting"])
+    }
 }

@@ -37,3 +37,19 @@ package struct BackgroundSessionSetup: Sendable {
         self.makeSession = makeSession
     }
 }
+
+/// Which of a `URLSession`'s tasks the Apple layer's background session reports and cancels
+/// (`getAllTasks` lists finished and cancelled tasks too, for a while).
+package enum BackgroundSessionTasks {
+    /// The descriptions of the tasks still running or waiting: what
+    /// ``BackgroundDownloadSession/runningDownloads()`` returns.
+    package static func liveDescriptions(of tasks: [URLSessionTask]) -> [String] {
+        tasks.filter { $0.state == .running || $0.state == .suspended }.compactMap(\.taskDescription)
+    }
+
+    /// The tasks whose description is in `descriptions`: what
+    /// ``BackgroundDownloadSession/cancelDownloads(withDescriptions:)`` cancels.
+    package static func tasks(_ tasks: [URLSessionTask], describedBy descriptions: Set<String>) -> [URLSessionTask] {
+        tasks.filter { $0.taskDescription.map(descriptions.contains) == true }
+    }
+}
