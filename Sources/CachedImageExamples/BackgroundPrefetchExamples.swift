@@ -4,7 +4,7 @@ import SwiftUI
 import UIKit
 
 /// Prefetching that outlives the app: tomorrow's feed downloads on a background `URLSession`
-/// while the app is suspended or after it quit, and shows from disk at the next launch. The
+/// while the app is suspended or after the system ended it, and shows from disk at the next launch. The
 /// pipeline is configured at launch with the session's identifier; the app delegate, adopted by
 /// SwiftUI with `@UIApplicationDelegateAdaptor`, hands the system's completion handler to the
 /// pipeline when the system relaunches the app for the session's events. (Mark your app's type

@@ -78,7 +78,8 @@ final class BackgroundURLSession: BackgroundDownloadSession, @unchecked Sendable
 extension ImagePipeline.Configuration {
     /// The identifier of a background `URLSession` that
     /// ``ImagePrefetcher/startPrefetching(with:inBackground:)`` hands prefetches to, so they
-    /// download while the app is suspended or after it quits; `nil` (the default): background
+    /// download while the app is suspended or after the system ends it (a force-quit by the user
+    /// cancels them); `nil` (the default): background
     /// prefetches run as foreground ones. iOS, tvOS and visionOS.
     ///
     /// The pipeline makes the session when it is created (one session per identifier in a

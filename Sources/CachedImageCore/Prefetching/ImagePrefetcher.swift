@@ -70,7 +70,7 @@ public final class ImagePrefetcher: Sendable {
 
     /// Starts prefetching `requests` into the disk cache on the pipeline's background session
     /// when `inBackground` is `true`: the system downloads them even if the app is suspended or
-    /// quits, and the pipeline adopts each finished download, validated like any other (status,
+    /// the system ends it (not after the user force-quits it, which cancels them), and the pipeline adopts each finished download, validated like any other (status,
     /// length, completeness, pixel limit) and stored with its HTTP freshness, so it shows from
     /// disk at the next launch. Requests the disk cache holds fresh, and those already
     /// downloading, are not sent again. Into the disk cache whatever ``destination`` says.
