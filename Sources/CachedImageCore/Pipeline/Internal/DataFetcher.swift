@@ -175,7 +175,8 @@ final class DataFetcher: Sendable {
     /// Whether the disk cache holds a fresh entry for `request` that it may serve (a background
     /// prefetch sends nothing for it). Counts nothing.
     func hasFreshEntry(for request: ImageRequest) -> Bool {
-        guard let cached = cachedEntry(for: request), Self.varyMatches(cached.metadata, request) else { return false }
+        // Most prefetch candidates are not on disk: no read for them.
+        guard diskCache?.containsEntry(forKey: request.cacheKey) == true, let cached = cachedEntry(for: request), Self.varyMatches(cached.metadata, request) else { return false }
         return freshness.isFresh(cached.metadata, for: request)
     }
 

@@ -22,7 +22,8 @@ final class BackgroundAdoption: Sendable {
         var pending: [String: Int] = [:]
         /// Misses waiting for an entry name's items, or for the listing.
         var waiters: [String: [CheckedContinuation<Bool, Never>]] = [:]
-        /// Keys adopted since a miss may have looked them up: their next miss looks again.
+        /// Keys the last sweep adopted, since a miss may have looked them up: their next miss
+        /// looks again.
         var adopted: Set<String> = []
     }
 
@@ -36,6 +37,9 @@ final class BackgroundAdoption: Sendable {
                 return running
             }
             state.listed = false
+            // The lookups an earlier sweep's keys were adopted behind are long answered: the
+            // set holds one sweep's keys at most.
+            state.adopted.removeAll()
             let task = Task.detached(priority: .utility) { [self] in
                 while true {
                     await pass()
