@@ -100,6 +100,8 @@ final class BackgroundAdoption: Sendable {
     /// - Returns: Whether it waited: the disk cache may now hold the key.
     func waitIfStaged(_ request: ImageRequest) async -> Bool {
         guard request.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringLocalCacheData]) else { return false }
+        // No sweep (every miss of a pipeline without a background session): no suspension.
+        guard state.withLock({ $0.running != nil }) else { return false }
         let name = KeyHasher.fileName(for: request.cacheKey)
         return await withCheckedContinuation { continuation in
             let waits = state.withLock { state -> Bool in
