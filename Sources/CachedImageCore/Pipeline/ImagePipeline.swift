@@ -61,6 +61,8 @@ public final class ImagePipeline: Sendable {
     public let diskCacheOpenError: DiskCache.Error?
 
     let jobs: ImageJobs
+    /// Prefetches that outlive the app, when a background session is configured.
+    let backgroundDownloads: BackgroundDownloads?
     private let instrumentation = PipelineInstrumentation()
 
     /// Creates a pipeline. A disk cache directory that cannot be created disables the disk
@@ -98,6 +100,7 @@ public final class ImagePipeline: Sendable {
         diskCacheOpenError = openError
         if let openError { instrumentation.record(.diskCacheFailed(openError)) }
         jobs = ImageJobs(configuration: configuration, memoryCache: memoryCache, diskCache: diskCache, instrumentation: instrumentation)
+        backgroundDownloads = BackgroundDownloads(configuration: configuration, diskCache: diskCache, jobs: jobs)
     }
 
     // MARK: Loading images
@@ -214,12 +217,14 @@ public final class ImagePipeline: Sendable {
         jobs.removeCachedImage(for: request)
     }
 
-    /// Empties the memory cache and the disk cache, and forgets the bytes kept to resume
-    /// interrupted downloads.
+    /// Empties the memory cache and the disk cache, forgets the bytes kept to resume
+    /// interrupted downloads, and cancels the background prefetches, deleting what they
+    /// downloaded and was not adopted yet.
     public func removeAllCachedImages() {
         memoryCache?.removeAll()
         diskCache?.removeAll()
         jobs.fetcher.forgetPartialDownload(forKey: nil)
+        backgroundDownloads?.removeAll()
     }
 
     // MARK: Observability
