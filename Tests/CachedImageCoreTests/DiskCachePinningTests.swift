@@ -181,6 +181,13 @@ struct DiskCachePinningTests {
         #expect(!cache.isEntryPinned(forKey: "a"), "a version past the budget is pinned")
         #expect(cache.pinnedSize <= Self.pinnedLimit)
         #expect(errors.withLock { $0.map(\.operation) } == [.pin])
+        let underlying = errors.withLock { $0.first?.underlying } as? ImagePipeline.Error
+        guard case .pinnedSizeLimitExceeded(let url, let size, _, let limit)? = underlying else {
+            Issue.record("the refusal is the pipeline's typed error, not \(String(describing: underlying))")
+            return
+        }
+        #expect(url.absoluteString == "a")
+        #expect(size >= 2 * Self.entrySize && limit == Self.pinnedLimit, "the entry's file, header included, against the budget")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.cache.appendingPathComponent("pinned").path).count == 1)
         let relaunched = try DiskCache(directory: dir.cache, sizeLimit: Self.sizeLimit)
         #expect(!relaunched.isEntryPinned(forKey: "a") && relaunched.isEntryPinned(forKey: "b"))
@@ -264,6 +271,13 @@ struct DiskCachePinningTests {
         #expect(!widget.isEntryPinned(forKey: "widget"))
         #expect(widget.entry(forKey: "widget")?.data == diskTestBytes(Self.entrySize, seed: 2), "refused as pinned, still stored")
         #expect(errors.withLock { $0.map(\.operation) } == [.pin])
+        let underlying = errors.withLock { $0.first?.underlying } as? ImagePipeline.Error
+        guard case .pinnedSizeLimitExceeded(let url, let size, let pinnedSize, let limit)? = underlying else {
+            Issue.record("the refusal under the lock is the pipeline's typed error, not \(String(describing: underlying))")
+            return
+        }
+        #expect(url.absoluteString == "widget")
+        #expect(size >= Self.entrySize && pinnedSize >= Self.entrySize && limit == 1_500, "the files, headers included, against the budget")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.cache.appendingPathComponent("pinned").path).count == 1)
     }
 

@@ -11,6 +11,12 @@ public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
         self.height = height
     }
 
+    /// Width over height (`0` for an empty size): a view's height for a width is
+    /// `width / aspectRatio`.
+    public var aspectRatio: Double {
+        height > 0 ? Double(width) / Double(height) : 0
+    }
+
     /// `width * height`, saturating instead of overflowing.
     public var pixelCount: Int {
         let (product, overflow) = width.multipliedReportingOverflow(by: height)

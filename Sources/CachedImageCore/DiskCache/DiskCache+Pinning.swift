@@ -189,14 +189,19 @@ extension DiskCache {
         }
         let underlying: any Swift.Error = isWithinBudget
             ? POSIXError(POSIXErrorCode(rawValue: created) ?? .EIO)
-            : Self.pinnedSizeLimitError(size: size, pinnedSize: others, limit: limit)
+            : Self.pinnedSizeLimitError(key: key, size: size, pinnedSize: others, limit: limit)
         report(Error(operation: .pin, key: key, path: pinMarkerPath(for: name), underlying: underlying))
         evictFiles(evicted)
     }
 
-    /// The underlying error of a pin the pinned budget refused (reported as ``Error/Operation/pin``).
-    static func pinnedSizeLimitError(size: Int, pinnedSize: Int, limit: Int) -> any Swift.Error {
-        POSIXError(.EDQUOT)
+    /// The underlying error of a pin the pinned budget refused (reported as ``Error/Operation/pin``):
+    /// the one ``ImagePipeline/pinImage(forKey:)`` throws when it can tell at once, for the
+    /// entry's URL (the key itself for a URL's entry, ``ImagePipeline/customKeyURL(_:)`` otherwise).
+    static func pinnedSizeLimitError(key: String, size: Int, pinnedSize: Int, limit: Int) -> any Swift.Error {
+        let url = key.hasPrefix(ImagePipeline.customKeyPrefix)
+            ? ImagePipeline.customKeyURL(String(key.dropFirst(ImagePipeline.customKeyPrefix.count)))
+            : URL(string: key) ?? ImagePipeline.customKeyURL(key)
+        return ImagePipeline.Error.pinnedSizeLimitExceeded(url: url, size: size, pinnedSize: pinnedSize, limit: limit)
     }
 
     /// Creates the empty marker file (and the pins' directory if needed): 0, or the `errno`.

@@ -45,7 +45,7 @@ extension DiskCache {
                     self.removePinMarker(name, key: key)
                     self.report(Error(
                         operation: .pin, key: key, path: self.pinMarkerPath(for: name),
-                        underlying: Self.pinnedSizeLimitError(size: size, pinnedSize: otherPins, limit: pinnedLimit)
+                        underlying: Self.pinnedSizeLimitError(key: key, size: size, pinnedSize: otherPins, limit: pinnedLimit)
                     ))
                 }
             }

@@ -241,6 +241,12 @@ extension ImagePipeline {
         /// The gate a new disk cache's locked operations ask (tests give a pipeline its own).
         package var backgroundGate: BackgroundExecutionGate = .shared
 
+        /// The background session prefetches may run on while the app is away
+        /// (``ImagePrefetcher/startPrefetching(with:inBackground:)``): on Apple platforms set by
+        /// `backgroundSessionIdentifier` (the `CachedImage` module); tests inject a fake. `nil`:
+        /// none, background prefetches run as foreground ones.
+        package var backgroundSession: BackgroundSessionSetup?
+
         /// A configuration with the default loader, decoder and caches.
         public init() {
             self.dataLoader = URLSessionDataLoader()

@@ -61,6 +61,8 @@ public final class ImagePipeline: Sendable {
     public let diskCacheOpenError: DiskCache.Error?
 
     let jobs: ImageJobs
+    /// Prefetches that outlive the app, when a background session is configured.
+    let backgroundDownloads: BackgroundDownloads?
     private let instrumentation = PipelineInstrumentation()
 
     /// Creates a pipeline. A disk cache directory that cannot be created disables the disk
@@ -98,6 +100,7 @@ public final class ImagePipeline: Sendable {
         diskCacheOpenError = openError
         if let openError { instrumentation.record(.diskCacheFailed(openError)) }
         jobs = ImageJobs(configuration: configuration, memoryCache: memoryCache, diskCache: diskCache, instrumentation: instrumentation)
+        backgroundDownloads = BackgroundDownloads(configuration: configuration, diskCache: diskCache, jobs: jobs)
     }
 
     // MARK: Loading images
@@ -150,15 +153,18 @@ public final class ImagePipeline: Sendable {
     /// ``imageTask(with:progress:preview:)`` for a view: `stale` is also called with the stored
     /// copy when the disk's entry must be revalidated first (``ImageResponse/isStale``), decoded
     /// while the server is asked, so the view shows it instead of a placeholder (display only:
-    /// the task's own answer keeps RFC 9111's rules).
+    /// the task's own answer keeps RFC 9111's rules); `size` with the image's size as soon as
+    /// the body's first bytes give it (``ImageTask/imageSize``), from any thread; a size known
+    /// when the task starts is on the task when this returns.
     package func imageTask(
         with request: ImageRequest,
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?,
         preview: (@Sendable (_ preview: ImageResponse) -> Void)?,
-        stale: (@Sendable (_ stale: ImageResponse) -> Void)?
+        stale: (@Sendable (_ stale: ImageResponse) -> Void)?,
+        size: (@Sendable (_ pixelSize: PixelSize) -> Void)? = nil
     ) -> ImageTask {
         let task = ImageTask(request: request, startDate: configuration.clock.now)
-        let start = jobs.begin(task, progress: progress, preview: preview, stale: stale)
+        let start = jobs.begin(task, progress: progress, preview: preview, stale: stale, size: size)
         task.start { [jobs] in try await jobs.complete(task, start) }
         return task
     }
@@ -211,12 +217,14 @@ public final class ImagePipeline: Sendable {
         jobs.removeCachedImage(for: request)
     }
 
-    /// Empties the memory cache and the disk cache, and forgets the bytes kept to resume
-    /// interrupted downloads.
+    /// Empties the memory cache and the disk cache, forgets the bytes kept to resume
+    /// interrupted downloads, and cancels the background prefetches, deleting what they
+    /// downloaded and was not adopted yet.
     public func removeAllCachedImages() {
         memoryCache?.removeAll()
         diskCache?.removeAll()
         jobs.fetcher.forgetPartialDownload(forKey: nil)
+        backgroundDownloads?.removeAll()
     }
 
     // MARK: Observability

@@ -28,6 +28,32 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
         var work: Task<ImageResponse, any Error>?
         /// ``cancel()`` was called: ``response`` throws, whatever the work produced.
         var isCancelled = false
+        /// ``imageSize``.
+        var imageSize: PixelSize?
+    }
+
+    /// The image's size in pixels, as it shows, as soon as the first bytes of its body arrive
+    /// (long before the last): reserve a view's space with its ``PixelSize/aspectRatio`` so
+    /// nothing moves when the image comes. `nil` until then, and for an image served whole from
+    /// the caches (its response has the image). Processors may change the final size.
+    ///
+    /// ```swift
+    /// let task = pipeline.imageTask(with: request, progress: { _, _ in
+    ///     // A download under way: `task.imageSize` may be known already.
+    /// })
+    /// if let size = task.imageSize { row.height = row.width / CGFloat(size.aspectRatio) }
+    /// ```
+    public var imageSize: PixelSize? {
+        state.withLock { $0.imageSize }
+    }
+
+    /// The job read the image's size from its first bytes; `false` when the task knew it.
+    func noteImageSize(_ size: PixelSize) -> Bool {
+        state.withLock { state in
+            guard state.imageSize != size else { return false }
+            state.imageSize = size
+            return true
+        }
     }
 
     private static let nextID = Locked(0)

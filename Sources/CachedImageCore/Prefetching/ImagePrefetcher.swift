@@ -34,6 +34,11 @@ public final class ImagePrefetcher: Sendable {
 
     private let tasks = Locked<[PrefetchKey: (token: Int, task: Task<Void, Never>)]>([:])
     private let nextToken = Locked(0)
+    /// Hand-offs to the background session under way (``waitUntilFinished()`` waits for them).
+    private let handoffs = Locked<[Int: Task<Void, Never>]>([:])
+    /// The cache keys this prefetcher handed to the background session: the only downloads its
+    /// ``stopPrefetching(with:)`` cancels.
+    private let handedOver = Locked<Set<String>>([])
 
     /// A prefetcher loading through `pipeline` into `destination`, at `priority`.
     public init(pipeline: ImagePipeline = .shared, destination: Destination = .diskCache, priority: ImageRequest.Priority = .low) {
@@ -63,12 +68,59 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    /// Stops prefetching `requests`. Live requests for the same images are not affected.
+    /// Starts prefetching `requests` into the disk cache on the pipeline's background session
+    /// when `inBackground` is `true`: the system downloads them even if the app is suspended or
+    /// the system ends it (not after the user force-quits it, which cancels them), and the pipeline adopts each finished download, validated like any other (status,
+    /// length, completeness, pixel limit) and stored with its HTTP freshness, so it shows from
+    /// disk at the next launch. Requests the disk cache holds fresh, and those already
+    /// downloading, are not sent again. Into the disk cache whatever ``destination`` says.
+    ///
+    /// Opt-in: it needs a pipeline configured with a `backgroundSessionIdentifier` (iOS, tvOS,
+    /// visionOS) and a disk cache; otherwise, and with `inBackground` `false`, it is
+    /// ``startPrefetching(with:)``.
+    ///
+    /// ```swift
+    /// // Tomorrow's feed, downloaded while the app is away.
+    /// prefetcher.startPrefetching(with: tomorrow, inBackground: true)
+    /// ```
+    ///
+    /// Background downloads outlive the prefetcher: ``stopPrefetching(with:)`` cancels those this
+    /// prefetcher handed over (not another prefetcher's of the same images);
+    /// ``stopPrefetching()`` and the prefetcher's end leave them running.
+    public func startPrefetching(with requests: [ImageRequest], inBackground: Bool) {
+        guard inBackground, let background = pipeline.backgroundDownloads else {
+            startPrefetching(with: requests)
+            return
+        }
+        track { [handedOver] in
+            let keys = await background.prefetch(requests)
+            handedOver.withLock { $0.formUnion(keys) }
+        }
+    }
+
+    /// Stops prefetching `requests`, and cancels the background downloads of them that this
+    /// prefetcher started (``startPrefetching(with:inBackground:)``). Live requests for the same
+    /// images, and background downloads another prefetcher started, are not affected.
     public func stopPrefetching(with requests: [ImageRequest]) {
         let cancelled = tasks.withLock { tasks in
             requests.compactMap { tasks.removeValue(forKey: PrefetchKey($0))?.task }
         }
         for task in cancelled { task.cancel() }
+        guard let background = pipeline.backgroundDownloads else { return }
+        // After the hand-offs under way, so a request just handed over is cancelled too.
+        let pending = handoffs.withLock { Array($0.values) }
+        // A prefetcher that never handed anything over asks the session nothing.
+        guard !pending.isEmpty || !handedOver.withLock({ $0.isEmpty }) else { return }
+        track { [handedOver] in
+            for handoff in pending { await handoff.value }
+            let requested = background.cacheKeys(of: requests)
+            let mine = handedOver.withLock { keys -> Set<String> in
+                let mine = keys.intersection(requested)
+                keys.subtract(mine)
+                return mine
+            }
+            if !mine.isEmpty { await background.cancel(keys: mine) }
+        }
     }
 
     /// Stops every prefetch.
@@ -118,9 +170,28 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// Waits until every prefetch started so far has finished (for tests and command-line tools).
+    /// Background prefetches count as finished once the session has them.
     public func waitUntilFinished() async {
         while let task = tasks.withLock({ $0.values.first?.task }) {
             await task.value
+        }
+        while let handoff = handoffs.withLock({ $0.values.first }) {
+            await handoff.value
+        }
+    }
+
+    /// Runs `work` in a task kept in ``handoffs`` until it ends.
+    private func track(_ work: @escaping @Sendable () async -> Void) {
+        let token = nextToken.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        // Created under the lock, so its own removal always happens after this insert.
+        handoffs.withLock { handoffs in
+            handoffs[token] = Task { [handoffs = self.handoffs] in
+                await work()
+                handoffs.withLock { $0[token] = nil }
+            }
         }
     }
 

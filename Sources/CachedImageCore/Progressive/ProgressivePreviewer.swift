@@ -90,7 +90,7 @@ final class ProgressivePreviewer: Sendable {
             switch update {
             case .bytes(let chunk): receive(chunk)
             case .restarted: restart()
-            case .preview, .stale: break
+            case .preview, .stale, .imageSize: break
             }
         }
     }

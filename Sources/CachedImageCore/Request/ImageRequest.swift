@@ -84,6 +84,22 @@ public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// ``processors``, compared and hashed by identifiers.
     var processorChain = ProcessorChain()
 
+    /// A smaller version of the same image (a thumbnail URL your API gives) that a view shows
+    /// until this one arrives: at once when a view showed it already (the grid's thumbnail,
+    /// from memory, at whatever size it was shown), else as soon as it loads. The full image
+    /// replaces it without a placeholder in between; when the full image fails, the smaller one
+    /// stays, with the error beside it (`CachedImagePhase.error`). It is shown as a preview
+    /// (``ImageResponse/isPreview``), decoded like this request (its size, content mode and
+    /// processors) and sent with its header fields when both URLs share an origin; the pipeline's own loads (``ImagePipeline/image(for:)-(ImageRequest)``)
+    /// ignore it.
+    ///
+    /// ```swift
+    /// var request = ImageRequest(url: photo.fullURL)
+    /// request.lowResolutionURL = photo.thumbnailURL  // the grid's image, often in memory already
+    /// CachedAsyncImage(request: request) { phase in ... }
+    /// ```
+    public var lowResolutionURL: URL?
+
     /// Whether this request's processed or downsampled result is also kept on disk; `nil` (the
     /// default) follows ``ImagePipeline/Configuration/diskCachePolicy``. Identical requests in
     /// flight share one job: the one that started it decides what is stored.

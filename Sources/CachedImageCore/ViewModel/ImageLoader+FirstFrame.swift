@@ -9,7 +9,8 @@ extension ImageLoader {
     /// ``load(_:)`` runs): with ``keepsPreviousImage``, the last success of another request;
     /// else, while the view is on screen, the same image at the size a view last showed it, if
     /// it is in memory (a view's first `body` before its layout gives it a size, a view asking
-    /// for a larger size), so no placeholder shows while `request`'s own image comes.
+    /// for a larger size), or else its smaller image (``ImageRequest/lowResolutionURL``) a view
+    /// showed, so no placeholder shows while `request`'s own image comes.
     package func previousResponse(for request: ImageRequest) -> ImageResponse? {
         // Kept by this load (keepsPreviousImage, or an image replaced through another size's
         // revalidation), or the success of the request that `request` is replacing.
@@ -28,7 +29,10 @@ extension ImageLoader {
         if let standIn = standInLookup, standIn.generation == generation, standIn.request == request {
             return standIn.response
         }
-        let response = pipeline.otherSizeImage(for: request).map { memoryResponse($0, for: request) }
+        // The same image at another size, or (first) the request's smaller image (``ImageRequest/lowResolutionURL``).
+        let response = request.lowResolutionURL != nil
+            ? lowResolutionInMemory(for: request)
+            : pipeline.otherSizeImage(for: request).map { memoryResponse($0, for: request) }
         standInLookup = (request, generation, response)
         return response
     }
@@ -102,6 +106,8 @@ extension ImageLoader {
         guard generation == self.generation, case .loading = phase, let task else { return }
         revalidation = task
         self.task = nil
+        stopLowResolution()
+        lowResolution = nil
         progressInbox = nil
         previewState = nil
         previousResponse = nil

@@ -63,11 +63,28 @@ public struct ImageLoadingProgress: Sendable, Hashable {
     public var completed: Int64
     /// Body bytes expected, when the server said (`Content-Length`).
     public var total: Int64?
+    /// The image's size in pixels, as it shows, as soon as the first bytes of its body give it,
+    /// long before the last one: reserve the view's space with its ``PixelSize/aspectRatio`` so
+    /// nothing moves when the image arrives. `nil` until then. Processors may change the final
+    /// image's size.
+    ///
+    /// ```swift
+    /// CachedAsyncImage(request: request) { phase in
+    ///     if let image = phase.image {
+    ///         image.resizable().scaledToFit()
+    ///     } else {
+    ///         Color.gray.aspectRatio(phase.progress?.pixelSize.map { CGFloat($0.aspectRatio) } ?? 4 / 3, contentMode: .fit)
+    ///     }
+    /// }
+    /// ```
+    public var pixelSize: PixelSize?
 
-    /// `completed` bytes of `total` (`nil`: the size is not known).
-    public init(completed: Int64, total: Int64?) {
+    /// `completed` bytes of `total` (`nil`: the size is not known) of an image of `pixelSize`
+    /// pixels (`nil`: not known yet).
+    public init(completed: Int64, total: Int64?, pixelSize: PixelSize? = nil) {
         self.completed = completed
         self.total = total
+        self.pixelSize = pixelSize
     }
 
     /// `completed / total` in `0...1`, or `nil` when the total is unknown.

@@ -13,10 +13,19 @@ extension ImageLoader {
     }
 
     /// What a view shows for `phase` (``phase`` or ``phase(for:)``'s answer): a `.loading`
-    /// phase with a preview becomes `.success` with the preview; anything else is shown as is.
+    /// phase with a preview becomes `.success` with the preview; a failure after the request's
+    /// smaller image showed keeps it, with the error (``ImageLoader+LowResolution``); anything
+    /// else is shown as is.
     package func shownPhase(_ phase: Phase) -> Phase {
-        guard case .loading = phase, let preview else { return phase }
-        return .success(preview)
+        switch phase {
+        case .loading:
+            guard let preview else { return phase }
+            return .success(preview)
+        case .failure(let error):
+            return shownFailure(error)
+        case .empty, .success:
+            return phase
+        }
     }
 
     /// The handler the current load's task calls with each preview, from any thread: numbered

@@ -22,6 +22,24 @@ extension ImageLoader {
         }
     }
 
+    /// The handler the current load's task calls with the image's size, read from the body's
+    /// first bytes, from any thread: published at once (it comes once per load, and a view
+    /// reserves its space with it), when the loader publishes progress.
+    func sizeHandler(generation: Int) -> (@Sendable (PixelSize) -> Void)? {
+        guard reportsProgress || callbacks.onProgress != nil else { return nil }
+        return { [weak self] size in
+            Task { @MainActor [weak self] in self?.receivedSize(size, generation: generation) }
+        }
+    }
+
+    private func receivedSize(_ size: PixelSize, generation: Int) {
+        guard generation == self.generation, case .loading(let current) = phase, current.pixelSize != size else { return }
+        if let url = request?.url { lastImageSize = (url, size) }
+        let published = Progress(completed: current.completed, total: current.total, pixelSize: size)
+        update(.loading(published))
+        callbacks.onProgress?(published)
+    }
+
     /// Publishes the latest progress now, or once the throttle interval since the last update
     /// has passed (one timer at a time; the value published is the latest at that moment).
     func deliverProgress(generation: Int) {
@@ -44,7 +62,9 @@ extension ImageLoader {
         // Never let progress go backwards.
         guard progress.completed > current.completed || (current.total == nil && progress.total != nil) else { return }
         lastProgressDate = now
-        let published = Progress(completed: max(progress.completed, current.completed), total: progress.total ?? current.total)
+        let published = Progress(
+            completed: max(progress.completed, current.completed), total: progress.total ?? current.total, pixelSize: current.pixelSize
+        )
         update(.loading(published))
         callbacks.onProgress?(published)
     }

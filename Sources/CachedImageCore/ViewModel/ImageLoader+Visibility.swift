@@ -24,6 +24,8 @@ extension ImageLoader {
         visibility.appear()
         offscreenCheckToken += 1 // a pending off-screen check finds the view back
         guard let request, visibility.isOnScreen else { return }
+        lowResolutionTask?.setPriority(request.priority) // a thumbnail still coming, after a failure too
+        resumeLowResolutionAfterFailure()
         switch phase {
         case .loading:
             task?.setPriority(request.priority)
@@ -57,8 +59,10 @@ extension ImageLoader {
         appearedAt = nil
         disappearedAt = scheduler.clock.now
         flung = OffscreenGrace.gracePeriod(offscreenBehavior, visibleTime: visibleTime, showedImage: showedImage) == 0
-        if case .loading = phase, let priority = offscreenBehavior.offscreenPriority, let request {
-            task?.setPriority(min(priority, request.priority))
+        if let priority = offscreenBehavior.offscreenPriority, let request {
+            if case .loading = phase { task?.setPriority(min(priority, request.priority)) }
+            // A thumbnail still coming after the full image failed drops too.
+            lowResolutionTask?.setPriority(min(priority, request.priority))
         }
         armOffscreenCheckIfHidden()
     }
@@ -107,8 +111,10 @@ extension ImageLoader {
             previousResponse = nil
             update(.empty)
         case .failure(let error):
-            // Away long enough: a transient failure is asked again when the view returns.
+            // Away long enough: a transient failure is asked again when the view returns (a
+            // thumbnail still coming for it stops; a return asks for it again).
             if FailureRecovery.isTransient(error) { failureIsStale = true }
+            stopLowResolution()
             confirmedURL = nil
         case .empty:
             break

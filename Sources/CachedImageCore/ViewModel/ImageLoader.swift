@@ -122,14 +122,21 @@ package final class ImageLoader {
     /// When progress (or the load's first `.loading`) was last published, on the scheduler's clock.
     var lastProgressDate: Date?
     var isProgressFlushScheduled = false
-    /// The latest progressive preview of the current load and its number (``ImageLoader+Preview``).
+    /// The last image size a load of this loader learned before its image (``ImageLoadingProgress/pixelSize``), and its URL.
+    var lastImageSize: (url: URL, size: PixelSize)?
+    /// The latest preview of the current load and its number (``ImageLoader+Preview``): a
+    /// progressive scan (1, 2...), or the request's smaller image (0, ``ImageLoader+LowResolution``).
     var previewState: (response: ImageResponse, number: Int)?
+    /// The load of the current request's ``ImageRequest/lowResolutionURL``.
+    var lowResolutionTask: ImageTask?
+    /// The smaller image the current load showed: what the view keeps if the load fails.
+    var lowResolution: ImageResponse?
     /// The request ``Callbacks/onSuccess`` was last called for.
     var reportedSuccess: ImageRequest?
     let scheduler: any ViewModelScheduler
     /// The tasks awaiting this loader's pipeline tasks, by a number of their own (``track(_:)``).
     var work: [Int: Task<Void, Never>] = [:]
-    private var workCount = 0
+    var workCount = 0
     /// The last request whose first-frame lookup missed memory and disk (and its pipeline), so
     /// that `body` running again before the load starts reads memory only, not the disk again.
     var firstFrameMiss: (request: ImageRequest, pipeline: ObjectIdentifier)?
@@ -162,6 +169,7 @@ package final class ImageLoader {
 
     deinit {
         task?.cancel()
+        lowResolutionTask?.cancel()
         revalidation?.cancel()
     }
 
@@ -272,6 +280,9 @@ package final class ImageLoader {
     /// Starts loading `request`; `extraOptions` apply to this load only.
     func start(_ request: ImageRequest, adding extraOptions: ImageRequest.Options = [], keeping kept: ImageResponse? = nil) {
         let keep = kept ?? (keepsPreviousImage && !isCurrent(request) ? (phase.response ?? previousResponse) : nil)
+        // The smaller image shown for the same URLs (a resize, a retry) stays on screen.
+        let sameImage = self.request?.url == request.url && self.request?.lowResolutionURL == request.lowResolutionURL
+        let lowResolution = sameImage ? self.lowResolution : nil
         // Handover: the new task joins the shared work (the download a resize, a scale or a
         // priority change still needs) before the outgoing one lets go of it, so the last
         // subscriber never leaves a download another size is about to join.
@@ -282,11 +293,13 @@ package final class ImageLoader {
             adopt(request)
             addedOptions = extraOptions
             pause = nil
-            begin(request, adding: extraOptions, keeping: keep)
+            begin(request, adding: extraOptions, keeping: keep, lowResolution: lowResolution)
         }
     }
 
-    private func begin(_ request: ImageRequest, adding extraOptions: ImageRequest.Options, keeping keep: ImageResponse?) {
+    private func begin(
+        _ request: ImageRequest, adding extraOptions: ImageRequest.Options, keeping keep: ImageResponse?, lowResolution: ImageResponse? = nil
+    ) {
         guard request.url != nil else {
             // AsyncImage(url: nil): empty, and nothing to load.
             previousResponse = nil
@@ -321,30 +334,21 @@ package final class ImageLoader {
         }
         let task = pipeline.imageTask(
             with: taskRequest, progress: progressHandler(generation: generation), preview: previewHandler(generation: generation),
-            stale: staleHandler(generation: generation)
+            stale: staleHandler(generation: generation), size: sizeHandler(generation: generation)
         )
         self.task = task
         lastProgressDate = scheduler.clock.now
-        update(.loading(Progress(completed: 0, total: nil)))
+        // A download in flight for the image (a prefetch, another size) read its size already, or
+        // an earlier load of this URL did (a load cancelled off screen, a retry): a new load
+        // does not take the view's reserved space away.
+        let knownSize = task.imageSize ?? (lastImageSize?.url == request.url ? lastImageSize?.size : nil)
+        if let knownSize, let url = request.url { lastImageSize = (url, knownSize) }
+        let publishedSize = reportsProgress || callbacks.onProgress != nil ? knownSize : nil
+        prepareLowResolution(for: request, generation: generation, carrying: lowResolution) // in this first update when at hand
+        update(.loading(Progress(completed: 0, total: nil, pixelSize: publishedSize)))
         callbacks.onStart?(taskRequest)
         track(task) { [weak self] result in self?.finished(result, generation: generation, task: task) }
         armOffscreenCheckIfHidden()
-    }
-
-    /// Awaits `task` in a task of this loader's (``settle()`` waits for it) and hands its result to `body`.
-    func track(_ task: ImageTask, _ body: @escaping @MainActor (Result<ImageResponse, any Error>) -> Void) {
-        workCount += 1
-        let id = workCount
-        work[id] = Task { [weak self] in
-            let result: Result<ImageResponse, any Error>
-            do {
-                result = .success(try await task.response)
-            } catch {
-                result = .failure(error)
-            }
-            self?.work[id] = nil
-            body(result)
-        }
     }
 
     /// Runs `body` with the current task and revalidation set aside, and cancels them after it:
@@ -353,6 +357,9 @@ package final class ImageLoader {
     /// (``revalidate(adding:)``): the server is asked once per URL, whatever the sizes.
     func handingOver(_ body: () -> Void) {
         let outgoing = task
+        let outgoingLowResolution = lowResolutionTask
+        lowResolutionTask = nil
+        defer { outgoingLowResolution?.cancel() }
         task = nil
         handedOverRevalidation = revalidation
         revalidation = nil
@@ -375,6 +382,8 @@ package final class ImageLoader {
         previewState = nil // the final image (or the failure) replaces the preview in this update
         switch result {
         case .success(let response):
+            stopLowResolution()
+            lowResolution = nil
             addedOptions = []
             if response.source == .network || response.source == .revalidated { confirmedURL = response.request.url }
             pipeline.keepShown(response)
@@ -387,6 +396,8 @@ package final class ImageLoader {
             }
         case .failure(let error) where error is CancellationError:
             // Cancelled from outside (the pipeline shut down the work): nothing to show.
+            stopLowResolution()
+            lowResolution = nil
             pause = .stopped
             update(.empty)
         case .failure(let error):
@@ -407,6 +418,8 @@ package final class ImageLoader {
         generation += 1
         task?.cancel()
         task = nil
+        stopLowResolution()
+        lowResolution = nil
         revalidation?.cancel()
         revalidation = nil
         progressInbox = nil
@@ -422,15 +435,5 @@ package final class ImageLoader {
         }
         self.phase = phase
         onChange?(phase)
-    }
-
-    /// Waits until every load this loader started has delivered (or dropped) its result.
-    /// For tests: after it returns, no late result
-    /// can still change the phase.
-    package func settle() async {
-        while let next = work.first {
-            await next.value.value
-            work[next.key] = nil
-        }
     }
 }

@@ -52,6 +52,13 @@ package final class ImageViewLoadingController {
 
     /// Called on every change of ``display``.
     package var onDisplay: (@MainActor (Display) -> Void)?
+    /// Called with the image's size in pixels as soon as the first bytes of its body give it
+    /// (before the image; ``ImageLoadingProgress/pixelSize``), or with the image's own size when
+    /// it arrives whole (from the caches: as it shows, after processors), once per URL and size
+    /// the view shows (again after ``prepareForReuse()``): a self-sizing cell sizes itself with it.
+    package var onImageSize: (@MainActor (PixelSize) -> Void)?
+    /// The request and size last reported to ``onImageSize``.
+    private var reportedSize: (request: ImageRequest?, size: PixelSize)?
 
     /// What the view shows now.
     package private(set) var display: Display = .placeholder
@@ -187,7 +194,16 @@ package final class ImageViewLoadingController {
             present(sized, handingOff: false)
             return
         }
-        if Self.covers(shown, sized, cap: loader.pipeline.configuration.maximumDecodedPixelSize) { return }
+        if shown.isPreview, loader.lowResolution != nil {
+            // The request's smaller image covers no size: the full image is due at the new one,
+            // the smaller image staying on screen meanwhile (a failure is not asked again by a
+            // layout: retries and recovery do that).
+            if case .failure = loader.phase { return }
+            loader.load(sized)
+            return
+        }
+        // A progressive scan covers no size either: the sharper image loads behind it.
+        if !shown.isPreview, Self.covers(shown, sized, cap: loader.pipeline.configuration.maximumDecodedPixelSize) { return }
         if case .success(let response) = loader.phase(for: sized) {
             isResizing = false
             show(.image(response, animated: false))
@@ -215,6 +231,7 @@ package final class ImageViewLoadingController {
         sizing = nil
         sizingToken += 1
         isResizing = false
+        reportedSize = nil
         loader.reset()
         show(.placeholder)
     }
@@ -246,6 +263,7 @@ package final class ImageViewLoadingController {
     /// the download).
     private func present(_ request: ImageRequest?, handingOff: Bool = true) {
         isResizing = false
+        if request?.url != loader.request?.url { reportedSize = nil }
         guard let request else {
             handOffCurrentLoad()
             loader.reset()
@@ -326,6 +344,12 @@ package final class ImageViewLoadingController {
     }
 
     private func loaderDidChange(_ phase: ImageLoader.Phase) {
+        reportSize(of: phase)
+        if case .failure = phase, isResizing {
+            // The larger size failed (even with a smaller image kept): the image on screen stays.
+            isResizing = false
+            return
+        }
         switch loader.shownPhase(phase) {
         case .empty, .loading:
             if isResizing { return } // the current image stays while the larger one loads
@@ -356,7 +380,33 @@ package final class ImageViewLoadingController {
     }
 
     private func show(_ display: Display) {
+        if case .image(let response, _) = display { reportSize(of: .success(response)) }
         self.display = display
         onDisplay?(display)
+    }
+
+    /// Calls ``onImageSize`` with the size the phase gives first: read from the body's first
+    /// bytes while loading, or the image's own when it arrives whole.
+    private func reportSize(of phase: ImageLoader.Phase) {
+        let size: PixelSize?
+        switch phase {
+        case .loading(let progress): size = progress.pixelSize
+        case .success(let response) where !response.isPreview: size = Self.shownSize(of: response.image)
+        case .success, .empty, .failure: size = nil
+        }
+        guard let size, reportedSize?.request?.url != loader.request?.url || reportedSize?.size != size else { return }
+        reportedSize = (loader.request, size)
+        onImageSize?(size)
+    }
+
+    /// The size of the image `image` was decoded from, as it shows: its source's (before a
+    /// downsample), turned as the decode turned it (EXIF orientation 5 to 8 swap the stored
+    /// sides); the image's own when processors made it.
+    static func shownSize(of image: DecodedImage) -> PixelSize {
+        guard let source = image.sourcePixelSize else { return image.pixelSize }
+        let decoded = image.pixelSize
+        let turned = (source.width > source.height && decoded.width < decoded.height)
+            || (source.width < source.height && decoded.width > decoded.height)
+        return turned ? PixelSize(width: source.height, height: source.width) : source
     }
 }

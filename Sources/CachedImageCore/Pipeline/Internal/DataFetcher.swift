@@ -150,8 +150,16 @@ final class DataFetcher: Sendable {
         case .hit(let response):
             return response
         case .miss:
+            // A staged background download for it being adopted, or adopted since `lookup`.
+            if await adoption.waitIfStaged(request) || adoption.takeAdopted(request.cacheKey) {
+                return try await fetch(request, url: url, context: context)
+            }
             return try await download(request, url: url, revalidating: nil, context: context)
         case .stale(let entry, let fromDisk), .staleWhileRevalidate(let entry, let fromDisk):
+            // A staged background download may refresh it without the network.
+            if await adoption.waitIfStaged(request) {
+                return try await fetch(request, url: url, context: context)
+            }
             do {
                 return try await download(request, url: url, revalidating: (entry, fromDisk), context: context)
             } catch let error as ImagePipeline.Error where freshness.mayServeStale(entry.metadata, after: error) {
@@ -163,6 +171,20 @@ final class DataFetcher: Sendable {
             }
         }
     }
+
+    /// Whether the disk cache holds a fresh entry for `request` that it may serve (a background
+    /// prefetch sends nothing for it). Counts nothing.
+    func hasFreshEntry(for request: ImageRequest) -> Bool {
+        // Most prefetch candidates are not on disk: no read for them.
+        guard diskCache?.containsEntry(forKey: request.cacheKey) == true, let cached = cachedEntry(for: request), Self.varyMatches(cached.metadata, request) else { return false }
+        return freshness.isFresh(cached.metadata, for: request)
+    }
+
+    /// Staged background downloads being adopted into the disk cache (``BackgroundDownloads``).
+    let adoption = BackgroundAdoption()
+
+    /// The pipeline's request time for a new request (a background download's ticket).
+    var now: Date { clock.now }
 
     private func cachedEntry(for request: ImageRequest) -> DiskCache.Entry? {
         guard let diskCache, request.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringLocalCacheData]) else {
@@ -198,11 +220,13 @@ final class DataFetcher: Sendable {
         if !insists, let error = failures.error(forKey: key) {
             throw error
         }
-        // The body bytes this job's subscribers were handed, across its attempts.
+        // The body bytes this job's subscribers were handed, across its attempts, and the image's
+        // size read from them.
         let reportedBytes = Locked(0)
+        let sizeReader = ImageSizeReader()
         do {
             let response = try await retryPolicy.run {
-                try await downloadOnce(request, url: url, revalidating: cached, reportedBytes: reportedBytes, context: context)
+                try await downloadOnce(request, url: url, revalidating: cached, reportedBytes: reportedBytes, sizeReader: sizeReader, context: context)
             }
             failures.forget(key)
             return response
@@ -244,6 +268,7 @@ final class DataFetcher: Sendable {
         url: URL,
         revalidating cached: (entry: DiskCache.Entry, response: ImageDataResponse)?,
         reportedBytes: Locked<Int>,
+        sizeReader: ImageSizeReader,
         context: Context
     ) async throws -> ImageDataResponse {
         var urlRequest = request.urlRequest
@@ -265,7 +290,8 @@ final class DataFetcher: Sendable {
         // A reload that ignores cached data does not resume kept bytes either (it keeps its own).
         let response = try await downloader.send(
             urlRequest, url: url, isConditional: revalidated != nil, resumeKey: request.cacheKey,
-            mayResume: !request.options.contains(.reloadIgnoringLocalCacheData), reportedBytes: reportedBytes, context: context
+            mayResume: !request.options.contains(.reloadIgnoringLocalCacheData), reportedBytes: reportedBytes, sizeReader: sizeReader,
+            context: context
         )
 
         if let revalidated, response.statusCode == 304 {
@@ -301,13 +327,27 @@ final class DataFetcher: Sendable {
             case .refetch:
                 // The 304 names other bytes than the stored ones (RFC 9111 4.3.4): ask again,
                 // unconditionally, and neither serve nor update the stored entry.
-                return try await downloadOnce(request, url: url, revalidating: nil, reportedBytes: reportedBytes, context: context)
+                return try await downloadOnce(request, url: url, revalidating: nil, reportedBytes: reportedBytes, sizeReader: sizeReader, context: context)
             }
             instrumentation.record(.diskHit)
             instrumentation.record(.revalidated(url: url, notModified: true))
             confirmed.source = .revalidated
             return confirmed
         }
+        return try accepted(response, for: request, url: url, isRevalidation: revalidated != nil)
+    }
+
+    /// What a response (a download's, or a background download's adopted on relaunch) gives
+    /// `request`: a failed status throws a ``DownloadFailure`` carrying its `Retry-After`; a 2xx
+    /// body is validated (``ResponseValidator``: length against `Content-Length`, format,
+    /// completeness, pixel limit), its metadata built, limited by its redirects, and stored as the
+    /// ``DiskStorePolicy`` decides.
+    ///
+    /// - Parameter counts: Whether to record a disk miss (and a changed revalidation): a
+    ///   download's; an adoption is not a request.
+    func accepted(
+        _ response: Downloader.Response, for request: ImageRequest, url: URL, isRevalidation: Bool, counts: Bool = true
+    ) throws -> ImageDataResponse {
         if let status = response.statusCode, !(200..<300).contains(status) {
             // An HTTP-date `Retry-After` counts from the response's own `Date` (the server's
             // clock), so a device clock that is off does not shorten or stretch the wait.
@@ -323,9 +363,11 @@ final class DataFetcher: Sendable {
             transfer: ResponseValidator.Transfer(response.response, received: response.data.count)
         )
 
-        instrumentation.record(.diskMiss)
-        if revalidated != nil {
-            instrumentation.record(.revalidated(url: url, notModified: false))
+        if counts {
+            instrumentation.record(.diskMiss)
+            if isRevalidation {
+                instrumentation.record(.revalidated(url: url, notModified: false))
+            }
         }
         // Stored under the requested URL: every redirect on the way limits what may be reused
         // (a temporary redirect without freshness makes the entry stale at once).

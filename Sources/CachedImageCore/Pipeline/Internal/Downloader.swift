@@ -81,7 +81,10 @@ final class Downloader: Sendable {
     /// With a `resumeKey`, a body that stops early keeps its bytes under that key when its response
     /// may be resumed, and a request with bytes kept (not `isConditional`, `mayResume`) asks only
     /// for the rest (``ResumableTransfer``); `reportedBytes` counts the body bytes the job's
-    /// subscribers were handed, so that the kept ones are handed over once.
+    /// subscribers were handed, so that the kept ones are handed over once, and a body that
+    /// starts over from its first byte (a retry the server did not resume) is announced
+    /// (``JobUpdate/restarted``). `sizeReader` sees the body as the subscribers do and reports
+    /// the image's size once its header arrived (``JobUpdate/imageSize(_:)``).
     ///
     /// A download running below ``WorkQueue/preemptingPriority`` (every view that wanted it left
     /// the screen, or a prefetch) gives its slot to a visible request that waits for one: its
@@ -99,6 +102,7 @@ final class Downloader: Sendable {
         resumeKey: String? = nil,
         mayResume: Bool = true,
         reportedBytes: Locked<Int> = Locked(0),
+        sizeReader: ImageSizeReader? = nil,
         context: TaskCoalescer<DataTaskKey, ImageDataResponse>.JobContext
     ) async throws -> Response {
         let priority = context.priority
@@ -129,7 +133,8 @@ final class Downloader: Sendable {
                         let linkRole = LinkScheduler.Role(countsBeforeBody: countsBeforeBody, keepsBytes: resumeKey != nil && resumes)
                         if let response = try await load(
                             sent, url: url, isConditional: isConditional, linkRole: linkRole, ticket: current, priority: loadPriority,
-                            transfer: transfer, reportedBytes: reportedBytes, context: context, preemption: preemption
+                            transfer: transfer, body: BodyHandout(reportedBytes: reportedBytes, sizeReader: sizeReader),
+                            context: context, preemption: preemption
                         ) {
                             return response
                         }
@@ -142,6 +147,7 @@ final class Downloader: Sendable {
                 // The subscribers drop what they received; a resumed body hands the kept bytes over again.
                 if reportedBytes.withLock({ $0 }) > 0 { counts = true }
                 reportedBytes.withLock { $0 = 0 }
+                sizeReader?.restart()
                 context.report(.restarted)
                 // Back in line where it stood: a transfer that stepped aside or was preempted
                 // keeps its place among the requests of its priority.
@@ -162,7 +168,7 @@ final class Downloader: Sendable {
         ticket: WorkQueue.Ticket,
         priority: DataLoadPriority,
         transfer: ResumableTransfer?,
-        reportedBytes: Locked<Int>,
+        body: BodyHandout,
         context: TaskCoalescer<DataTaskKey, ImageDataResponse>.JobContext,
         preemption: Preemption
     ) async throws -> Response? {
@@ -186,19 +192,18 @@ final class Downloader: Sendable {
                 },
                 received: { chunk in
                     link.received(chunk.count, of: linkID)
-                    reportedBytes.withLock { $0 += chunk.count }
-                    context.report(.bytes(chunk))
+                    body.hand(chunk, context: context)
                 },
                 head: { response in
                     link.head(linkID, response: response)
-                    guard let (prefix, total) = transfer?.didReceiveHead(response) else { return }
-                    // Subscribers that saw none of the body get the kept bytes first (progressive
-                    // previews); after a retry in the same job they already have them.
-                    let handsOver = reportedBytes.withLock { count in
-                        defer { if count == 0 { count = prefix.count } }
-                        return count == 0
+                    guard let (prefix, total) = transfer?.didReceiveHead(response) else {
+                        // The body comes from its first byte: what a retry handed before is void.
+                        body.startOver(context: context)
+                        return
                     }
-                    if handsOver { context.report(.bytes(prefix)) }
+                    // Subscribers that saw none of the body get the kept bytes first (progressive
+                    // previews, the size); after a retry in the same job they already have them.
+                    body.handOver(prefix, context: context)
                     context.reportProgress(Int64(prefix.count), Int64(total))
                 },
                 interrupted: { received in transfer?.interrupted(received) }
@@ -247,5 +252,41 @@ final class Downloader: Sendable {
             if Task.isCancelled || error is CancellationError { throw CancellationError() }
             throw ImagePipeline.Error.requestModifierFailed(url: url, underlying: error)
         }
+    }
+}
+
+/// What a download hands its job's subscribers of a body as it arrives: the chunks, the image's
+/// size once its header is in (``ImageSizeReader``), and a restart when a body starts over.
+private struct BodyHandout: Sendable {
+    /// The body bytes the subscribers were handed, across the job's attempts.
+    let reportedBytes: Locked<Int>
+    let sizeReader: ImageSizeReader?
+
+    func hand(_ chunk: Data, context: TaskCoalescer<DataTaskKey, ImageDataResponse>.JobContext) {
+        reportedBytes.withLock { $0 += chunk.count }
+        context.report(.bytes(chunk))
+        if let size = sizeReader?.append(chunk) { context.report(.imageSize(size)) }
+    }
+
+    /// Hands the kept bytes a resumed body continues, unless the subscribers have them already.
+    func handOver(_ prefix: Data, context: TaskCoalescer<DataTaskKey, ImageDataResponse>.JobContext) {
+        let handsOver = reportedBytes.withLock { count in
+            defer { if count == 0 { count = prefix.count } }
+            return count == 0
+        }
+        guard handsOver else { return }
+        context.report(.bytes(prefix))
+        if let size = sizeReader?.append(prefix) { context.report(.imageSize(size)) }
+    }
+
+    /// A body from its first byte after the subscribers were handed some of another: void.
+    func startOver(context: TaskCoalescer<DataTaskKey, ImageDataResponse>.JobContext) {
+        let hadBytes = reportedBytes.withLock { count in
+            defer { count = 0 }
+            return count > 0
+        }
+        guard hadBytes else { return }
+        sizeReader?.restart()
+        context.report(.restarted)
     }
 }

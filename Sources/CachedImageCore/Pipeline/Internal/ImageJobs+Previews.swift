@@ -76,17 +76,19 @@ extension ImageJobs {
         return image
     }
 
-    /// What a task that observes its job subscribes with: each preview of its image job, as a
-    /// response flagged ``ImageResponse/isPreview``, and the stored copy shown while it is
-    /// revalidated, flagged ``ImageResponse/isStale``.
+    /// What a task subscribes to its job with: the image's size as soon as the body's first
+    /// bytes give it (kept on the task, ``ImageTask/imageSize``, and passed to `size`); for a
+    /// task that observes its job, also each preview of its image job, as a response flagged
+    /// ``ImageResponse/isPreview``, and the stored copy shown while it is revalidated, flagged
+    /// ``ImageResponse/isStale``.
     func jobUpdates(
         for task: ImageTask,
         request: ImageRequest,
         preview: (@Sendable (ImageResponse) -> Void)?,
-        stale: (@Sendable (ImageResponse) -> Void)?
-    ) -> (@Sendable (JobUpdate) -> Void)? {
-        guard preview != nil || stale != nil else { return nil }
-        return { update in
+        stale: (@Sendable (ImageResponse) -> Void)?,
+        size: (@Sendable (PixelSize) -> Void)?
+    ) -> @Sendable (JobUpdate) -> Void {
+        { update in
             let metrics = TaskMetrics(startDate: task.startDate, duration: task.elapsedTime, isCoalesced: false, bytesDownloaded: 0)
             switch update {
             case .preview(let image):
@@ -98,6 +100,8 @@ extension ImageJobs {
                 response.displayRetention = result.displayRetention
                 response.mark(result.staleness)
                 stale?(response)
+            case .imageSize(let pixelSize):
+                if task.noteImageSize(pixelSize) { size?(pixelSize) }
             case .bytes, .restarted:
                 break
             }

@@ -107,7 +107,8 @@ final class ImageJobs: Sendable {
         _ task: ImageTask,
         progress: (@Sendable (Int64, Int64?) -> Void)?,
         preview: (@Sendable (ImageResponse) -> Void)? = nil,
-        stale: (@Sendable (ImageResponse) -> Void)? = nil
+        stale: (@Sendable (ImageResponse) -> Void)? = nil,
+        size: (@Sendable (PixelSize) -> Void)? = nil
     ) -> Start {
         trace?.mark(.started)
         instrumentation.record(.taskStarted(id: task.id, url: task.request.url))
@@ -125,10 +126,14 @@ final class ImageJobs: Sendable {
         let priority = task.priority
         let subscription = imageJobs.subscribe(
             to: ImageTaskKey(request), priority: priority, progress: progress,
-            updates: jobUpdates(for: task, request: request, preview: preview, stale: stale)
+            updates: jobUpdates(for: task, request: request, preview: preview, stale: stale, size: size),
+            observesImages: preview != nil || stale != nil
         )
         if subscription.isCoalesced { instrumentation.record(.coalesced) }
         let heldDownload = subscription.isOwner ? dataJobs.join(DataTaskKey(request), priority: priority) : nil
+        // A download in flight (a prefetch, another size) read the size already: the task has it
+        // before this returns.
+        if let size = heldDownload?.imageSize { subscription.report(.imageSize(size)) }
         task.bind(to: subscription, subscribedAt: priority)
         trace?.mark(.jobJoined)
         return .job(subscription, request, url, heldDownload: heldDownload)
@@ -268,7 +273,14 @@ final class ImageJobs: Sendable {
         }
         let previewer = makePreviewer(request, url: url, context: context)
         defer { previewer?.finish() }
-        let bytes = previewer?.bodyChunks
+        // The body's chunks for the previewer; the size the download read for the job's tasks.
+        let bytes: @Sendable (JobUpdate) -> Void = { [previewChunks = previewer?.bodyChunks] update in
+            if case .imageSize = update {
+                context.report(update)
+            } else {
+                previewChunks?(update)
+            }
+        }
         let data: DataSubscription
         if let heldDownload {
             // The download joined when the job began (it may have finished since: its value

@@ -43,16 +43,22 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
     /// once, either finish it on the spot with ``Subscription/complete(with:)`` (work that needs
     /// no suspension, such as a disk hit) or hand it to a task with ``Subscription/start(_:)``.
     /// Other callers asking for the same key meanwhile join it.
-    func subscribe(to key: Key, priority: Priority, progress: ProgressHandler? = nil, updates: UpdateHandler? = nil) -> Subscription {
+    ///
+    /// `updates` gets the job's updates; `observesImages` says whether it wants the images only
+    /// a view shows (previews, the stale copy: ``JobContext/takesUpdates``), or only the rest
+    /// (the image's size).
+    func subscribe(
+        to key: Key, priority: Priority, progress: ProgressHandler? = nil, updates: UpdateHandler? = nil, observesImages: Bool = true
+    ) -> Subscription {
         // Never nil: a missing job is created.
-        addSubscriber(to: key, priority: priority, progress: progress, updates: updates, creatingJob: true)!
+        addSubscriber(to: key, priority: priority, progress: progress, updates: updates, observesImages: observesImages, creatingJob: true)!
     }
 
     /// Subscribes to the job for `key` only if one is in flight; `nil` otherwise (nothing is
     /// created). Holds a job another caller may be about to leave until this caller decides
     /// whether it needs it.
     func join(_ key: Key, priority: Priority) -> Subscription? {
-        addSubscriber(to: key, priority: priority, progress: nil, updates: nil, creatingJob: false)
+        addSubscriber(to: key, priority: priority, progress: nil, updates: nil, observesImages: true, creatingJob: false)
     }
 
     /// Adds a subscriber to the job for `key` (created first if `creatingJob`), raising the
@@ -62,9 +68,10 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         priority: Priority,
         progress: ProgressHandler?,
         updates: UpdateHandler?,
+        observesImages: Bool,
         creatingJob: Bool
     ) -> Subscription? {
-        let added: (job: Job, id: Int, isNew: Bool, isRaised: Bool, replay: JobUpdate?)? = lock.withLock {
+        let added: (job: Job, id: Int, isNew: Bool, isRaised: Bool, replay: [JobUpdate])? = lock.withLock {
             var isNew = false
             let job: Job
             if let existing = jobs[key] {
@@ -78,14 +85,14 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
             }
             let id = job.nextSubscriberID
             job.nextSubscriberID += 1
-            job.subscribers[id] = Subscriber(priority: priority, progress: progress, updates: updates)
+            job.subscribers[id] = Subscriber(priority: priority, progress: progress, updates: updates, observesImages: observesImages)
             let isRaised = priority > job.priority
             if isRaised { job.priority = priority }
-            return (job, id, isNew, isRaised, updates == nil ? nil : job.stickyUpdate)
+            return (job, id, isNew, isRaised, updates == nil ? [] : job.stickyUpdates(observingImages: observesImages))
         }
         guard let added else { return nil }
         if added.isRaised { deliverPriority(of: added.job) }
-        if let replay = added.replay { updates?(replay) }
+        for replay in added.replay { updates?(replay) }
         return Subscription(coalescer: self, job: added.job, id: added.id, isCoalesced: !added.isNew)
     }
 
@@ -226,18 +233,36 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: @unchecked
         lock.withLock { job.subscribers[id]?.progress = progress }
     }
 
+    /// Replaces a subscriber's update handler; it gets what the job kept for later subscribers
+    /// (``Job/stickyUpdates(observingImages:)``) at once.
     fileprivate func setUpdates(_ updates: UpdateHandler?, of job: Job, id: Int) {
-        lock.withLock { job.subscribers[id]?.updates = updates }
+        let replay: [JobUpdate] = lock.withLock {
+            guard var subscriber = job.subscribers[id] else { return [] }
+            subscriber.updates = updates
+            job.subscribers[id] = subscriber
+            return updates == nil ? [] : job.stickyUpdates(observingImages: subscriber.observesImages)
+        }
+        for update in replay { updates?(update) }
     }
 
     fileprivate func takesUpdates(_ job: Job) -> Bool {
-        lock.withLock { job.subscribers.values.contains { $0.updates != nil } }
+        lock.withLock { job.subscribers.values.contains { $0.updates != nil && $0.observesImages } }
     }
 
     fileprivate func report(_ update: JobUpdate, of job: Job) {
-        let handlers = lock.withLock {
-            if case .stale = update { job.stickyUpdate = update }
-            return job.subscribers.values.compactMap(\.updates)
+        let handlers: [UpdateHandler] = lock.withLock {
+            switch update {
+            case .stale:
+                job.stale = update
+            case .imageSize(let size):
+                guard job.imageSize != size else { return [] } // told already
+                job.imageSize = size
+            case .bytes, .restarted, .preview:
+                break
+            }
+            return job.subscribers.values.compactMap { subscriber in
+                update.isImage && !subscriber.observesImages ? nil : subscriber.updates
+            }
         }
         for handler in handlers { handler(update) }
     }
@@ -302,9 +327,22 @@ extension TaskCoalescer {
             coalescer.setProgress(progress, of: job, id: id)
         }
 
-        /// Replaces the update handler this subscriber was given (see ``setProgress(_:)``).
+        /// Replaces the update handler this subscriber was given (see ``setProgress(_:)``); it
+        /// gets what the job kept for later subscribers at once (the image's size).
         func setUpdates(_ updates: UpdateHandler?) {
             coalescer.setUpdates(updates, of: job, id: id)
+        }
+
+        /// Tells the job's subscribers `update` before the job runs (the image's size a download
+        /// in flight read already); for the owner only.
+        func report(_ update: JobUpdate) {
+            precondition(isOwner, "only the subscriber that created a job reports for it")
+            coalescer.report(update, of: job)
+        }
+
+        /// The image's size the job was told (``JobUpdate/imageSize(_:)``), if any.
+        var imageSize: PixelSize? {
+            coalescer.lock.withLock { job.imageSize }
         }
 
         /// Leaves the job (throwing `CancellationError` to a pending ``value()``).
@@ -354,6 +392,8 @@ extension TaskCoalescer {
         var priority: Priority
         var progress: ProgressHandler?
         var updates: UpdateHandler?
+        /// Whether ``updates`` wants previews and the stale copy, not only the image's size.
+        var observesImages: Bool
     }
 
     /// A job's mutable state; guarded by the coalescer's lock.
@@ -370,9 +410,10 @@ extension TaskCoalescer {
         /// Whether the priority changed while they were being called: one more round is due.
         var needsPriorityRedelivery = false
         var task: Task<Void, Never>?
-        /// The update a subscriber that takes updates gets as it joins (``JobUpdate/stale(_:)``:
-        /// what a view shows while the job runs).
-        var stickyUpdate: JobUpdate?
+        /// The stored copy a view shows while the job runs (``JobUpdate/stale(_:)``), for later subscribers.
+        var stale: JobUpdate?
+        /// The image's size read from the body so far (``JobUpdate/imageSize(_:)``), for later subscribers.
+        var imageSize: PixelSize?
         var isCancelled = false
         var result: Result<Value, any Error>?
 
@@ -380,19 +421,13 @@ extension TaskCoalescer {
             self.key = key
             self.priority = priority
         }
-    }
-}
 
-/// What a job hands its subscribers before its value.
-enum JobUpdate: Sendable {
-    /// The next chunk of a body as it arrives from the network (data jobs).
-    case bytes(Data)
-    /// The download stopped and starts over: the chunks so far are void (data jobs).
-    case restarted
-    /// A preview decoded from the part of a progressive JPEG received so far (image jobs).
-    case preview(DecodedImage)
-    /// The stored copy, decoded while the server is asked whether it is still current (image
-    /// jobs): a view shows it at once instead of a placeholder (``ImageResponse/isStale``).
-    /// Handed to subscribers that join later too, as they join.
-    case stale(DecodedResult)
+        /// What a subscriber that takes updates gets as it joins.
+        func stickyUpdates(observingImages: Bool) -> [JobUpdate] {
+            var updates: [JobUpdate] = []
+            if let imageSize { updates.append(.imageSize(imageSize)) }
+            if observingImages, let stale { updates.append(stale) }
+            return updates
+        }
+    }
 }
