@@ -100,7 +100,9 @@ public final class ImagePipeline: Sendable {
         diskCacheOpenError = openError
         if let openError { instrumentation.record(.diskCacheFailed(openError)) }
         jobs = ImageJobs(configuration: configuration, memoryCache: memoryCache, diskCache: diskCache, instrumentation: instrumentation)
-        backgroundDownloads = BackgroundDownloads(configuration: configuration, diskCache: diskCache, jobs: jobs)
+        // Checked before the initializer, which allocates the object (and its locks) first.
+        backgroundDownloads = configuration.backgroundSession == nil
+            ? nil : BackgroundDownloads(configuration: configuration, diskCache: diskCache, jobs: jobs)
     }
 
     // MARK: Loading images

@@ -69,6 +69,8 @@ final class DataFetcher: Sendable {
         self.clock = configuration.clock
         self.instrumentation = instrumentation
         self.trace = configuration.stageTrace
+        // Only a pipeline with a background session adopts: the others' misses never wait.
+        self.adoption = configuration.backgroundSession != nil && diskCache != nil ? BackgroundAdoption() : nil
     }
 
     /// Downloads waiting for a slot in the download queue.
@@ -151,13 +153,13 @@ final class DataFetcher: Sendable {
             return response
         case .miss:
             // A staged background download for it being adopted, or adopted since `lookup`.
-            if await adoption.waitIfStaged(request) || adoption.takeAdopted(request.cacheKey) {
+            if let adoption, await adoption.waitIfStaged(request) || adoption.takeAdopted(request.cacheKey) {
                 return try await fetch(request, url: url, context: context)
             }
             return try await download(request, url: url, revalidating: nil, context: context)
         case .stale(let entry, let fromDisk), .staleWhileRevalidate(let entry, let fromDisk):
             // A staged background download may refresh it without the network.
-            if await adoption.waitIfStaged(request) {
+            if let adoption, await adoption.waitIfStaged(request) {
                 return try await fetch(request, url: url, context: context)
             }
             do {
@@ -180,8 +182,9 @@ final class DataFetcher: Sendable {
         return freshness.isFresh(cached.metadata, for: request)
     }
 
-    /// Staged background downloads being adopted into the disk cache (``BackgroundDownloads``).
-    let adoption = BackgroundAdoption()
+    /// Staged background downloads being adopted into the disk cache (``BackgroundDownloads``);
+    /// `nil` without a background session or a disk cache.
+    let adoption: BackgroundAdoption?
 
     /// The pipeline's request time for a new request (a background download's ticket).
     var now: Date { clock.now }

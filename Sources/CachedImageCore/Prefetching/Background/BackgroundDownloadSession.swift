@@ -22,12 +22,13 @@ package protocol BackgroundDownloadSession: Sendable {
 
 /// A pipeline's background session: its identifier and how to make it
 /// (``ImagePipeline/Configuration/backgroundSession``; the Apple layer's
-/// `backgroundSessionIdentifier` sets it).
-package struct BackgroundSessionSetup: Sendable {
+/// `backgroundSessionIdentifier` sets it). A class: one reference in every copy of the
+/// configuration, whose copies are on the path of opening a pipeline.
+package final class BackgroundSessionSetup: Sendable {
     /// The session's identifier (`URLSessionConfiguration.background(withIdentifier:)`).
-    package var identifier: String
+    package let identifier: String
     /// Makes the session, once per identifier in a process, with the inbox its delegate feeds.
-    package var makeSession: @Sendable (_ identifier: String, _ inbox: BackgroundDownloadInbox) -> any BackgroundDownloadSession
+    package let makeSession: @Sendable (_ identifier: String, _ inbox: BackgroundDownloadInbox) -> any BackgroundDownloadSession
 
     package init(
         identifier: String,

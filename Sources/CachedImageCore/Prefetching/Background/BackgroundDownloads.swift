@@ -25,6 +25,7 @@ final class BackgroundDownloads: Sendable {
     let inbox: BackgroundDownloadInbox
     let session: any BackgroundDownloadSession
     private let fetcher: DataFetcher
+    private let adoption: BackgroundAdoption
     private let resolver: RequestResolver
     private let diskCache: DiskCache
     private let maximumResponseBytes: Int
@@ -44,13 +45,14 @@ final class BackgroundDownloads: Sendable {
     /// `nil` without a background session configured or a disk cache, or when the identifier is
     /// taken in this process for another directory.
     init?(configuration: ImagePipeline.Configuration, diskCache: DiskCache?, jobs: ImageJobs) {
-        guard let setup = configuration.backgroundSession, let diskCache else { return nil }
+        guard let setup = configuration.backgroundSession, let diskCache, let adoption = jobs.fetcher.adoption else { return nil }
         let staging = BackgroundDownloadStaging(cacheDirectoryPath: diskCache.directoryPath)
         guard let registration = BackgroundDownloadInbox.registered(setup, staging: staging, clock: configuration.clock) else { return nil }
         identifier = setup.identifier
         inbox = registration.inbox
         session = registration.session
         fetcher = jobs.fetcher
+        self.adoption = adoption
         resolver = jobs.resolver
         self.diskCache = diskCache
         maximumResponseBytes = configuration.maximumResponseBytes
@@ -139,7 +141,7 @@ final class BackgroundDownloads: Sendable {
             cleared.at = fetcher.now
             cleared.count += 1
         }
-        fetcher.adoption.forgetAdopted()
+        adoption.forgetAdopted()
         session.cancelAllDownloads()
         let staging = inbox.staging
         Task.detached(priority: .utility) { staging.removeAll() }
@@ -156,16 +158,16 @@ final class BackgroundDownloads: Sendable {
     /// A miss waits for its own item (``BackgroundAdoption``).
     @discardableResult
     func adoptStagedDownloads() -> Task<Void, Never> {
-        fetcher.adoption.start { [weak self] in self?.sweep() }
+        adoption.start { [weak self] in self?.sweep() }
     }
 
     /// One pass over the staging folder: leftovers deleted, staged downloads adopted or refused.
     private func sweep() {
         let listing = inbox.staging.list()
-        fetcher.adoption.listed(listing.items.map(\.entryName))
+        adoption.listed(listing.items.map(\.entryName))
         for path in listing.leftovers { try? DiskCacheFileIO.removeFile(atPath: path) }
         for item in listing.items {
-            fetcher.adoption.finished(item.entryName, adopted: (try? adopt(item)) ?? nil)
+            adoption.finished(item.entryName, adopted: (try? adopt(item)) ?? nil)
         }
     }
 
