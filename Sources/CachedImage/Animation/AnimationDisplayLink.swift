@@ -115,12 +115,11 @@ private final class DisplayLinkHolder: @unchecked Sendable {
 
 /// The clock a display-driven player follows: `CACurrentMediaTime()`, the scale of a display
 /// link's timestamps.
-struct MediaTimeAnimationClock: AnimationClock {
+struct MediaTimeAnimationClock: UptimeClock {
     var now: TimeInterval { CACurrentMediaTime() }
 
     func sleep(until deadline: TimeInterval) async throws {
-        let wait = max(0, deadline - now)
-        try await Task.sleep(nanoseconds: UInt64(min(wait, 3_600) * 1_000_000_000))
+        try await Task.sleep(nanoseconds: SystemUptimeClock.nanoseconds(until: deadline, from: now))
     }
 }
 #endif

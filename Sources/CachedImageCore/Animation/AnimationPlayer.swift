@@ -78,7 +78,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
         didSet { buffer.costLimit = max(0, frameBufferLimit); trimBuffer(toCost: buffer.costLimit) }
     }
 
-    let clock: any AnimationClock
+    let clock: any UptimeClock
     private let makeSource: @Sendable (Data, DecodingTarget) -> Source?
     weak var pipeline: ImagePipeline?
     var decoder: SerialFrameDecoder<Source>?
@@ -108,7 +108,7 @@ package final class AnimationPlayer<Source: AnimationFrameSource> {
     ///     off the main actor; `nil` when the platform cannot decode them.
     ///   - driver: What advances the frames: the player's own loop (default) or the display.
     package init(
-        clock: any AnimationClock = SystemAnimationClock(),
+        clock: any UptimeClock = SystemUptimeClock(),
         driver: Driver = .clock,
         makeSource: @escaping @Sendable (Data, DecodingTarget) -> Source?
     ) {

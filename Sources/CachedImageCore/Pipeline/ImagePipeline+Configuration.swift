@@ -229,7 +229,7 @@ extension ImagePipeline {
         package var clock: any CacheClock = SystemClock()
 
         /// The monotonic clock the download queue measures the link on (``LinkGauge``).
-        package var linkClock: any LinkClock = SystemLinkClock()
+        package var linkClock: any UptimeClock = SystemUptimeClock()
 
         /// Whether the download queue runs as many downloads at once as the link needs, measured
         /// from the transfers (``LinkScheduler``); `false`: always ``maximumConcurrentDownloads``.

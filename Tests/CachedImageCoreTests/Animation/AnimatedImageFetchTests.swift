@@ -46,7 +46,7 @@ struct AnimatedImageFetchTests {
             fixture.server.resetCounters()
             let fresh = fixture.makePipeline { $0.memoryCacheCostLimit = 0 }
             if kind == .plain { fresh.removeAllCachedImages() }
-            let clock = ManualAnimationClock()
+            let clock = ManualUptimeClock()
             let factory = FakeSourceFactory()
             let player = AnimationPlayer<FakeFrameSource>(clock: clock, makeSource: { factory.make($0, $1) })
             player.setVisible(true)

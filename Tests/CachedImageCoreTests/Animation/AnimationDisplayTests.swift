@@ -92,7 +92,7 @@ struct AnimationDisplayTests {
         try await withScriptedFixture { fixture in
             let gif = ImageFixtures.animatedGIF(width: 8, height: 8, delays: [10, 10, 10], loopCount: 0)
             fixture.server.serve("/a.gif", .ok(gif, contentType: "image/gif"))
-            let clock = ManualAnimationClock()
+            let clock = ManualUptimeClock()
             let factory = FakeSourceFactory()
             let player = AnimationPlayer<FakeFrameSource>(clock: clock, driver: .display, makeSource: { factory.make($0, $1) })
             var linkStates: [Bool] = []

@@ -22,7 +22,7 @@ struct AnimationLayoutSizingTests {
     private struct Rig {
         let fixture: ScriptedFixture
         let pipeline: ImagePipeline
-        let clock: ManualAnimationClock
+        let clock: ManualUptimeClock
         let factory: SizedSourceFactory
         let player: AnimationPlayer<FakeFrameSource>
     }
@@ -33,7 +33,7 @@ struct AnimationLayoutSizingTests {
                 $0.memoryCacheCostLimit = 256 * 1024 * 1024
                 $0.maximumDecodedPixelSize = nil
             }
-            let clock = ManualAnimationClock()
+            let clock = ManualUptimeClock()
             let factory = SizedSourceFactory()
             let player = AnimationPlayer<FakeFrameSource>(clock: clock, makeSource: { factory.make($0, $1) })
             try await body(Rig(fixture: fixture, pipeline: pipeline, clock: clock, factory: factory, player: player))

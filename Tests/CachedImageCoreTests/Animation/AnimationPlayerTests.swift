@@ -12,13 +12,13 @@ struct AnimationPlayerTests {
     /// Three frames of 100 ms.
     private let gif = ImageFixtures.animatedGIF(width: 8, height: 8, delays: [10, 10, 10], loopCount: 0)
 
-    private func makePlayer(_ clock: ManualAnimationClock, _ factory: FakeSourceFactory) -> AnimationPlayer<FakeFrameSource> {
+    private func makePlayer(_ clock: ManualUptimeClock, _ factory: FakeSourceFactory) -> AnimationPlayer<FakeFrameSource> {
         AnimationPlayer(clock: clock, makeSource: { factory.make($0, $1) })
     }
 
     /// A player on screen that played one frame change of `/a.gif`: the whole 3-frame loop is
     /// buffered, frame 1 on screen, the loop sleeping.
-    private func playedFullyBuffered(_ fixture: ScriptedFixture, _ pipeline: ImagePipeline, _ clock: ManualAnimationClock) async -> AnimationPlayer<FakeFrameSource> {
+    private func playedFullyBuffered(_ fixture: ScriptedFixture, _ pipeline: ImagePipeline, _ clock: ManualUptimeClock) async -> AnimationPlayer<FakeFrameSource> {
         let player = makePlayer(clock, FakeSourceFactory())
         player.setVisible(true)
         player.load(serveGIF(fixture, "/a.gif"), pipeline: pipeline)
@@ -36,7 +36,7 @@ struct AnimationPlayerTests {
     }
 
     /// Waits until the players' loops rest in their sleep (frame shown, next one prefetched).
-    private func waitUntilSleeping(_ clock: ManualAnimationClock, count: Int = 1) async -> Bool {
+    private func waitUntilSleeping(_ clock: ManualUptimeClock, count: Int = 1) async -> Bool {
         await clock.waitForSleepers(count)
         return clock.sleeperCount == count
     }
@@ -49,7 +49,7 @@ struct AnimationPlayerTests {
     func setBeforeAttached() async throws {
         try await withScriptedFixture { fixture in
             let pipeline = fixture.makePipeline()
-            let clock = ManualAnimationClock()
+            let clock = ManualUptimeClock()
             let factory = FakeSourceFactory()
             let player = makePlayer(clock, factory)
             player.load(serveGIF(fixture, "/a.gif"), pipeline: pipeline)
@@ -77,7 +77,7 @@ struct AnimationPlayerTests {
                 return .ok(gif, contentType: "image/gif")
             }
             let pipeline = fixture.makePipeline()
-            let clock = ManualAnimationClock()
+            let clock = ManualUptimeClock()
             let factory = FakeSourceFactory()
             let player = makePlayer(clock, factory)
             player.setVisible(true)
@@ -98,7 +98,7 @@ struct AnimationPlayerTests {
     func ownerReleasedWhilePlaying() async throws {
         try await withScriptedFixture { fixture in
             let pipeline = fixture.makePipeline()
-            let clock = ManualAnimationClock()
+            let clock = ManualUptimeClock()
             let factory = FakeSourceFactory()
             var player: AnimationPlayer<FakeFrameSource>? = makePlayer(clock, factory)
             weak let released = player
@@ -124,7 +124,7 @@ struct AnimationPlayerTests {
     func twoPlayersOfOneURL() async throws {
         try await withScriptedFixture { fixture in
             let pipeline = fixture.makePipeline()
-            let clock = ManualAnimationClock()
+            let clock = ManualUptimeClock()
             let factory = FakeSourceFactory()
             let request = serveGIF(fixture, "/a.gif")
             let first = makePlayer(clock, factory)
@@ -160,7 +160,7 @@ struct AnimationPlayerTests {
     func backgroundWithFiniteLoops() async throws {
         try await withScriptedFixture { fixture in
             let pipeline = fixture.makePipeline()
-            let clock = ManualAnimationClock()
+            let clock = ManualUptimeClock()
             let factory = FakeSourceFactory()
             let player = makePlayer(clock, factory)
             var finished = 0
@@ -200,7 +200,7 @@ struct AnimationPlayerTests {
     func pauseAndMemoryWarningTrim() async throws {
         try await withScriptedFixture { fixture in
             let pipeline = fixture.makePipeline()
-            let clock = ManualAnimationClock()
+            let clock = ManualUptimeClock()
             let player = await playedFullyBuffered(fixture, pipeline, clock)
             let key = try #require(player.frameCostKey)
 
@@ -222,7 +222,7 @@ struct AnimationPlayerTests {
     func evictionDropsBufferedFrames() async throws {
         try await withScriptedFixture { fixture in
             let pipeline = fixture.makePipeline()
-            let clock = ManualAnimationClock()
+            let clock = ManualUptimeClock()
             // The whole loop is buffered: nothing decodes again.
             let player = await playedFullyBuffered(fixture, pipeline, clock)
             let key = try #require(player.frameCostKey)
@@ -246,7 +246,7 @@ struct AnimationPlayerTests {
     func decodesSerialised() async throws {
         try await withScriptedFixture { fixture in
             let pipeline = fixture.makePipeline()
-            let clock = ManualAnimationClock()
+            let clock = ManualUptimeClock()
             let hold = BlockingGate()
             let factory = FakeSourceFactory(hold: hold)
             let player = makePlayer(clock, factory)
@@ -270,7 +270,7 @@ struct AnimationPlayerTests {
     func failureAndRetry() async throws {
         try await withScriptedFixture { fixture in
             let pipeline = fixture.makePipeline()
-            let clock = ManualAnimationClock()
+            let clock = ManualUptimeClock()
             let player = makePlayer(clock, FakeSourceFactory())
             fixture.server.serve("/a.gif", .status(404))
             player.setVisible(true)
@@ -293,7 +293,7 @@ struct AnimationPlayerTests {
     func speedAndLoopCount() async throws {
         try await withScriptedFixture { fixture in
             let pipeline = fixture.makePipeline()
-            let clock = ManualAnimationClock()
+            let clock = ManualUptimeClock()
             let player = makePlayer(clock, FakeSourceFactory())
             player.setSpeed(2)
             player.setLoopCountOverride(1)

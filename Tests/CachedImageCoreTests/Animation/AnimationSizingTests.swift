@@ -16,7 +16,7 @@ struct AnimationSizingTests {
             let cap = PixelSize(width: 80, height: 80)
             let pipeline = fixture.makePipeline { $0.maximumDecodedPixelSize = cap }
             let factory = FakeSourceFactory()
-            let player = AnimationPlayer<FakeFrameSource>(clock: ManualAnimationClock(), makeSource: { factory.make($0, $1) })
+            let player = AnimationPlayer<FakeFrameSource>(clock: ManualUptimeClock(), makeSource: { factory.make($0, $1) })
             var request = ImageRequest(url: fixture.url("/a.gif"), targetPixelSize: PixelSize(width: 100, height: 50))
             request.contentMode = mode
             player.load(request, pipeline: pipeline)

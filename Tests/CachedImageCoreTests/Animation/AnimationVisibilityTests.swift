@@ -127,7 +127,7 @@ struct AnimationVisibilityTests {
             let gif = ImageFixtures.animatedGIF(width: 8, height: 8, delays: [10, 10, 10, 10, 10, 10], loopCount: 0)
             fixture.server.serve("/a.gif", .ok(gif, contentType: "image/gif"))
             let pipeline = fixture.makePipeline()
-            let clock = ManualAnimationClock()
+            let clock = ManualUptimeClock()
             let factory = FakeSourceFactory()
             let player = AnimationPlayer<FakeFrameSource>(clock: clock, makeSource: { factory.make($0, $1) })
             var visibility = onScreen()

@@ -6,7 +6,7 @@ import Testing
 @testable import CachedImageCore
 
 /// The link rule applied to the download queue (``LinkScheduler`` over ``WorkQueue``), with
-/// transfers played by the test on a ``ManualLinkClock``: what starts, what waits, what steps
+/// transfers played by the test on a ``ManualUptimeClock``: what starts, what waits, what steps
 /// aside. No network, no real time.
 @Suite("LinkScheduler: the download queue follows the link", .timeLimit(.minutes(1)))
 struct LinkSchedulerTests {
@@ -54,8 +54,8 @@ struct LinkSchedulerTests {
 
     /// A queue of 12 slots whose scheduler measured a 3G-like link (97.5 KB/s, 200 ms round trip,
     /// 200 KB images) from two transfers that keep running: the limit is 2.
-    private func measured3G() async throws -> (WorkQueue, LinkScheduler, ManualLinkClock, [Transfer]) {
-        let clock = ManualLinkClock()
+    private func measured3G() async throws -> (WorkQueue, LinkScheduler, ManualUptimeClock, [Transfer]) {
+        let clock = ManualUptimeClock()
         let queue = WorkQueue(maxConcurrentCount: 12)
         let scheduler = LinkScheduler(queue: queue, maximum: 12, clock: clock)
         let running = [Transfer(queue, scheduler), Transfer(queue, scheduler)]
@@ -112,7 +112,7 @@ struct LinkSchedulerTests {
 
     @Test("over the limit, the latest visible download steps aside and waits; the earlier ones keep the link")
     func excessStepsAside() async throws {
-        let clock = ManualLinkClock()
+        let clock = ManualUptimeClock()
         let queue = WorkQueue(maxConcurrentCount: 12)
         let scheduler = LinkScheduler(queue: queue, maximum: 12, clock: clock)
         // Six visible downloads start before anything is measured (the stop screen).

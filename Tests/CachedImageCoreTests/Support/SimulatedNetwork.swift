@@ -14,7 +14,7 @@ import LoopbackServer
 ///   server or CDN limit per connection: the link is then not the bottleneck). It serves its
 ///   resources with a strong ETag: `If-None-Match` gets a `304`, `Range` with a matching
 ///   `If-Range` a `206` of the rest (a transfer that stepped aside resumes).
-/// - **Time** is a ``ManualLinkClock`` that only ``run(_:step:until:)`` moves, after letting the
+/// - **Time** is a ``ManualUptimeClock`` that only ``run(_:step:until:)`` moves, after letting the
 ///   pipeline settle; the pipeline measures the link on the same clock. Nothing depends on how
 ///   fast or busy the machine is.
 final class SimulatedNetwork: StreamingDataLoading, @unchecked Sendable {
@@ -84,7 +84,7 @@ final class SimulatedNetwork: StreamingDataLoading, @unchecked Sendable {
     }
 
     let baseURL = URL(string: "http://simulated.test")!
-    let clock: ManualLinkClock
+    let clock: ManualUptimeClock
     private var currentProfile: LinkProfile
     let perTransferBytesPerSecond: Double?
     private let lock = NSLock()
@@ -98,7 +98,7 @@ final class SimulatedNetwork: StreamingDataLoading, @unchecked Sendable {
     private var furthest: [String: Int] = [:]
     private var bodyBytes = 0
 
-    init(profile: LinkProfile, perTransferBytesPerSecond: Double? = nil, clock: ManualLinkClock = ManualLinkClock()) {
+    init(profile: LinkProfile, perTransferBytesPerSecond: Double? = nil, clock: ManualUptimeClock = ManualUptimeClock()) {
         self.currentProfile = profile
         self.perTransferBytesPerSecond = perTransferBytesPerSecond
         self.clock = clock

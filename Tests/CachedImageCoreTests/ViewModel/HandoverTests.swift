@@ -80,7 +80,7 @@ extension HandoverTests {
                 return .ok(gif, contentType: "image/gif")
             }
             let factory = FakeSourceFactory()
-            let player = AnimationPlayer<FakeFrameSource>(clock: ManualAnimationClock(), makeSource: { factory.make($0, $1) })
+            let player = AnimationPlayer<FakeFrameSource>(clock: ManualUptimeClock(), makeSource: { factory.make($0, $1) })
             let pipeline = fixture.makePipeline()
             player.load(ImageRequest(url: fixture.url("/a.gif"), targetPixelSize: PixelSize(width: 44, height: 44)), pipeline: pipeline)
             try await waitFor { fixture.server.requestCount(for: "/a.gif") == 1 }

@@ -56,7 +56,7 @@ final class Downloader: Sendable {
         limits: DataLoadLimits = DataLoadLimits(),
         requestModifier: (@Sendable (URLRequest) async throws -> URLRequest)? = nil,
         resumableDownloadBudget: Int = 0,
-        linkClock: any LinkClock = SystemLinkClock(),
+        linkClock: any UptimeClock = SystemUptimeClock(),
         adaptsToLink: Bool = true
     ) {
         self.partials = PartialDownloadStore(budget: resumableDownloadBudget)

@@ -2,7 +2,7 @@ import Foundation
 
 /// What the downloads themselves say about the link, and what that means for the download queue
 /// (issue 51): how many transfers it needs at once, which running transfers count against that,
-/// and which should step aside. A value fed by ``LinkScheduler`` with times from a ``LinkClock``,
+/// and which should step aside. A value fed by ``LinkScheduler`` with times from a ``UptimeClock``,
 /// so every rule is tested on a timeline of its own.
 ///
 /// - **Capacity**: the aggregate rate of every running body (progress bytes, not completed

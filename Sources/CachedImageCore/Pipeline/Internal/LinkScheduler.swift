@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// The download queue's link rule (issue 51): feeds every transfer's events to a ``LinkGauge``
-/// on a ``LinkClock`` and applies its decisions to the ``WorkQueue``: the limit on counting
+/// on a ``UptimeClock`` and applies its decisions to the ``WorkQueue``: the limit on counting
 /// transfers, which running transfers count, and which step aside. Decisions are taken on every
 /// event and on a tick (a stalled transfer sends none), and handed to the queue only when they
 /// change.
@@ -30,7 +30,7 @@ final class LinkScheduler: Sendable {
     }
 
     private let queue: WorkQueue
-    private let clock: any LinkClock
+    private let clock: any UptimeClock
     private let maximum: Int
     private let isEnabled: Bool
     private let state: Locked<State>
@@ -39,7 +39,7 @@ final class LinkScheduler: Sendable {
 
     /// - Parameter isEnabled: `false`: the queue runs its maximum, every transfer counts (the
     ///   behaviour before issue 51).
-    init(queue: WorkQueue, maximum: Int, clock: any LinkClock, isEnabled: Bool = true, keepsStoppedBytes: Bool = true) {
+    init(queue: WorkQueue, maximum: Int, clock: any UptimeClock, isEnabled: Bool = true, keepsStoppedBytes: Bool = true) {
         self.state = Locked(State(gauge: LinkGauge(maximum: maximum)))
         self.keepsStoppedBytes = keepsStoppedBytes
         self.queue = queue
@@ -174,7 +174,7 @@ final class LinkScheduler: Sendable {
         let clock = clock
         Task { [weak self] in
             while true {
-                try? await clock.sleep(for: Self.tick)
+                try? await clock.sleep(until: clock.now + Self.tick)
                 guard let self else { return }
                 let goesOn = self.state.withLock { state in
                     if state.entries.isEmpty { state.isTicking = false }
