@@ -180,7 +180,7 @@ extension DemoRunner {
         switch approach {
         case .cachedImage:
             return PipelineDemoClient(
-                directory: directory, options: context.options, clock: context.clock,
+                directory: directory, options: context.options, link: context.server.link.profile, clock: context.clock,
                 decodes: decodes
             )
         case .asyncImage:

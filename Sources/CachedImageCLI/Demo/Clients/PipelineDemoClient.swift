@@ -1,16 +1,23 @@
 import Foundation
 import CachedImageCore
+import LoopbackServer
 
 /// CachedImage: the first frame asks the memory cache, the image shown since launch and a small
 /// disk entry synchronously (as `ImageLoader` does), then the pipeline loads from disk or the
 /// network. A stale image from the first frame is shown at once and revalidated behind it, and
 /// stays when the revalidation fails (offline).
+///
+/// On a link without a bandwidth limit (loopback) the pipeline does not adapt its downloads to
+/// the link: the only bottleneck there is the machine's processor, which a busy machine would
+/// have measured as a slow link (previews turned on, transfers stepped aside), so the counts of
+/// two runs would differ. On the fling's simulated links it adapts, as in an app.
 final class PipelineDemoClient: DemoClient {
     let pipeline: ImagePipeline
     private let targetSize: PixelSize
 
-    init(directory: URL, options: DemoOptions, clock: DemoClock, decodes: DecodeCounter) {
+    init(directory: URL, options: DemoOptions, link: LinkProfile, clock: DemoClock, decodes: DecodeCounter) {
         var configuration = ImagePipeline.Configuration()
+        configuration.adaptsDownloadsToLink = link.downlinkBitsPerSecond != nil
         configuration.clock = clock
         configuration.decoder = CountingDecoder(base: configuration.decoder, counter: decodes)
         configuration.diskCacheDirectory = directory
