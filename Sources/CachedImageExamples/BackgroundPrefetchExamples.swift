@@ -51,4 +51,28 @@ public final class MagazineAppDelegate: NSObject, UIApplicationDelegate {
         prefetcher.startPrefetching(with: requests, inBackground: true)
     }
 }
+
+/// The same without an app delegate (iOS 16 and later): SwiftUI runs the scene's
+/// `.backgroundTask(.urlSession(_:))` action when the system relaunches the app for the session's
+/// events, and suspends the app when the action returns, after the adoption.
+@available(iOS 16.0, tvOS 16.0, *)
+@MainActor
+public struct GalleryApp: App {
+    static let imageSession = "com.example.gallery.images"
+
+    public init() {
+        var configuration = ImagePipeline.Configuration()
+        configuration.backgroundSessionIdentifier = Self.imageSession
+        ImagePipeline.shared = ImagePipeline(configuration: configuration)
+    }
+
+    public var body: some Scene {
+        WindowGroup {
+            PhotoListView(photos: Photo.feed)
+        }
+        .backgroundTask(.urlSession(Self.imageSession)) {
+            await ImagePipeline.shared.handleBackgroundEvents(forSessionIdentifier: Self.imageSession)
+        }
+    }
+}
 #endif

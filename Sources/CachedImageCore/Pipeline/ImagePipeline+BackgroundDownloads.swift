@@ -39,6 +39,34 @@ extension ImagePipeline {
         return true
     }
 
+    /// Returns once the pipeline's background session delivered its events and the pipeline
+    /// adopted every finished prefetch into its disk cache: the action of a SwiftUI app's (or a
+    /// widget's) `.backgroundTask(.urlSession(_:))`, after which the system may suspend the
+    /// process. The pipeline must have the same `backgroundSessionIdentifier`.
+    ///
+    /// ```swift
+    /// WindowGroup { FeedView() }
+    ///     .backgroundTask(.urlSession("com.example.images")) {
+    ///         await ImagePipeline.shared.handleBackgroundEvents(forSessionIdentifier: "com.example.images")
+    ///     }
+    /// ```
+    ///
+    /// - Returns: `false` at once when `identifier` is not this pipeline's background session
+    ///   (or the pipeline has none: no disk cache).
+    @discardableResult
+    public func handleBackgroundEvents(forSessionIdentifier identifier: String) async -> Bool {
+        guard let backgroundDownloads, backgroundDownloads.identifier == identifier else { return false }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            backgroundDownloads.inbox.addCompletionHandler { [backgroundDownloads] in
+                Task {
+                    await backgroundDownloads.adoptStagedDownloads().value
+                    continuation.resume()
+                }
+            }
+        }
+        return true
+    }
+
     /// Adopts the background downloads staged so far and returns once they are in the disk cache
     /// (or refused and deleted). The pipeline does it by itself when it opens and after each
     /// download; for tests and tools.

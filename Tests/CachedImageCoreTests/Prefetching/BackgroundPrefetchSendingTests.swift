@@ -136,6 +136,44 @@ struct BackgroundPrefetchSendingTests {
         await fixture.tearDown()
     }
 
+    @Test("SwiftUI's background task: the async handling returns once the events are done and the downloads are in the disk cache, and at once for another identifier")
+    @available(macOS 14.0, *)
+    func asyncHandling() async throws {
+        let fixture = try await PipelineFixture.start()
+        let png = ImageFixtures.png(width: 64, height: 48, seed: 2)
+        let (setup, session) = FakeBackgroundSession.setup()
+        let pipeline = Self.makePipeline(fixture, setup)
+        let inbox = try #require(session.inbox.withLock { $0 })
+        let url = fixture.url("/overnight.png")
+        let key = ImageRequest(url: url).cacheKey
+        #expect(await pipeline.handleBackgroundEvents(forSessionIdentifier: "another.session") == false)
+
+        let download = fixture.directory.appendingPathComponent("download.tmp")
+        try png.write(to: download)
+        try inbox.staging.stage(fileAt: download, record: BackgroundDownloadRecord(
+            ticket: .init(cacheKey: key, requestTime: fixture.clock.now), url: url, requestHeaders: [:], statusCode: 200,
+            responseHeaders: ["Content-Type": "image/png", "Cache-Control": "max-age=600", "Content-Length": "\(png.count)"],
+            responseTime: fixture.clock.now
+        ))
+        let returned = Recorder<Bool>()
+        let handling = Task {
+            let handled = await pipeline.handleBackgroundEvents(forSessionIdentifier: setup.identifier)
+            returned.append(pipeline.diskCache?.containsEntry(forKey: key) == true)
+            return handled
+        }
+        await pipeline.adoptBackgroundDownloads()
+        await Task.yield()
+        #expect(returned.values.isEmpty, "not before the session's events are done")
+        inbox.didFinishEvents()
+        #expect(await handling.value)
+        #expect(returned.values == [true], "adopted before the system may suspend the app")
+
+        // The events ended before the background task ran: it returns after the adoption.
+        inbox.didFinishEvents()
+        #expect(await pipeline.handleBackgroundEvents(forSessionIdentifier: setup.identifier))
+        await fixture.tearDown()
+    }
+
     @Test("an end of events seen before a new batch does not call the next handler early")
     @available(macOS 14.0, *)
     func staleEndOfEvents() async throws {
