@@ -118,6 +118,32 @@ extension DiskCache {
         }
     }
 
+    /// The metadata of the entry stored under `key`, from the file's header alone: the body is
+    /// neither read nor verified (the read that needs it finds a corrupt one). What this process
+    /// stored or updated and has not written yet first. Not a use; `nil` when there is no entry.
+    /// For decisions about an entry, such as whether a prefetch needs to download it.
+    package func metadata(forKey key: String) -> CachedResponseMetadata? {
+        let name = nameForKey(key)
+        // `.some`: known from memory; `nil`: read the file's header.
+        let known: CachedResponseMetadata?? = withState { state in
+            guard state.isIndexLoaded else {
+                switch state.beforeLoad.lookup(name, key: key) {
+                case .hit(let entry)?: return .some(entry.metadata)
+                case .unindexed(let override?)?: return .some(override)
+                case .miss?: return .some(nil)
+                default: return nil
+                }
+            }
+            if let staged = state.staged[name] { return .some(staged.key == key ? staged.metadata : nil) }
+            if let record = state.index.record(named: name) { return record.key == nil || record.key == key ? nil : .some(nil) }
+            // Unknown: another process may have stored it (unless this one is changing files).
+            return state.queuedFileOperations == 0 ? nil : .some(nil)
+        }
+        if let known { return known }
+        guard case .header(let fileKey, _, let metadata) = FileIO.readHeader(atPath: path(for: name)), fileKey == key else { return nil }
+        return metadata
+    }
+
     /// Whether an entry is stored under `key`. Reads no entry and does not count as a use; before
     /// the index is loaded (or when the index does not know the key, which another process may
     /// have stored) it looks for the entry's file instead. Can be `true` for

@@ -177,9 +177,11 @@ final class DataFetcher: Sendable {
     /// Whether the disk cache holds a fresh entry for `request` that it may serve (a background
     /// prefetch sends nothing for it). Counts nothing.
     func hasFreshEntry(for request: ImageRequest) -> Bool {
-        // Most prefetch candidates are not on disk: no read for them.
-        guard diskCache?.containsEntry(forKey: request.cacheKey) == true, let cached = cachedEntry(for: request), Self.varyMatches(cached.metadata, request) else { return false }
-        return freshness.isFresh(cached.metadata, for: request)
+        // The entry's header alone: a prefetch list of images on disk reads none of their bytes.
+        guard let diskCache, request.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringLocalCacheData]),
+              let metadata = diskCache.metadata(forKey: request.cacheKey), Self.varyMatches(metadata, request)
+        else { return false }
+        return freshness.isFresh(metadata, for: request)
     }
 
     /// Staged background downloads being adopted into the disk cache (``BackgroundDownloads``);
