@@ -34,8 +34,15 @@ public final class ImagePrefetcher: Sendable {
 
     private let tasks = Locked<[PrefetchKey: (token: Int, task: Task<Void, Never>)]>([:])
     private let nextToken = Locked(0)
-    /// Hand-offs to the background session under way (``waitUntilFinished()`` waits for them).
-    private let handoffs = Locked<[Int: Task<Void, Never>]>([:])
+    /// Hand-offs to the background session and cancels of them under way, which run one after
+    /// the other in call order (``waitUntilFinished()`` waits for them).
+    private let handoffs = Locked(Handoffs())
+
+    private struct Handoffs {
+        var running: [Int: Task<Void, Never>] = [:]
+        /// The last one started: the next one runs after it.
+        var last: Task<Void, Never>?
+    }
     /// The cache keys this prefetcher handed to the background session: the only downloads its
     /// ``stopPrefetching(with:)`` cancels.
     private let handedOver = Locked<Set<String>>([])
@@ -86,7 +93,9 @@ public final class ImagePrefetcher: Sendable {
     ///
     /// Background downloads outlive the prefetcher: ``stopPrefetching(with:)`` cancels those this
     /// prefetcher handed over (not another prefetcher's of the same images);
-    /// ``stopPrefetching()`` and the prefetcher's end leave them running.
+    /// ``stopPrefetching()`` and the prefetcher's end leave them running. This call and
+    /// ``stopPrefetching(with:)`` take effect in the order they are made: an image stopped and
+    /// started again downloads.
     public func startPrefetching(with requests: [ImageRequest], inBackground: Bool) {
         guard inBackground, let background = pipeline.backgroundDownloads else {
             startPrefetching(with: requests)
@@ -107,12 +116,11 @@ public final class ImagePrefetcher: Sendable {
         }
         for task in cancelled { task.cancel() }
         guard let background = pipeline.backgroundDownloads else { return }
-        // After the hand-offs under way, so a request just handed over is cancelled too.
-        let pending = handoffs.withLock { Array($0.values) }
         // A prefetcher that never handed anything over asks the session nothing.
-        guard !pending.isEmpty || !handedOver.withLock({ $0.isEmpty }) else { return }
+        guard !handoffs.withLock({ $0.running.isEmpty }) || !handedOver.withLock({ $0.isEmpty }) else { return }
+        // After the hand-offs under way (a request just handed over is cancelled too), and
+        // before any started after this call (a request started again is sent again).
         track { [handedOver] in
-            for handoff in pending { await handoff.value }
             let requested = background.cacheKeys(of: requests)
             let mine = handedOver.withLock { keys -> Set<String> in
                 let mine = keys.intersection(requested)
@@ -175,12 +183,12 @@ public final class ImagePrefetcher: Sendable {
         while let task = tasks.withLock({ $0.values.first?.task }) {
             await task.value
         }
-        while let handoff = handoffs.withLock({ $0.values.first }) {
+        while let handoff = handoffs.withLock({ $0.running.values.first }) {
             await handoff.value
         }
     }
 
-    /// Runs `work` in a task kept in ``handoffs`` until it ends.
+    /// Runs `work` in a task kept in ``handoffs`` until it ends, after the one tracked before.
     private func track(_ work: @escaping @Sendable () async -> Void) {
         let token = nextToken.withLock { value -> Int in
             value += 1
@@ -188,10 +196,14 @@ public final class ImagePrefetcher: Sendable {
         }
         // Created under the lock, so its own removal always happens after this insert.
         handoffs.withLock { handoffs in
-            handoffs[token] = Task { [handoffs = self.handoffs] in
+            let previous = handoffs.last
+            let task = Task { [handoffs = self.handoffs] in
+                await previous?.value
                 await work()
-                handoffs.withLock { $0[token] = nil }
+                handoffs.withLock { $0.running[token] = nil }
             }
+            handoffs.running[token] = task
+            handoffs.last = task
         }
     }
 

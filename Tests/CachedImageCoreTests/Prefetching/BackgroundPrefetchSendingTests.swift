@@ -82,6 +82,31 @@ struct BackgroundPrefetchSendingTests {
         await fixture.tearDown()
     }
 
+    @Test("start, stop and start again at once: the calls take effect in their order, so the image downloads")
+    @available(macOS 14.0, *)
+    func stopThenStartAgain() async throws {
+        let fixture = try await PipelineFixture.start()
+        fixture.servePNG("/tomorrow.png", headers: ["Cache-Control": "max-age=600"])
+        let (setup, session) = FakeBackgroundSession.setup()
+        let pipeline = Self.makePipeline(fixture, setup)
+        let request = ImageRequest(url: fixture.url("/tomorrow.png"))
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        prefetcher.startPrefetching(with: [request], inBackground: true)
+        prefetcher.stopPrefetching(with: [request])
+        prefetcher.startPrefetching(with: [request], inBackground: true)
+        await prefetcher.waitUntilFinished()
+        #expect(session.started.count == 2, "sent, cancelled, sent again")
+        #expect(await session.runningDownloads().count == 1)
+
+        // And the last call a stop: nothing runs.
+        prefetcher.stopPrefetching(with: [request])
+        prefetcher.startPrefetching(with: [request], inBackground: true)
+        prefetcher.stopPrefetching(with: [request])
+        await prefetcher.waitUntilFinished()
+        #expect(await session.runningDownloads().isEmpty)
+        await fixture.tearDown()
+    }
+
     @Test("the app's completion handler is called once the session's events are done, in either order, and only for its identifier")
     @available(macOS 14.0, *)
     func completionHandler() async throws {

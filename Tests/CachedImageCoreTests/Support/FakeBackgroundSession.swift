@@ -16,7 +16,9 @@ final class FakeBackgroundSession: BackgroundDownloadSession {
         var description: String
     }
 
-    private let state = Locked((started: [Started](), done: Set<String>(), listings: 0))
+    /// Every download started, and which of them (by index) finished or were cancelled: each
+    /// is a task of its own, as in a `URLSession`, even when two have the same description.
+    private let state = Locked((started: [Started](), done: Set<Int>(), listings: 0))
     let inbox = Locked<BackgroundDownloadInbox?>(nil)
 
     /// The setup a pipeline configuration takes; `identifier` unique per test, as sessions are
@@ -37,7 +39,7 @@ final class FakeBackgroundSession: BackgroundDownloadSession {
     func runningDownloads() async -> [String] {
         state.withLock { state in
             state.listings += 1
-            return state.started.map(\.description).filter { !state.done.contains($0) }
+            return state.started.indices.filter { !state.done.contains($0) }.map { state.started[$0].description }
         }
     }
 
@@ -46,11 +48,13 @@ final class FakeBackgroundSession: BackgroundDownloadSession {
     var listings: Int { state.withLock { $0.listings } }
 
     func cancelDownloads(withDescriptions descriptions: Set<String>) {
-        state.withLock { $0.done.formUnion(descriptions) }
+        state.withLock { state in
+            state.done.formUnion(state.started.indices.filter { descriptions.contains(state.started[$0].description) })
+        }
     }
 
     func cancelAllDownloads() {
-        state.withLock { $0.done.formUnion($0.started.map(\.description)) }
+        state.withLock { $0.done.formUnion($0.started.indices) }
     }
 
     /// Every request handed over, in order.
@@ -81,7 +85,12 @@ final class FakeBackgroundSession: BackgroundDownloadSession {
         let location = FileManager.default.temporaryDirectory.appendingPathComponent("CFNetworkDownload_\(UUID().uuidString).tmp")
         try? data.write(to: location)
         defer { try? FileManager.default.removeItem(at: location) }
-        state.withLock { _ = $0.done.insert(started.description) }
+        state.withLock { state in
+            // The live task with that description (the last started).
+            if let index = state.started.indices.last(where: { !state.done.contains($0) && state.started[$0].description == started.description }) {
+                state.done.insert(index)
+            }
+        }
         guard let inbox = inbox.withLock({ $0 }) else { return false }
         return inbox.didFinishDownload(description: started.description, request: started.request, response: response, location: location)
     }
