@@ -8,7 +8,7 @@ import Testing
 struct DiskCacheMetadataTests {
     static let key = "https://example.com/feed/1.jpg"
 
-    @Test("what this process stored or updated first, the file's header after a relaunch, before and after the index loads")
+    @Test("what this process stored or updated first, then the file's header, after a relaunch too, whether the index has loaded or not")
     func storedUpdatedRelaunched() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
@@ -65,5 +65,36 @@ struct DiskCacheMetadataTests {
         let relaunched = try DiskCache(directory: dir.cache)
         #expect(relaunched.metadata(forKey: Self.key) == nil)
         #expect(relaunched.metadata(forKey: other) == bareMetadata)
+    }
+
+    @Test("touch marks an entry used without reading it, and metadata does not: eviction by size keeps the touched one, before and after a relaunch")
+    func touchWithoutReading() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let clock = DiskTestClock()
+        // Each entry is 1,000 bytes plus a header of about 60: three fit, four do not.
+        let cache = try DiskCache(directory: dir.cache, sizeLimit: 3_500, clock: clock)
+        for key in ["a", "b", "c"] {
+            cache.store(diskTestBytes(1_000), metadata: bareMetadata, forKey: key)
+            clock.advance()
+        }
+        cache.flush()
+        #expect(cache.metadata(forKey: "a") == bareMetadata) // Not a use.
+        cache.touch(forKey: "b")
+        clock.advance()
+        cache.store(diskTestBytes(1_000), metadata: bareMetadata, forKey: "d")
+        #expect(!cache.containsEntry(forKey: "a"), "the least recently used, metadata read or not")
+        #expect(cache.containsEntry(forKey: "b"))
+        cache.flush()
+
+        // A relaunch: touched before the index loads, applied when it does.
+        let relaunched = try DiskCache(directory: dir.cache, sizeLimit: 3_500, clock: clock)
+        clock.advance()
+        relaunched.touch(forKey: "c")
+        clock.advance()
+        relaunched.store(diskTestBytes(1_000), metadata: bareMetadata, forKey: "e")
+        relaunched.flush() // The index loaded, the store applied and the sweep run.
+        #expect(!relaunched.containsEntry(forKey: "b"))
+        #expect(relaunched.containsEntry(forKey: "c"))
     }
 }

@@ -120,28 +120,60 @@ extension DiskCache {
 
     /// The metadata of the entry stored under `key`, from the file's header alone: the body is
     /// neither read nor verified (the read that needs it finds a corrupt one). What this process
-    /// stored or updated and has not written yet first. Not a use; `nil` when there is no entry.
-    /// For decisions about an entry, such as whether a prefetch needs to download it.
+    /// stored or updated and has not written yet first. Not a use (``touch(forKey:)`` is);
+    /// `nil` when there is no entry. For decisions about an entry, such as whether a prefetch
+    /// needs to download it.
     package func metadata(forKey key: String) -> CachedResponseMetadata? {
+        enum Source {
+            case memory(CachedResponseMetadata?)
+            /// The file's header, with the metadata of an update not written yet if any.
+            case file(override: CachedResponseMetadata?)
+        }
         let name = nameForKey(key)
-        // `.some`: known from memory; `nil`: read the file's header.
-        let known: CachedResponseMetadata?? = withState { state in
+        let source: Source = withState { state in
             guard state.isIndexLoaded else {
                 switch state.beforeLoad.lookup(name, key: key) {
-                case .hit(let entry)?: return .some(entry.metadata)
-                case .unindexed(let override?)?: return .some(override)
-                case .miss?: return .some(nil)
-                default: return nil
+                case .hit(let entry)?: return .memory(entry.metadata)
+                case .unindexed(let override)?: return .file(override: override)
+                case .miss?: return .memory(nil)
+                default: return .file(override: nil)
                 }
             }
-            if let staged = state.staged[name] { return .some(staged.key == key ? staged.metadata : nil) }
-            if let record = state.index.record(named: name) { return record.key == nil || record.key == key ? nil : .some(nil) }
+            if let staged = state.staged[name] {
+                guard staged.key == key else { return .memory(nil) }
+                return staged.body != nil ? .memory(staged.metadata) : .file(override: staged.metadata)
+            }
+            if let record = state.index.record(named: name) { return record.key == nil || record.key == key ? .file(override: nil) : .memory(nil) }
             // Unknown: another process may have stored it (unless this one is changing files).
-            return state.queuedFileOperations == 0 ? nil : .some(nil)
+            return state.queuedFileOperations == 0 ? .file(override: nil) : .memory(nil)
         }
-        if let known { return known }
-        guard case .header(let fileKey, _, let metadata) = FileIO.readHeader(atPath: path(for: name)), fileKey == key else { return nil }
-        return metadata
+        switch source {
+        case .memory(let metadata):
+            return metadata
+        case .file(let override):
+            // The file must hold this key's entry, even under an update not written yet.
+            guard case .header(let fileKey, _, let metadata) = FileIO.readHeader(atPath: path(for: name)), fileKey == key else { return nil }
+            return override ?? metadata
+        }
+    }
+
+    /// Marks the entry stored under `key` as used now, as reading it does, without reading it:
+    /// eviction by size keeps the most recently used entries.
+    package func touch(forKey key: String) {
+        let name = nameForKey(key)
+        let now = clock.now
+        withState { state in
+            guard state.isIndexLoaded else {
+                // Applied when the index loads, as a read's.
+                state.readsBeforeLoad.append((name, now))
+                if state.readsBeforeLoad.count >= Self.readsBeforeLoadLimit { requestIndexLoad(in: &state) }
+                return
+            }
+            guard let record = state.index.record(named: name), record.key == nil || record.key == key else { return }
+            state.index.touch(name, at: now)
+            if state.staged[name] == nil { schedulePersistedTouch(name, at: now, in: &state) }
+            scheduleSnapshot(in: &state)
+        }
     }
 
     /// Whether an entry is stored under `key`. Reads no entry and does not count as a use; before

@@ -40,9 +40,9 @@ extension ImagePipeline {
     }
 
     /// Returns once the pipeline's background session delivered its events and the pipeline
-    /// adopted every finished prefetch into its disk cache: the action of a SwiftUI app's (or a
-    /// widget's) `.backgroundTask(.urlSession(_:))`, after which the system may suspend the
-    /// process. The pipeline must have the same `backgroundSessionIdentifier`.
+    /// adopted every finished prefetch into its disk cache: the action of a SwiftUI app's
+    /// `.backgroundTask(.urlSession(_:))`, after which the system may suspend the app. The
+    /// pipeline must have the same `backgroundSessionIdentifier`.
     ///
     /// ```swift
     /// WindowGroup { FeedView() }
@@ -51,18 +51,39 @@ extension ImagePipeline {
     ///     }
     /// ```
     ///
+    /// Cancelling the calling task (SwiftUI does when the app's background time runs out) ends
+    /// the wait at once; what is staged then is adopted at the next launch.
+    ///
     /// - Returns: `false` at once when `identifier` is not this pipeline's background session
     ///   (or the pipeline has none: no disk cache).
     @discardableResult
     public func handleBackgroundEvents(forSessionIdentifier identifier: String) async -> Bool {
         guard let backgroundDownloads, backgroundDownloads.identifier == identifier else { return false }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            backgroundDownloads.inbox.addCompletionHandler { [backgroundDownloads] in
-                Task {
-                    await backgroundDownloads.adoptStagedDownloads().value
-                    continuation.resume()
+        // Resumed once: by the end of the events and their adoption, or by a cancellation.
+        let waiting = Locked<CheckedContinuation<Void, Never>?>(nil)
+        let resume: @Sendable () -> Void = {
+            let continuation = waiting.withLock { continuation in
+                defer { continuation = nil }
+                return continuation
+            }
+            continuation?.resume()
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                waiting.withLock { $0 = continuation }
+                if Task.isCancelled {
+                    resume()
+                    return
+                }
+                backgroundDownloads.inbox.addCompletionHandler { [backgroundDownloads] in
+                    Task {
+                        await backgroundDownloads.adoptStagedDownloads().value
+                        resume()
+                    }
                 }
             }
+        } onCancel: {
+            resume()
         }
         return true
     }

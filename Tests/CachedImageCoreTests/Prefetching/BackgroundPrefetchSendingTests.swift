@@ -161,41 +161,59 @@ struct BackgroundPrefetchSendingTests {
         await fixture.tearDown()
     }
 
-    @Test("SwiftUI's background task: the async handling returns once the events are done and the downloads are in the disk cache, and at once for another identifier")
+    @Test(
+        "SwiftUI's background task: the async handling returns once the events are done and the downloads are adopted, at once for another identifier, and when cancelled",
+        .timeLimit(.minutes(1))
+    )
     @available(macOS 14.0, *)
     func asyncHandling() async throws {
         let fixture = try await PipelineFixture.start()
-        let png = ImageFixtures.png(width: 64, height: 48, seed: 2)
         let (setup, session) = FakeBackgroundSession.setup()
         let pipeline = Self.makePipeline(fixture, setup)
         let inbox = try #require(session.inbox.withLock { $0 })
-        let url = fixture.url("/overnight.png")
-        let key = ImageRequest(url: url).cacheKey
         #expect(await pipeline.handleBackgroundEvents(forSessionIdentifier: "another.session") == false)
+        // Staged by the session's delegate in another process: nothing here adopts it but the handling.
+        func stage(_ path: String, seed: UInt64) throws -> String {
+            let png = ImageFixtures.png(width: 64, height: 48, seed: seed)
+            let url = fixture.url(path)
+            let key = ImageRequest(url: url).cacheKey
+            let download = fixture.directory.appendingPathComponent("download-\(seed).tmp")
+            try png.write(to: download)
+            try inbox.staging.stage(fileAt: download, record: BackgroundDownloadRecord(
+                ticket: .init(cacheKey: key, requestTime: fixture.clock.now), url: url, requestHeaders: [:], statusCode: 200,
+                responseHeaders: ["Content-Type": "image/png", "Cache-Control": "max-age=600", "Content-Length": "\(png.count)"],
+                responseTime: fixture.clock.now
+            ))
+            return key
+        }
 
-        let download = fixture.directory.appendingPathComponent("download.tmp")
-        try png.write(to: download)
-        try inbox.staging.stage(fileAt: download, record: BackgroundDownloadRecord(
-            ticket: .init(cacheKey: key, requestTime: fixture.clock.now), url: url, requestHeaders: [:], statusCode: 200,
-            responseHeaders: ["Content-Type": "image/png", "Cache-Control": "max-age=600", "Content-Length": "\(png.count)"],
-            responseTime: fixture.clock.now
-        ))
+        let first = try stage("/overnight.png", seed: 2)
         let returned = Recorder<Bool>()
         let handling = Task {
             let handled = await pipeline.handleBackgroundEvents(forSessionIdentifier: setup.identifier)
-            returned.append(pipeline.diskCache?.containsEntry(forKey: key) == true)
+            returned.append(pipeline.diskCache?.containsEntry(forKey: first) == true)
             return handled
         }
-        await pipeline.adoptBackgroundDownloads()
-        await Task.yield()
+        #expect(await eventually { inbox.waitingHandlerCount == 1 })
         #expect(returned.values.isEmpty, "not before the session's events are done")
         inbox.didFinishEvents()
         #expect(await handling.value)
         #expect(returned.values == [true], "adopted before the system may suspend the app")
 
         // The events ended before the background task ran: it returns after the adoption.
+        let second = try stage("/morning.png", seed: 3)
         inbox.didFinishEvents()
         #expect(await pipeline.handleBackgroundEvents(forSessionIdentifier: setup.identifier))
+        #expect(pipeline.diskCache?.containsEntry(forKey: second) == true)
+
+        // The system ends the background time first: the wait ends with it.
+        let cancelled = Task { await pipeline.handleBackgroundEvents(forSessionIdentifier: setup.identifier) }
+        #expect(await eventually { inbox.waitingHandlerCount == 1 })
+        cancelled.cancel()
+        #expect(await cancelled.value)
+        // The events' end, later, resumes nothing twice.
+        inbox.didFinishEvents()
+        await pipeline.adoptBackgroundDownloads()
         await fixture.tearDown()
     }
 

@@ -174,14 +174,17 @@ final class DataFetcher: Sendable {
         }
     }
 
-    /// Whether the disk cache holds a fresh entry for `request` that it may serve (a background
-    /// prefetch sends nothing for it). Counts nothing.
-    func hasFreshEntry(for request: ImageRequest) -> Bool {
+    /// Whether the disk cache keeps a fresh entry for `request` that it may serve (a background
+    /// prefetch sends nothing for it, and marks it used, as a foreground prefetch's disk hit
+    /// does, so that the downloads it adopts do not evict it). Counts nothing.
+    func keepsFreshEntry(for request: ImageRequest) -> Bool {
         // The entry's header alone: a prefetch list of images on disk reads none of their bytes.
         guard let diskCache, request.options.isDisjoint(with: [.skipDiskCache, .reloadIgnoringLocalCacheData]),
               let metadata = diskCache.metadata(forKey: request.cacheKey), Self.varyMatches(metadata, request)
         else { return false }
-        return freshness.isFresh(metadata, for: request)
+        guard freshness.isFresh(metadata, for: request) else { return false }
+        diskCache.touch(forKey: request.cacheKey)
+        return true
     }
 
     /// Staged background downloads being adopted into the disk cache (``BackgroundDownloads``);

@@ -81,6 +81,9 @@ package final class BackgroundDownloadInbox: Sendable {
         if callNow { handler() }
     }
 
+    /// The completion handlers waiting for the end of the session's events (for tests).
+    package var waitingHandlerCount: Int { state.withLock { $0.completionHandlers.count } }
+
     /// Calls `observer` after each staged download until the returned token is removed.
     func addStagedObserver(_ observer: @escaping @Sendable () -> Void) -> UUID {
         let token = UUID()

@@ -116,7 +116,7 @@ final class BackgroundDownloads: Sendable {
               // Kept off disk (``DiskStorePolicy``): downloading it would store nothing.
               storesAuthorizedResponses || request.urlRequest.value(forHTTPHeaderField: "Authorization") == nil
         else { return nil }
-        return fetcher.hasFreshEntry(for: request) ? nil : (request, url)
+        return fetcher.keepsFreshEntry(for: request) ? nil : (request, url)
     }
 
     /// The resolved cache keys of `requests`.
