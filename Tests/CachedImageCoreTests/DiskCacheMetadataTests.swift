@@ -72,13 +72,7 @@ struct DiskCacheMetadataTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let clock = DiskTestClock()
-        // Each entry is 1,000 bytes plus a header of about 60: three fit, four do not.
-        let cache = try DiskCache(directory: dir.cache, sizeLimit: 3_500, clock: clock)
-        for key in ["a", "b", "c"] {
-            cache.store(diskTestBytes(1_000), metadata: bareMetadata, forKey: key)
-            clock.advance()
-        }
-        cache.flush()
+        let cache = try cacheOfThree(in: dir.cache, clock: clock)
         #expect(cache.metadata(forKey: "a") == bareMetadata) // Not a use.
         cache.touch(forKey: "b")
         clock.advance()
@@ -88,7 +82,7 @@ struct DiskCacheMetadataTests {
         cache.flush()
 
         // A relaunch: touched before the index loads, applied when it does.
-        let relaunched = try DiskCache(directory: dir.cache, sizeLimit: 3_500, clock: clock)
+        let relaunched = try DiskCache(directory: dir.cache, sizeLimit: threeEntryLimit, clock: clock)
         clock.advance()
         relaunched.touch(forKey: "c")
         clock.advance()

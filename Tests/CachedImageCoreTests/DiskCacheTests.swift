@@ -172,17 +172,11 @@ struct DiskCacheTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let clock = DiskTestClock()
-        // Each entry is 1,000 bytes plus a header of about 60: three fit, four do not.
-        let cache = try DiskCache(directory: dir.cache, sizeLimit: 3_500, clock: clock)
-        for key in ["a", "b", "c"] {
-            cache.store(diskTestBytes(1_000), metadata: bareMetadata, forKey: key)
-            clock.advance()
-        }
-        cache.flush()
+        let cache = try cacheOfThree(in: dir.cache, clock: clock)
         #expect(cache.entry(forKey: "a") != nil) // "a" is now the most recently used
         clock.advance()
         cache.store(diskTestBytes(1_000), metadata: bareMetadata, forKey: "d")
-        #expect(cache.totalSize <= 3_500)
+        #expect(cache.totalSize <= threeEntryLimit)
         #expect(!cache.containsEntry(forKey: "b"))
         #expect(cache.containsEntry(forKey: "a"))
         #expect(cache.containsEntry(forKey: "c"))

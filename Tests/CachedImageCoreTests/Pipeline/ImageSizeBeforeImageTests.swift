@@ -106,15 +106,22 @@ struct ImageSizeBeforeImageTests {
         #expect(network.deliveredBytes(of: "/photo.png") < total / 2, "the body is still mostly to come")
     }
 
+    /// A prefetch of the photo on the simulated link, run into its body, and a row's loader.
+    private func prefetchedIntoTheBody(
+        _ fixture: ScriptedFixture
+    ) async -> (network: SimulatedNetwork, pipeline: ImagePipeline, url: URL, prefetcher: ImagePrefetcher, loader: ImageLoader) {
+        let (network, pipeline, url, total) = simulated(fixture)
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        prefetcher.startPrefetching(with: [ImageRequest(url: url)])
+        await runIntoTheBody(network, pipeline, total: total)
+        let loader = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
+        return (network, pipeline, url, prefetcher, loader)
+    }
+
     @Test("a view joining a prefetch's download mid-body has the size in its first loading phase, before load returns")
     func prefetchThenRow() async throws {
         try await withScriptedFixture { fixture in
-            let (network, pipeline, url, total) = simulated(fixture)
-            let prefetcher = ImagePrefetcher(pipeline: pipeline)
-            prefetcher.startPrefetching(with: [ImageRequest(url: url)])
-            await runIntoTheBody(network, pipeline, total: total)
-
-            let loader = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
+            let (network, pipeline, url, prefetcher, loader) = await prefetchedIntoTheBody(fixture)
             loader.load(ImageRequest(url: url, targetPixelSize: PixelSize(width: 64, height: 48)))
             #expect(loader.phase.progress?.pixelSize == PixelSize(width: 256, height: 192), "known from the prefetch's first bytes")
             #expect(loader.task?.imageSize == PixelSize(width: 256, height: 192))
@@ -155,11 +162,7 @@ struct ImageSizeBeforeImageTests {
     @Test("a row that had the size from a prefetch keeps it when its load starts again after the download was let go")
     func sizeFromJoinKeptAcrossLoads() async throws {
         try await withScriptedFixture { fixture in
-            let (network, pipeline, url, total) = simulated(fixture)
-            let prefetcher = ImagePrefetcher(pipeline: pipeline)
-            prefetcher.startPrefetching(with: [ImageRequest(url: url)])
-            await runIntoTheBody(network, pipeline, total: total)
-            let loader = ImageLoader(pipeline: pipeline, scheduler: ManualScheduler(clock: fixture.clock))
+            let (network, pipeline, url, prefetcher, loader) = await prefetchedIntoTheBody(fixture)
             let request = ImageRequest(url: url)
             loader.load(request)
             #expect(loader.phase.progress?.pixelSize == PixelSize(width: 256, height: 192))

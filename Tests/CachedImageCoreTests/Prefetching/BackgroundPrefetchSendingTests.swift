@@ -27,6 +27,23 @@ struct BackgroundPrefetchSendingTests {
         BackgroundPrefetchTests.staged(fixture)
     }
 
+    /// Stages a fresh PNG for `path` as the session's delegate in another process would: nothing
+    /// in this one adopts it until something asks. Returns its cache key.
+    @available(macOS 14.0, *)
+    static func stagePNG(_ path: String, seed: UInt64, _ fixture: PipelineFixture, _ inbox: BackgroundDownloadInbox) throws -> String {
+        let png = ImageFixtures.png(width: 64, height: 48, seed: seed)
+        let url = fixture.url(path)
+        let key = ImageRequest(url: url).cacheKey
+        let download = fixture.directory.appendingPathComponent("download-\(seed).tmp")
+        try png.write(to: download)
+        try inbox.staging.stage(fileAt: download, record: BackgroundDownloadRecord(
+            ticket: .init(cacheKey: key, requestTime: fixture.clock.now), url: url, requestHeaders: [:], statusCode: 200,
+            responseHeaders: ["Content-Type": "image/png", "Cache-Control": "max-age=600", "Content-Length": "\(png.count)"],
+            responseTime: fixture.clock.now
+        ))
+        return key
+    }
+
     @Test("only what the disk cache lacks fresh goes to the background session, once while it runs")
     @available(macOS 14.0, *)
     func freshRequestsAreNotSent() async throws {
@@ -135,20 +152,10 @@ struct BackgroundPrefetchSendingTests {
     @available(macOS 14.0, *)
     func completionHandlerAfterAdoption() async throws {
         let fixture = try await PipelineFixture.start()
-        let png = ImageFixtures.png(width: 64, height: 48, seed: 1)
         let (setup, session) = FakeBackgroundSession.setup()
         let pipeline = Self.makePipeline(fixture, setup)
         let inbox = try #require(session.inbox.withLock { $0 })
-        let url = fixture.url("/overnight.png")
-        let key = ImageRequest(url: url).cacheKey
-        // Staged by the delegate of another process's session (no adoption started here).
-        let download = fixture.directory.appendingPathComponent("download.tmp")
-        try png.write(to: download)
-        try inbox.staging.stage(fileAt: download, record: BackgroundDownloadRecord(
-            ticket: .init(cacheKey: key, requestTime: fixture.clock.now), url: url, requestHeaders: [:], statusCode: 200,
-            responseHeaders: ["Content-Type": "image/png", "Cache-Control": "max-age=600", "Content-Length": "\(png.count)"],
-            responseTime: fixture.clock.now
-        ))
+        let key = try Self.stagePNG("/overnight.png", seed: 1, fixture, inbox)
         // (On the main actor: the handler's type says so, and the compiler holds the call to it.)
         let seen = Recorder<Bool>()
         #expect(pipeline.handleBackgroundEvents(forSessionIdentifier: setup.identifier) {
@@ -172,22 +179,7 @@ struct BackgroundPrefetchSendingTests {
         let pipeline = Self.makePipeline(fixture, setup)
         let inbox = try #require(session.inbox.withLock { $0 })
         #expect(await pipeline.handleBackgroundEvents(forSessionIdentifier: "another.session") == false)
-        // Staged by the session's delegate in another process: nothing here adopts it but the handling.
-        func stage(_ path: String, seed: UInt64) throws -> String {
-            let png = ImageFixtures.png(width: 64, height: 48, seed: seed)
-            let url = fixture.url(path)
-            let key = ImageRequest(url: url).cacheKey
-            let download = fixture.directory.appendingPathComponent("download-\(seed).tmp")
-            try png.write(to: download)
-            try inbox.staging.stage(fileAt: download, record: BackgroundDownloadRecord(
-                ticket: .init(cacheKey: key, requestTime: fixture.clock.now), url: url, requestHeaders: [:], statusCode: 200,
-                responseHeaders: ["Content-Type": "image/png", "Cache-Control": "max-age=600", "Content-Length": "\(png.count)"],
-                responseTime: fixture.clock.now
-            ))
-            return key
-        }
-
-        let first = try stage("/overnight.png", seed: 2)
+        let first = try Self.stagePNG("/overnight.png", seed: 2, fixture, inbox)
         let returned = Recorder<Bool>()
         let handling = Task {
             let handled = await pipeline.handleBackgroundEvents(forSessionIdentifier: setup.identifier)
@@ -201,7 +193,7 @@ struct BackgroundPrefetchSendingTests {
         #expect(returned.values == [true], "adopted before the system may suspend the app")
 
         // The events ended before the background task ran: it returns after the adoption.
-        let second = try stage("/morning.png", seed: 3)
+        let second = try Self.stagePNG("/morning.png", seed: 3, fixture, inbox)
         inbox.didFinishEvents()
         #expect(await pipeline.handleBackgroundEvents(forSessionIdentifier: setup.identifier))
         #expect(pipeline.diskCache?.containsEntry(forKey: second) == true)

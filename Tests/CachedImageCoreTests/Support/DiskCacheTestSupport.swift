@@ -76,3 +76,19 @@ func entryFile(for key: String, in directory: URL) -> URL {
 func diskTestBytes(_ count: Int, seed: UInt8 = 1) -> Data {
     Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
 }
+
+/// A cache that holds three entries of 1,000 bytes and not four (each has a header of about
+/// 60), with "a", "b" and "c" stored in that order, a tick of `clock` apart, and written: the
+/// next store evicts the least recently used.
+func cacheOfThree(in directory: URL, clock: DiskTestClock) throws -> DiskCache {
+    let cache = try DiskCache(directory: directory, sizeLimit: threeEntryLimit, clock: clock)
+    for key in ["a", "b", "c"] {
+        cache.store(diskTestBytes(1_000), metadata: bareMetadata, forKey: key)
+        clock.advance()
+    }
+    cache.flush()
+    return cache
+}
+
+/// The size limit of ``cacheOfThree(in:clock:)``.
+let threeEntryLimit = 3_500
